@@ -1,0 +1,7 @@
+"""Subcommand groups of the `mahjong-table` CLI; each module has `register(subparsers)`."""
+
+from types import ModuleType
+
+from controller.commands import config_cmd
+
+COMMAND_MODULES: tuple[ModuleType, ...] = (config_cmd,)

@@ -1,0 +1,186 @@
+"""The table's configuration: one TOML file loaded into frozen, bounds-checked objects.
+
+Every option is declared here once, with its default, its bounds and a line of documentation;
+`deploy/table.example.toml` shows them all and a test keeps the two in step.
+"""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
+
+DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
+RULESETS = ("zung-jung", "sichuan", "shanghai")
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+SUBSYSTEMS = ("rules", "table", "hub", "devices", "sim", "diag", "bridge", "config")
+_TABLE_ID = r"[a-z0-9][a-z0-9_-]{0,31}"
+
+
+@dataclass(frozen=True)
+class TableSection:
+    """Who this table is and which rules and tiles it plays with."""
+
+    id: str = field(
+        default="table-01",
+        metadata=option("Table id used in MQTT topics and results.", pattern=_TABLE_ID),
+    )
+    ruleset: str = field(
+        default="zung-jung", metadata=option("Ruleset of new sessions.", choices=RULESETS)
+    )
+    ruleset_file: Path | None = field(
+        default=None,
+        metadata=option("A venue's own ruleset TOML overriding the shipped one (house rules)."),
+    )
+    tileset: Path = field(
+        default=Path("/etc/mahjong-table/tileset.toml"),
+        metadata=option("Tile-set file mapping each RFID tag UID to its tile."),
+    )
+
+
+@dataclass(frozen=True)
+class SerialSection:
+    """The USB serial link to the table MCU."""
+
+    port: str = field(
+        default="/dev/mahjong-mcu",
+        metadata=option("Device path or pyserial URL (socket://host:port, spy://...)."),
+    )
+    baudrate: int = field(
+        default=115200, metadata=option("Line speed.", minimum=9600, maximum=3_000_000)
+    )
+    reconnect_max_s: float = field(
+        default=10.0,
+        metadata=option("Longest wait between reconnect attempts.", minimum=0.1, maximum=300),
+    )
+
+
+@dataclass(frozen=True)
+class MqttSection:
+    """The venue broker and this table's credentials."""
+
+    url: str = field(
+        default="mqtt://localhost:1883",
+        metadata=option("Broker URL, mqtt:// or mqtts://.", pattern=r"mqtts?://[^\s/]+(:\d+)?/?"),
+    )
+    topic_root: str = field(
+        default="mahjong/", metadata=option("Prefix of every topic.", pattern=r"([\w-]+/)+")
+    )
+    username: str = field(default="", metadata=option("Broker user name (empty: none)."))
+    password: str = field(default="", metadata=option("Broker password.", secret=True))
+    ca_file: Path | None = field(default=None, metadata=option("CA certificate for TLS."))
+    cert_file: Path | None = field(default=None, metadata=option("Client certificate for TLS."))
+    key_file: Path | None = field(default=None, metadata=option("Client key for TLS."))
+    result_key: str = field(
+        default="", metadata=option("HMAC-SHA256 key that signs hand results.", secret=True)
+    )
+    keepalive_s: int = field(
+        default=30, metadata=option("MQTT keepalive interval.", minimum=5, maximum=600)
+    )
+
+
+@dataclass(frozen=True)
+class OutboxSection:
+    """Where results wait until the hub has acknowledged them."""
+
+    path: Path = field(
+        default=Path("/var/lib/mahjong-table/outbox.sqlite3"),
+        metadata=option("SQLite file of the durable outbox."),
+    )
+    max_status_backlog: int = field(
+        default=1000,
+        metadata=option(
+            "Status/event messages kept while offline (oldest dropped first).",
+            minimum=10,
+            maximum=1_000_000,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class GpioSection:
+    """The control panel wired to the Pi's GPIO header."""
+
+    pinout: Path | None = field(
+        default=None, metadata=option("Pinout TOML; empty uses the shipped hardware/pinout.toml.")
+    )
+    pins: dict[str, int] = field(
+        default_factory=dict,
+        metadata=option("Per-signal BCM pin overrides.", minimum=0, maximum=27),
+    )
+
+
+@dataclass(frozen=True)
+class SessionSection:
+    """The session a table starts on its own at power-on (the hub may start others)."""
+
+    players: tuple[str, ...] = field(
+        default=("east", "south", "west", "north"),
+        metadata=option("Player ids in seat order E, S, W, N.", pattern=r"[\w.@-]{1,64}"),
+    )
+    hands: int = field(
+        default=16, metadata=option("Hands to play (0: no hand limit).", minimum=0, maximum=1000)
+    )
+    deadline_minutes: int = field(
+        default=0,
+        metadata=option("Session length in minutes (0: none).", minimum=0, maximum=24 * 60),
+    )
+    last_hand_margin_minutes: int = field(
+        default=1,
+        metadata=option("No new hand starts this close to the deadline.", minimum=0, maximum=60),
+    )
+
+
+@dataclass(frozen=True)
+class ControlSection:
+    """The local socket technicians' `diag` commands talk to."""
+
+    socket: Path = field(
+        default=Path("/run/mahjong-table/control.sock"),
+        metadata=option("UNIX socket of the running daemon."),
+    )
+
+
+@dataclass(frozen=True)
+class LoggingSection:
+    """Log levels; journald adds the time and unit."""
+
+    level: str = field(default="info", metadata=option("Default level.", choices=LOG_LEVELS))
+    levels: dict[str, str] = field(
+        default_factory=dict,
+        metadata=option("Per-subsystem levels.", choices=LOG_LEVELS, keys=SUBSYSTEMS),
+    )
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """The whole configuration of one table."""
+
+    table: TableSection = field(default_factory=TableSection)
+    serial: SerialSection = field(default_factory=SerialSection)
+    mqtt: MqttSection = field(default_factory=MqttSection)
+    outbox: OutboxSection = field(default_factory=OutboxSection)
+    gpio: GpioSection = field(default_factory=GpioSection)
+    session: SessionSection = field(default_factory=SessionSection)
+    control: ControlSection = field(default_factory=ControlSection)
+    logging: LoggingSection = field(default_factory=LoggingSection)
+
+
+def load_config(path: Path) -> TableConfig:
+    """Load and check a config file; raises ConfigError naming the file and line."""
+    data, source = parse_toml(path)
+    config = load_dataclass(TableConfig, data, source)
+    _check_consistency(config, source)
+    return config
+
+
+def _check_consistency(config: TableConfig, source: TomlSource) -> None:
+    if len(config.session.players) != 4:
+        raise source.error(
+            ("session", "players"),
+            f"'players' lists {len(config.session.players)} ids; a table seats exactly 4",
+        )
+    if len(set(config.session.players)) != 4:
+        raise source.error(("session", "players"), "'players' names the same id twice")
+    tls = (config.mqtt.cert_file, config.mqtt.key_file)
+    if (tls[0] is None) != (tls[1] is None):
+        raise source.error(("mqtt",), "'cert_file' and 'key_file' must be given together")

@@ -1,0 +1,1 @@
+"""Technician diagnostics and the local control socket they talk to."""

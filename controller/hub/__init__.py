@@ -1,0 +1,1 @@
+"""The MQTT contract, the durable outbox, the publisher, hub commands and the venue recorder."""

@@ -1,0 +1,1 @@
+"""The rules engine, pure: tiles, notation, win shapes, wall and deal geometry, rulesets."""

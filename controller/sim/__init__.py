@@ -1,0 +1,1 @@
+"""Simulated players and the assembly of a fully simulated table."""

@@ -1,0 +1,1 @@
+"""The Pi <-> table MCU wire: pure codec, the reliable link, and the simulated table."""

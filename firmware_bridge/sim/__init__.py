@@ -1,0 +1,1 @@
+"""The simulated table: physical model, software MCU on a pty, fault injection."""

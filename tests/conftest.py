@@ -1,0 +1,69 @@
+"""Shared fixtures: real parts for every test (a mosquitto broker, pseudo-terminals, MockFactory
+GPIO pins) and a manual clock so that timing is tested without sleeping."""
+
+import contextlib
+import os
+import pty
+import tty
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from controller.clock import ManualClock
+from tests.broker import Broker, find_mosquitto
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    """A running mosquitto on a free loopback port; `.stop()`, `.kill()`, `.restart()`."""
+    if find_mosquitto() is None:
+        pytest.fail("mosquitto is not installed: run ./scripts/test, which installs it")
+    instance = Broker(tmp_path / "broker")
+    instance.start()
+    yield instance
+    instance.kill()
+
+
+class PtyPair:
+    """Two ends of a pseudo-terminal in raw mode: `device` is what a serial client opens by path."""
+
+    def __init__(self) -> None:
+        self.controller_fd, self.device_fd = pty.openpty()
+        tty.setraw(self.controller_fd)
+        tty.setraw(self.device_fd)
+        self.device_path = os.ttyname(self.device_fd)
+
+    def close(self) -> None:
+        """Close both ends (idempotent)."""
+        for fd in (self.controller_fd, self.device_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+@pytest.fixture
+def pty_pair() -> Iterator[PtyPair]:
+    """A raw pseudo-terminal pair: the simulated MCU holds `controller_fd`, clients open
+    `device_path` like a USB serial device."""
+    pair = PtyPair()
+    yield pair
+    pair.close()
+
+
+@pytest.fixture
+def pins() -> Iterator[MockFactory]:
+    """gpiozero's MockFactory as the pin factory for the test; reset afterwards."""
+    previous = Device.pin_factory
+    factory = MockFactory(pin_class=MockPWMPin)
+    Device.pin_factory = factory
+    yield factory
+    factory.reset()
+    Device.pin_factory = previous
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """A clock that moves only when the test calls `advance(seconds)`."""
+    return ManualClock()
