@@ -1,0 +1,180 @@
+"""The messages on the wire: one envelope (schema, version, table, boot, seq, id, time) per
+payload type, and the single place that turns bytes into typed messages and back."""
+
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+from msgspec import Meta
+
+from controller.clock import Clock
+from controller.errors import UsageError
+from controller.hub.commands import Action
+from controller.hub.events import Event, LinkCounters, TableStatus
+from controller.hub.fields import Hex64, MessageId, Positive, Text, Timestamp
+from controller.hub.result import HandResult
+
+VERSION = 1
+HUB_TABLE = "*"
+NO_SIGNATURE = "0" * 64
+ReplyCode = Literal[
+    "ok",
+    "malformed",
+    "unsupported",
+    "unknown",
+    "expired",
+    "wrong_table",
+    "unauthorised",
+    "refused",
+    "error",
+]
+Source = Annotated[
+    str,
+    Meta(
+        pattern=r"^([a-z0-9][a-z0-9_-]{0,31}|\*)$",
+        description="The table this message is from or for; '*' for the hub's own state.",
+    ),
+]
+
+
+class MalformedMessage(UsageError):
+    """Bytes that are not a valid message of the expected type (the text says where)."""
+
+
+class UnsupportedVersion(MalformedMessage):
+    """A message of a newer schema version than this software knows."""
+
+
+class Envelope(msgspec.Struct, frozen=True, kw_only=True, tag_field="schema"):
+    """Header fields every message carries."""
+
+    v: Positive = VERSION
+    table: Source
+    boot: Positive
+    seq: Positive
+    id: MessageId
+    ts: Timestamp
+
+
+class StatusMessage(Envelope, frozen=True, kw_only=True, tag="status"):
+    """Retained table status; `online` false is the last will."""
+
+    online: bool
+    status: TableStatus
+    link: LinkCounters
+
+
+class EventMessage(Envelope, frozen=True, kw_only=True, tag="event"):
+    """One public play-by-play event."""
+
+    event: Event
+
+
+class ResultMessage(Envelope, frozen=True, kw_only=True, tag="result"):
+    """A hand result, HMAC-SHA256-signed under the table's key."""
+
+    result: HandResult
+    sig: Hex64 = NO_SIGNATURE
+
+
+class CommandMessage(Envelope, frozen=True, kw_only=True, tag="command"):
+    """A hub command to `table`, signed under that table's key; void after `expires`."""
+
+    expires: Timestamp
+    action: Action
+    sig: Hex64 = NO_SIGNATURE
+
+
+class ReplyMessage(Envelope, frozen=True, kw_only=True, tag="reply"):
+    """The table's answer to one command (`command` is None when no id could be read)."""
+
+    command: MessageId | None
+    ok: bool
+    code: ReplyCode
+    message: Text = ""
+
+
+class Refusal(msgspec.Struct, frozen=True, kw_only=True):
+    """A result the hub will not record, and why."""
+
+    id: MessageId
+    reason: Text
+
+
+class AckMessage(Envelope, frozen=True, kw_only=True, tag="ack"):
+    """Result ids the hub has recorded (or refuses), signed under the table's key."""
+
+    results: list[MessageId] = []
+    refused: list[Refusal] = []
+    sig: Hex64 = NO_SIGNATURE
+
+
+class HubStateMessage(Envelope, frozen=True, kw_only=True, tag="hub_state"):
+    """The hub's retained state; its will says offline."""
+
+    online: bool
+    hub: Text
+
+
+Message = (
+    StatusMessage
+    | EventMessage
+    | ResultMessage
+    | CommandMessage
+    | ReplyMessage
+    | AckMessage
+    | HubStateMessage
+)
+MESSAGE_TYPES: tuple[type[Envelope], ...] = (
+    StatusMessage,
+    EventMessage,
+    ResultMessage,
+    CommandMessage,
+    ReplyMessage,
+    AckMessage,
+    HubStateMessage,
+)
+M = TypeVar("M", bound=Envelope)
+_encoder = msgspec.json.Encoder()
+
+
+def encode(message: Envelope) -> bytes:
+    """The JSON bytes of a message."""
+    return _encoder.encode(message)
+
+
+def decode(payload: bytes, kind: type[M]) -> M:
+    """Parse and validate bytes as a message of `kind`; MalformedMessage says what is wrong."""
+    try:
+        message = msgspec.json.decode(payload, type=kind)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise MalformedMessage(f"not a valid {schema_name(kind)} message: {exc}") from exc
+    if message.v > VERSION:
+        raise UnsupportedVersion(
+            f"{schema_name(kind)} version {message.v} is newer than this software ({VERSION})"
+        )
+    return message
+
+
+def schema_name(kind: type[Envelope]) -> str:
+    """The `schema` tag of a message type, e.g. 'result'."""
+    return str(kind.__struct_config__.tag)
+
+
+def peek_id(payload: bytes) -> str | None:
+    """The `id` of a payload that may be otherwise invalid, when one can be read."""
+    try:
+        raw: Any = msgspec.json.decode(payload)
+    except msgspec.DecodeError:
+        return None
+    found = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(found, str) and len(found) == 32 and all(c in "0123456789abcdef" for c in found):
+        return found
+    return None
+
+
+def new_header(table: str, boot: int, seq: int, clock: Clock) -> dict[str, Any]:
+    """Envelope fields of a new message: table, boot, seq, a fresh id and the time now."""
+    ts = datetime.fromtimestamp(clock.wall(), UTC)
+    return {"table": table, "boot": boot, "seq": seq, "id": uuid.uuid4().hex, "ts": ts}
