@@ -94,6 +94,14 @@ class OutboxSection:
             maximum=1_000_000,
         ),
     )
+    keep_acked_results: int = field(
+        default=10_000,
+        metadata=option(
+            "Acknowledged results kept so the hub can ask for them again.",
+            minimum=0,
+            maximum=10_000_000,
+        ),
+    )
 
 
 @dataclass(frozen=True)
