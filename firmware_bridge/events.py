@@ -1,0 +1,96 @@
+"""What subscribers of the link receive: MCU messages and link notices, through a Subscription."""
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TypeVar
+
+from firmware_bridge.fields import Message
+from firmware_bridge.messages import IdentifyReply
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    """The handshake succeeded; after a loss `reconnected`, after an MCU restart `mcu_reset`."""
+
+    identify: IdentifyReply
+    reconnected: bool
+    mcu_reset: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Disconnected:
+    """The link went down; commands fail with LinkDown until `Connected` comes again."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventGap:
+    """Events from the MCU were lost; a state re-query follows (snapshots, then `Resynced`)."""
+
+    missed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resynced:
+    """The status, every zone inventory and every wall side were re-queried and delivered."""
+
+    reason: str
+
+
+Notice = Connected | Disconnected | EventGap | Resynced
+Item = Message | Notice
+ItemT = TypeVar("ItemT", bound=Item)
+
+
+class Subscription:
+    """A queue of the link's events and notices; iterate it, or `await next(Type)`."""
+
+    def __init__(self, types: tuple[type, ...], on_close: Callable[["Subscription"], None]) -> None:
+        self._types = types
+        self._queue: asyncio.Queue[Item] = asyncio.Queue()
+        self._on_close = on_close
+
+    def put(self, item: Item) -> None:
+        """Queue `item` if this subscription wants its type (called by the link)."""
+        if not self._types or isinstance(item, self._types):
+            self._queue.put_nowait(item)
+
+    async def get(self) -> Item:
+        """The next item, waiting for it."""
+        return await self._queue.get()
+
+    async def next(self, kind: type[ItemT], within: float | None = None) -> ItemT:
+        """Skip items until one of type `kind` arrives (TimeoutError after `within` s)."""
+        async with asyncio.timeout(within):
+            while True:
+                item = await self._queue.get()
+                if isinstance(item, kind):
+                    return item
+
+    def pending(self) -> list[Item]:
+        """Take every item already queued, without waiting."""
+        items = []
+        while not self._queue.empty():
+            items.append(self._queue.get_nowait())
+        return items
+
+    def close(self) -> None:
+        """Stop receiving."""
+        self._on_close(self)
+
+    def __aiter__(self) -> "Subscription":
+        return self
+
+    async def __anext__(self) -> Item:
+        return await self._queue.get()
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,109 @@
+"""Link statistics (frames, errors, retransmits, round trips, reconnects) and the frame log ring."""
+
+import logging
+from collections import deque
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from firmware_bridge.frame import Frame
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LinkStats:
+    """A snapshot of the link's counters; round trips in milliseconds (None before any)."""
+
+    frames_sent: int
+    frames_received: int
+    bytes_sent: int
+    bytes_received: int
+    crc_errors: int
+    frame_errors: int
+    protocol_errors: int
+    retransmits: int
+    timeouts: int
+    reconnects: int
+    mcu_resets: int
+    event_gaps: int
+    duplicate_replies: int
+    rtt_samples: int
+    rtt_ms_p50: float | None
+    rtt_ms_p99: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain dict for JSON output."""
+        return asdict(self)
+
+
+class Counters:
+    """Mutable counters the link bumps; `snapshot()` freezes them with RTT percentiles."""
+
+    def __init__(self, rtt_window: int = 2000) -> None:
+        self.frames_sent = 0
+        self.frames_received = 0
+        self.bytes_sent = 0
+        self.bytes_received = 0
+        self.crc_errors = 0
+        self.frame_errors = 0
+        self.protocol_errors = 0
+        self.retransmits = 0
+        self.timeouts = 0
+        self.reconnects = 0
+        self.mcu_resets = 0
+        self.event_gaps = 0
+        self.duplicate_replies = 0
+        self.rtt: deque[float] = deque(maxlen=rtt_window)
+
+    def snapshot(self) -> LinkStats:
+        """The counters now, with p50/p99 of the recent first-try round trips."""
+        ordered = sorted(self.rtt)
+        fields = {k: v for k, v in vars(self).items() if k != "rtt"}
+        return LinkStats(
+            **fields,
+            rtt_samples=len(ordered),
+            rtt_ms_p50=percentile_ms(ordered, 0.50),
+            rtt_ms_p99=percentile_ms(ordered, 0.99),
+        )
+
+
+def percentile_ms(ordered: list[float], fraction: float) -> float | None:
+    """The nearest-rank percentile of sorted seconds, in milliseconds."""
+    if not ordered:
+        return None
+    index = min(len(ordered) - 1, max(0, round(fraction * len(ordered) + 0.5) - 1))
+    return round(ordered[index] * 1000, 3)
+
+
+class FrameRing:
+    """The last frames sent and received, dumped to the log on a protocol error."""
+
+    def __init__(self, size: int) -> None:
+        self._frames: deque[tuple[float, str, Frame | bytes]] = deque(maxlen=size)
+        self._last_dump = float("-inf")
+        self._suppressed = 0
+
+    def add(self, when: float, direction: str, frame: Frame | bytes) -> None:
+        """Remember one frame (or the raw bytes of a bad one)."""
+        self._frames.append((when, direction, frame))
+
+    def dump(self, now: float, reason: str, min_interval: float = 1.0) -> None:
+        """Log `reason` and the ring, at most once per `min_interval` seconds."""
+        if now - self._last_dump < min_interval:
+            self._suppressed += 1
+            return
+        lines = [_describe(now, *entry) for entry in self._frames]
+        extra = f" ({self._suppressed} more errors since the last dump)" if self._suppressed else ""
+        text = "\n".join(lines)
+        log.warning("protocol error: %s%s; last %d frames:\n%s", reason, extra, len(lines), text)
+        self._last_dump = now
+        self._suppressed = 0
+
+    def lines(self, now: float) -> list[str]:
+        """The ring as text lines, oldest first."""
+        return [_describe(now, *entry) for entry in self._frames]
+
+
+def _describe(now: float, when: float, direction: str, frame: Frame | bytes) -> str:
+    text = frame.describe() if isinstance(frame, Frame) else f"raw={frame.hex()}"
+    return f"  {when - now:+9.3f}s {direction} {text}"
