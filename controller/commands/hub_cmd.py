@@ -1,0 +1,290 @@
+"""`mahjong-table hub`: the venue recorder, its CSV export, commands to tables, and the schemas.
+
+mahjong-table hub [--mqtt URL] [--db PATH] [--keys PATH]     record results (runs until stopped)
+mahjong-table hub export [--db PATH] [--results F] [--standings F] [--session ID]
+mahjong-table hub send TABLE ACTION [...]                    send one command and show the reply
+mahjong-table hub schemas [--check]                          write or check the JSON Schemas
+"""
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+
+from controller.clock import SystemClock
+from controller.errors import RuntimeFailure, UsageError
+from controller.hub import export, schemas
+from controller.hub.aiomqtt_transport import AiomqttConnector
+from controller.hub.commands import (
+    Action,
+    EndSession,
+    PauseSession,
+    ReportStatus,
+    ResendResults,
+    ResumeSession,
+    StartSession,
+)
+from controller.hub.keyring import KeyRing
+from controller.hub.messages import ReplyMessage, decode, encode
+from controller.hub.recorder import Recorder, RecorderSettings, make_command
+from controller.hub.store import open_store
+from controller.hub.topics import Topics
+from controller.hub.transport import BrokerAddress
+from controller.logs import setup_logging
+
+DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
+DEFAULT_KEYS = Path("/etc/mahjong-table/hub-keys.toml")
+
+
+def register(commands: Any) -> None:
+    """Add the `hub` group to the CLI."""
+    hub = commands.add_parser(
+        "hub",
+        help="the venue recorder: record, ack and export hand results",
+        description="Run the venue recorder: subscribe to every table, verify signed results, "
+        "record each once (SQLite), ack them, ask for resends when sequence numbers show a "
+        "hole, and publish the retained hub/state. Table keys come from --keys, never from the "
+        "database.",
+    )
+    _connection_options(hub)
+    _db_option(hub)
+    hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
+    hub.set_defaults(handler=run_recorder)
+    actions = hub.add_subparsers(dest="action", metavar="ACTION")
+    _register_export(actions)
+    _register_send(actions)
+    _register_schemas(actions)
+
+
+def _connection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mqtt", default="mqtt://localhost:1883", help="broker URL (mqtts:// for TLS)"
+    )
+    parser.add_argument("--keys", type=Path, default=DEFAULT_KEYS, help="table keys file (TOML)")
+    parser.add_argument("--topic-root", default="mahjong/", help="prefix of every topic")
+    parser.add_argument("--ca-file", type=Path, help="venue CA certificate (TLS)")
+    parser.add_argument("--cert-file", type=Path, help="the hub's client certificate (TLS)")
+    parser.add_argument("--key-file", type=Path, help="the hub's client key (TLS)")
+    parser.add_argument("--username", default="", help="broker user (without client certificates)")
+    parser.add_argument(
+        "--password-file", type=Path, help="file holding the broker password (kept out of ps)"
+    )
+
+
+def _db_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db", default=DEFAULT_DB, help="results store: a SQLite file (PostgreSQL: not yet)"
+    )
+
+
+def _register_export(actions: Any) -> None:
+    ex = actions.add_parser(
+        "export",
+        help="write results and standings as CSV",
+        description="Write every recorded result (one line per hand) and per-player standings "
+        "as CSV files; '-' writes to standard output.",
+    )
+    _db_option(ex)
+    ex.add_argument("--results", default="results.csv", help="results CSV file ('-': stdout)")
+    ex.add_argument("--standings", default="standings.csv", help="standings CSV file ('-': stdout)")
+    ex.add_argument("--session", help="only this session")
+    ex.set_defaults(handler=run_export)
+
+
+def _register_send(actions: Any) -> None:
+    send = actions.add_parser(
+        "send",
+        help="send one command to a table and show its reply",
+        description="Sign and send one command to a table, then wait for its reply.",
+    )
+    _connection_options(send)
+    _db_option(send)
+    send.add_argument("table", help="table id")
+    send.add_argument(
+        "command",
+        choices=("start", "pause", "resume", "end", "status", "resend"),
+        help="what to do",
+    )
+    send.add_argument("--session", help="start: session id")
+    send.add_argument("--ruleset", default="zung-jung", help="start: ruleset")
+    send.add_argument("--players", help="start: four player ids, E,S,W,N")
+    send.add_argument("--hands", type=int, default=16, help="start: hands to play (0: no limit)")
+    send.add_argument("--deadline", type=int, default=0, help="start: minutes (0: none)")
+    send.add_argument("--reason", default="", help="pause/end: why, shown to players")
+    send.add_argument("--since", type=int, default=1, help="resend: first sequence number")
+    send.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the reply")
+    send.set_defaults(handler=run_send)
+
+
+def _register_schemas(actions: Any) -> None:
+    sch = actions.add_parser(
+        "schemas",
+        help="write (or --check) the JSON Schemas and AsyncAPI document",
+        description=f"Generate the JSON Schema of every message and the AsyncAPI document "
+        f"into {schemas.SCHEMA_DIR} from the payload types.",
+    )
+    sch.add_argument("--check", action="store_true", help="exit 1 if any file is out of date")
+    sch.add_argument("--dir", type=Path, default=schemas.SCHEMA_DIR, help="output folder")
+    sch.set_defaults(handler=run_schemas)
+
+
+def _address(args: argparse.Namespace, client_id: str, persistent: bool) -> BrokerAddress:
+    password = ""
+    if args.password_file is not None:
+        try:
+            password = args.password_file.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise UsageError(f"--password-file {args.password_file}: {exc.strerror}") from exc
+    return BrokerAddress.from_url(
+        args.mqtt,
+        ca_file=args.ca_file,
+        cert_file=args.cert_file,
+        key_file=args.key_file,
+        username=args.username,
+        password=password,
+        client_id=client_id,
+        persistent=persistent,
+    )
+
+
+def run_recorder(args: argparse.Namespace) -> int:
+    """Record results until SIGINT or SIGTERM."""
+    setup_logging("info")
+    keys = KeyRing.load(args.keys)
+    store = open_store(args.db)
+    settings = RecorderSettings(name=args.name, topics=Topics(args.topic_root))
+    connector = AiomqttConnector(_address(args, f"mahjong-hub-{args.name}", persistent=True))
+    recorder = Recorder(settings, store, keys, connector)
+    print(f"recording to {args.db} from {args.mqtt} ({len(keys.tables)} table keys)", flush=True)
+    try:
+        asyncio.run(_until_signal(recorder.run()))
+    finally:
+        store.close()
+    print(f"stopped: {recorder.counters}")
+    return 0
+
+
+async def _until_signal(job: Any) -> None:
+    task = asyncio.ensure_future(job)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, task.cancel)
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Write results.csv and standings.csv."""
+    if not args.db.startswith(("postgres", "sqlite://")) and not Path(args.db).exists():
+        raise UsageError(f"--db {args.db}: no such results store")
+    store = open_store(args.db)
+    try:
+        rows = export.decoded(store.results(), args.session)
+    finally:
+        store.close()
+    with _output(args.results) as out:
+        n_results = export.write_results(rows, out)
+    with _output(args.standings) as out:
+        n_players = export.write_standings(export.standings(rows), out)
+    print(
+        f"{n_results} results -> {args.results}, {n_players} players -> {args.standings}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+@contextlib.contextmanager
+def _output(name: str) -> Iterator[TextIO]:
+    if name == "-":
+        yield sys.stdout
+        return
+    with Path(name).open("w", newline="", encoding="utf-8") as out:
+        yield out
+
+
+def run_send(args: argparse.Namespace) -> int:
+    """Send one command and print the table's reply."""
+    action = _action(args)
+    keys = KeyRing.load(args.keys)
+    key = keys.get(args.table)
+    if key is None:
+        raise UsageError(f"no key for table {args.table} in {args.keys}")
+    store = open_store(args.db)
+    try:
+        boot, seq = store.bump("send_boot"), store.bump("seq")
+    finally:
+        store.close()
+    command = make_command(key, args.table, action, boot, seq, SystemClock(), max(args.wait, 60))
+    connector = AiomqttConnector(_address(args, "", persistent=False))
+    reply = asyncio.run(_send(connector, Topics(args.topic_root), args.table, command, args.wait))
+    print(f"{args.table}: {reply.code}: {reply.message}")
+    return 0 if reply.ok else 1
+
+
+async def _send(
+    connector: AiomqttConnector, topics: Topics, table: str, command: Any, wait: float
+) -> ReplyMessage:
+    async with connector.session(None) as session:
+        await session.subscribe(topics.replies(table))
+        await session.publish(topics.commands(table), encode(command))
+        try:
+            async with asyncio.timeout(wait):
+                async for message in session.incoming():
+                    reply = decode(message.payload, ReplyMessage)
+                    if reply.command == command.id:
+                        return reply
+        except TimeoutError:
+            pass
+    raise RuntimeFailure(f"table {table} did not reply within {wait:g} s (is it connected?)")
+
+
+def _action(args: argparse.Namespace) -> Action:
+    match args.command:
+        case "start":
+            return _start(args)
+        case "pause":
+            return PauseSession(reason=args.reason)
+        case "resume":
+            return ResumeSession()
+        case "end":
+            return EndSession(reason=args.reason)
+        case "status":
+            return ReportStatus()
+        case _:
+            if args.since < 1:
+                raise UsageError("--since must be 1 or more")
+            return ResendResults(since_seq=args.since)
+
+
+def _start(args: argparse.Namespace) -> StartSession:
+    if not args.session or not args.players:
+        raise UsageError("start needs --session ID and --players E,S,W,N")
+    fields = {
+        "session": args.session,
+        "ruleset": args.ruleset,
+        "players": args.players.split(","),
+        "hands": args.hands,
+        "deadline_minutes": args.deadline,
+    }
+    try:
+        return msgspec.convert(fields, StartSession)
+    except msgspec.ValidationError as exc:
+        raise UsageError(f"start: {exc}") from exc
+
+
+def run_schemas(args: argparse.Namespace) -> int:
+    """Write the schema files, or with --check list the stale ones and exit 1."""
+    if args.check:
+        stale = schemas.stale(args.dir)
+        for name in stale:
+            print(f"{args.dir / name}: out of date (run: mahjong-table hub schemas)")
+        return 1 if stale else 0
+    changed = schemas.write(args.dir)
+    print(f"{len(changed)} of {len(schemas.rendered())} files updated in {args.dir}")
+    return 0
