@@ -1,0 +1,318 @@
+"""Patterns as data plus one predicate each, and the view of a hand the predicates read.
+
+A ruleset's TOML lists its patterns (`[patterns."Name"]` with value, group and the hand
+forms it applies to); its module maps each name to a predicate `HandView -> int` that says
+how many times the pattern is present (0 = not present; most return a bool). A predicate
+may be marked `@needs(Feature.X, ...)`: it is then only asked when the arrangement has
+those cheap features, which keeps scoring fast.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import IntFlag
+from typing import NamedTuple, TypeVar
+
+from controller.rules.data import Table, get
+from controller.rules.errors import RulesError
+from controller.rules.hand import Win, WinType
+from controller.rules.shapes import FORM_NAMES, Arrangement, Block, Form, count_tiles
+
+_FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
+
+
+class Feature(IntFlag):
+    """Cheap facts about an arrangement that gate predicates (see `needs`)."""
+
+    HONOURS = 1
+    """At least one wind or dragon."""
+    ORPHANS = 2
+    """At least one terminal or honour."""
+    ONE_SUIT = 4
+    """Number tiles of exactly one suit."""
+    SEQUENCES_2 = 8
+    SEQUENCES_3 = 16
+    TRIPLETS_2 = 32
+    """At least two triplets or kongs."""
+    TRIPLETS_3 = 64
+    KONG = 128
+    CONCEALED_2 = 256
+    """At least two concealed triplets or kongs."""
+    SPECIAL_WIN = 512
+    """Won other than by a plain discard or self-draw (kong, last tile, heavenly, ...)."""
+    HONOUR_SET = 1024
+    """At least one triplet or kong of honours."""
+    HONOUR_SETS_2 = 2048
+    ORPHANS_ONLY = 4096
+    """Only terminals and honours (no 2-8)."""
+    NO_456 = 8192
+    """No 4, 5 or 6 of any suit (so every set may hold a terminal or honour)."""
+    SEQUENCE_REPEAT = 16384
+    """Two identical sequences."""
+    NO_SUITS = 32768
+    """Honours only."""
+
+
+_PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
+# Plain ints: IntFlag arithmetic is too slow for the scoring loop.
+_HONOURS = Feature.HONOURS.value
+_ORPHANS = Feature.ORPHANS.value
+_ONE_SUIT = Feature.ONE_SUIT.value
+_SEQUENCES_2 = Feature.SEQUENCES_2.value
+_SEQUENCES_3 = Feature.SEQUENCES_3.value
+_TRIPLETS_2 = Feature.TRIPLETS_2.value
+_TRIPLETS_3 = Feature.TRIPLETS_3.value
+_KONG = Feature.KONG.value
+_CONCEALED_2 = Feature.CONCEALED_2.value
+_SPECIAL_WIN = Feature.SPECIAL_WIN.value
+_HONOUR_SET = Feature.HONOUR_SET.value
+_HONOUR_SETS_2 = Feature.HONOUR_SETS_2.value
+_ORPHANS_ONLY = Feature.ORPHANS_ONLY.value
+_NO_456 = Feature.NO_456.value
+_SEQUENCE_REPEAT = Feature.SEQUENCE_REPEAT.value
+_NO_SUITS = Feature.NO_SUITS.value
+
+
+class TileFacts:
+    """Facts about all of a hand's tiles (melds included) that no arrangement changes."""
+
+    __slots__ = (
+        "counts",
+        "features",
+        "honours",
+        "orphans_only",
+        "simples_only",
+        "suits",
+        "terminals_only",
+    )
+
+    def __init__(self, counts: list[int]) -> None:
+        self.counts = counts
+        suits = []
+        if any(counts[0:9]):
+            suits.append(0)
+        if any(counts[9:18]):
+            suits.append(1)
+        if any(counts[18:27]):
+            suits.append(2)
+        self.suits: tuple[int, ...] = tuple(suits)
+        """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
+        self.honours = any(counts[27:34])
+        middles = any(counts[1:8]) or any(counts[10:17]) or any(counts[19:26])
+        ends = counts[0] or counts[8] or counts[9] or counts[17] or counts[18] or counts[26]
+        self.simples_only = not self.honours and not ends
+        self.orphans_only = not middles
+        self.terminals_only = not middles and not self.honours
+        features = _HONOURS if self.honours else 0
+        if not self.simples_only:
+            features |= _ORPHANS
+        if len(self.suits) == 1:
+            features |= _ONE_SUIT
+        elif not self.suits:
+            features |= _NO_SUITS
+        if not middles:
+            features |= _ORPHANS_ONLY
+        if not (any(counts[3:6]) or any(counts[12:15]) or any(counts[21:24])):
+            features |= _NO_456
+        self.features = features
+
+    @classmethod
+    def of(cls, tiles: Sequence[int]) -> "TileFacts":
+        """Facts about these tiles."""
+        return cls(count_tiles(tiles))
+
+
+class HandView:
+    """One arrangement of a winning hand, summarised for pattern predicates.
+
+    `memo` is for predicates of one ruleset to share work on the same arrangement.
+    """
+
+    __slots__ = (
+        "arrangement",
+        "blocks",
+        "concealed_triplets",
+        "facts",
+        "features",
+        "form",
+        "kongs",
+        "melded",
+        "memo",
+        "pair",
+        "pairs",
+        "self_drawn",
+        "sequences",
+        "sets",
+        "triplets",
+        "win",
+        "win_block",
+    )
+
+    def __init__(
+        self, arrangement: Arrangement, win: Win, facts: TileFacts, self_drawn: bool
+    ) -> None:
+        self.arrangement = arrangement
+        self.form = arrangement.form
+        self.blocks = blocks = arrangement.blocks
+        self.win = win
+        self.facts = facts
+        self.self_drawn = self_drawn
+        self.win_block: Block = blocks[arrangement.win_block]
+        self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
+        self.memo: dict[str, object] = {}
+        sequences, triplets, pairs, sets = [], [], [], []
+        kongs = concealed = honour_sets = 0
+        for item in blocks:
+            shape = item.shape
+            if shape == 3:
+                pairs.append(item.tile)
+                continue
+            sets.append(item)
+            if shape == 0:
+                sequences.append(item.tile)
+                continue
+            triplets.append(item.tile)
+            if item.tile >= 27:
+                honour_sets += 1
+            if shape == 2:
+                kongs += 1
+            if item.concealed:
+                concealed += 1
+        sequences.sort()
+        triplets.sort()
+        self.sets = tuple(sets)
+        self.sequences = tuple(sequences)
+        self.triplets = tuple(triplets)
+        self.pairs = tuple(pairs)
+        self.pair = pairs[0] if len(pairs) == 1 else -1
+        self.kongs = kongs
+        self.concealed_triplets = concealed
+        features = facts.features
+        if len(sequences) >= 2:
+            features |= _SEQUENCES_3 | _SEQUENCES_2 if len(sequences) >= 3 else _SEQUENCES_2
+            if len(set(sequences)) < len(sequences):
+                features |= _SEQUENCE_REPEAT
+        if len(triplets) >= 2:
+            features |= _TRIPLETS_3 | _TRIPLETS_2 if len(triplets) >= 3 else _TRIPLETS_2
+        if honour_sets:
+            features |= _HONOUR_SETS_2 | _HONOUR_SET if honour_sets >= 2 else _HONOUR_SET
+        if kongs:
+            features |= _KONG
+        if concealed >= 2:
+            features |= _CONCEALED_2
+        if win.win_type not in _PLAIN_WINS:
+            features |= _SPECIAL_WIN
+        self.features = features
+
+
+Predicate = Callable[[HandView], int]
+P = TypeVar("P", bound=Predicate)
+_NEEDS: dict[Callable[..., int], int] = {}
+
+
+def needs(*features: Feature) -> Callable[[P], P]:
+    """Mark a predicate as false unless the arrangement has all these features."""
+
+    def mark(predicate: P) -> P:
+        mask = 0
+        for feature in features:
+            mask |= int(feature)
+        _NEEDS[predicate] = mask
+        return predicate
+
+    return mark
+
+
+@dataclass(frozen=True)
+class PatternSpec:
+    """One pattern of a ruleset: name, value, group (only the best of a group counts), forms."""
+
+    name: str
+    value: int
+    group: str
+    forms: frozenset[Form]
+    predicate: Predicate
+
+    @property
+    def needs(self) -> int:
+        """The features (bits of Feature) the predicate needs to be asked at all."""
+        return _NEEDS.get(self.predicate, 0)
+
+
+def load_patterns(data: Table, predicates: Mapping[str, Predicate]) -> tuple[PatternSpec, ...]:
+    """The `[patterns]` of a ruleset's data, each bound to its predicate, in file order."""
+    table = get(data, "patterns", dict)
+    missing = sorted(set(predicates) - set(table))
+    if missing:
+        raise RulesError(f"ruleset data lacks patterns: {', '.join(missing)}")
+    specs = []
+    for name in table:
+        if name not in predicates:
+            raise RulesError(f"ruleset data names pattern '{name}' that the ruleset cannot detect")
+        value = get(data, f"patterns.{name}.value", int)
+        group = get(table[name], "group", str) if "group" in table[name] else name
+        forms = _forms(table[name].get("forms", ["regular"]), name)
+        specs.append(PatternSpec(name, value, group, forms, predicates[name]))
+    return tuple(specs)
+
+
+def _forms(names: object, pattern: str) -> frozenset[Form]:
+    if not isinstance(names, list) or not all(name in _FORMS_BY_NAME for name in names):
+        choices = ", ".join(_FORMS_BY_NAME)
+        raise RulesError(f"pattern '{pattern}': forms must be a list of {choices}")
+    return frozenset(_FORMS_BY_NAME[name] for name in names)
+
+
+class Hit(NamedTuple):
+    """A pattern found in a hand, `times` times."""
+
+    spec: PatternSpec
+    times: int
+
+    @property
+    def value(self) -> int:
+        """The pattern's value times the number of times it is present."""
+        return self.spec.value * self.times
+
+    @property
+    def label(self) -> str:
+        """The name, with `xN` when it counts more than once."""
+        return self.spec.name if self.times == 1 else f"{self.spec.name} x{self.times}"
+
+
+Compiled = tuple[tuple[int, Predicate, PatternSpec], ...]
+
+
+def by_form(specs: Sequence[PatternSpec]) -> dict[Form, Compiled]:
+    """For each hand form, the patterns (with a non-zero value) that apply to it, ready to run."""
+    return {
+        form: tuple((s.needs, s.predicate, s) for s in specs if form in s.forms and s.value)
+        for form in Form
+    }
+
+
+def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
+    """Every pattern present in this arrangement, in data order.
+
+    `compiled` is the entry of `by_form` for the view's form.
+    """
+    have = view.features
+    hits = []
+    for mask, predicate, spec in compiled:
+        if have & mask == mask:
+            times = predicate(view)
+            if times:
+                hits.append(Hit(spec, int(times)))
+    return hits
+
+
+def best_per_group(hits: Sequence[Hit]) -> list[Hit]:
+    """Only the highest-valued hit of each group, in data order."""
+    best: dict[str, Hit] = {}
+    for hit in hits:
+        held = best.get(hit.spec.group)
+        if held is None or hit.value > held.value:
+            best[hit.spec.group] = hit
+    if len(best) == len(hits):
+        return list(hits)
+    kept = set(best.values())
+    return [hit for hit in hits if hit in kept]

@@ -1,0 +1,267 @@
+"""The ruleset interface: one data file plus one module of pattern predicates.
+
+`Ruleset` does everything the data can drive (tile set, wall and deal, claims, dealer
+rotation, checking a declared hand, finding every arrangement, waits); a ruleset module
+subclasses it and writes `tally` (how its patterns combine into a score) and
+`settle_win` (who pays), and may override the other hooks. See README.md.
+"""
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from controller.rules.claims import ClaimRules, KongKind
+from controller.rules.data import Table, get
+from controller.rules.errors import RulesError
+from controller.rules.hand import Meld, Win, WinType
+from controller.rules.notation import tile_str
+from controller.rules.patterns import (
+    HandView,
+    PatternSpec,
+    Predicate,
+    TileFacts,
+    by_form,
+    load_patterns,
+)
+from controller.rules.rotation import DealState, HandOutcome, RotationRules
+from controller.rules.score import Payments, Score, Tally, no_payments
+from controller.rules.seats import Seat
+from controller.rules.shapes import FORM_NAMES, Arrangement, Form, arrangements, count_tiles, waits
+from controller.rules.tiles import FLOWER_BASE, KINDS
+from controller.rules.tileset import TileSet
+from controller.rules.wall import WallLayout, WallPlan
+
+_FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
+
+
+@dataclass(frozen=True)
+class SeatAtDraw:
+    """One player's state when the wall runs out (input to draw settlement)."""
+
+    concealed: tuple[int, ...]
+    melds: tuple[Meld, ...] = ()
+    won: bool = False
+    kong_income: int = 0
+
+
+class Ruleset(ABC):
+    """A ruleset built from its data; subclasses name their data file and predicates."""
+
+    name: ClassVar[str]
+    data_file: ClassVar[str]
+    predicates: ClassVar[Mapping[str, Predicate]]
+
+    def __init__(self, data: Table) -> None:
+        if get(data, "name", str) != self.name:
+            raise RulesError(f"ruleset file is for '{data['name']}', not '{self.name}'")
+        self.data = data
+        self.title: str = get(data, "title", str)
+        self.unit: str = get(data, "scoring.unit", str)
+        self.tiles = TileSet.from_data(data)
+        self.wall = WallLayout.from_data(data, self.tiles.total)
+        self.claims = ClaimRules.from_data(data)
+        self.rotation = RotationRules.from_data(data)
+        self.patterns: tuple[PatternSpec, ...] = load_patterns(data, self.predicates)
+        self.patterns_by_form = by_form(self.patterns)
+        self.forms = self._forms(get(data, "hand.forms", list))
+        self.four_in_pairs: bool = get(data, "hand.seven_pairs_four_of_a_kind", bool)
+        self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
+
+    # --- hooks a ruleset module writes or may override
+
+    @abstractmethod
+    def tally(self, view: HandView) -> Tally:
+        """Combine the patterns of one arrangement into a score (or reject it)."""
+
+    @abstractmethod
+    def settle_win(self, win: Win, tally: Tally) -> Payments:
+        """Who pays whom for this win (the four deltas sum to zero)."""
+
+    def rejection(self, win: Win) -> str:
+        """Why these tiles can never win here, however arranged ('' = they may)."""
+        return ""
+
+    def better(self, tally: Tally, than: Tally) -> bool:
+        """Whether one arrangement's tally beats another's (freedom of count keeps the best)."""
+        return (tally.score, tally.total) > (than.score, than.total)
+
+    def settle_kong(
+        self, kind: KongKind, konger: Seat, discarder: Seat | None, players_in: Sequence[Seat]
+    ) -> Payments:
+        """Payments made at once for a kong (none by default)."""
+        return no_payments()
+
+    def settle_draw(self, seats: Mapping[Seat, SeatAtDraw]) -> Payments:
+        """Payments when the wall runs out with no (further) winner (none by default)."""
+        return no_payments()
+
+    # --- the table's questions
+
+    def wall_plan(self, dice: tuple[int, ...], dealer: Seat = Seat.E) -> WallPlan:
+        """The break, the deal and the draw order these dice give."""
+        return self.wall.plan(dice, dealer)
+
+    def next_deal(
+        self, state: DealState, outcome: HandOutcome, dice: tuple[int, int] | None = None
+    ) -> DealState:
+        """Who deals the next hand and whether the round moved on."""
+        return self.rotation.next_state(state, outcome, dice)
+
+    def is_self_drawn(self, win_type: WinType) -> bool:
+        """Whether the winning tile of this kind of win came from the wall."""
+        return win_type in self.self_drawn_wins
+
+    def discarder(self, win: Win) -> Seat | None:
+        """Who pays as discarder: None on a self-drawn win; the konger when robbing a kong."""
+        if win.win_type in self.self_drawn_wins:
+            return None
+        if win.discarder is not None:
+            return win.discarder
+        return Seat.E if win.win_type is WinType.EARTHLY else win.seat.previous
+
+    def score(self, win: Win) -> Score:
+        """Validate and score a declared win; an invalid hand is a normal answer (valid False)."""
+        counts = self.check(win)
+        reason = self.rejection(win)
+        if reason:
+            return self._invalid(reason)
+        found = self._best(win, counts)
+        if isinstance(found, str):
+            return self._invalid(found)
+        tally, arrangement = found
+        reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
+        payments = self.settle_win(win, tally)
+        return Score(
+            self.name,
+            True,
+            reason,
+            tally.patterns,
+            tally.limits,
+            tally.total,
+            self.unit,
+            tally.score,
+            payments,
+            arrangement,
+        )
+
+    def can_win(self, win: Win) -> bool:
+        """Whether the declared hand is a valid win (shape and ruleset conditions)."""
+        return self.score(win).valid
+
+    def waits(self, concealed: Sequence[int], melds: Sequence[Meld] = ()) -> list[int]:
+        """The tiles that would make a valid win of this 13-tile hand (won on a discard)."""
+        self._check_tiles(concealed, melds, extra=1)
+        held = [tile for meld in melds for tile in meld.tiles]
+        forms = self.forms if not melds else frozenset({Form.REGULAR})
+        result = []
+        for tile in waits(concealed, forms, self.four_in_pairs, held):
+            if tile not in self.tiles.kinds:
+                continue
+            hand = (*concealed, tile)
+            if self.can_win(Win(hand, tuple(melds), tile, WinType.DISCARD, Seat.S, Seat.E)):
+                result.append(tile)
+        return result
+
+    # --- checking input
+
+    def check(self, win: Win) -> list[int]:
+        """Raise RulesError if the declared hand is malformed; else the concealed counts."""
+        counts = self._check_tiles(win.concealed, win.melds)
+        if win.flowers:
+            self._check_flowers(win.flowers)
+        if win.draw_streak < 0:
+            raise RulesError("draw streak cannot be negative")
+        if win.win_type is WinType.HEAVENLY and win.seat is not Seat.E:
+            raise RulesError("a heavenly win is the dealer's: the winner must sit E")
+        if win.win_type is WinType.EARTHLY and win.seat is Seat.E:
+            raise RulesError("an earthly win is a non-dealer's: the winner cannot sit E")
+        if self.discarder(win) is win.seat:
+            raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
+        return counts
+
+    def _check_tiles(
+        self, concealed: Sequence[int], melds: Sequence[Meld], extra: int = 0
+    ) -> list[int]:
+        if max(concealed, default=0) >= FLOWER_BASE:
+            raise RulesError("a flower in the hand: flowers are passed separately")
+        counts = count_tiles(concealed)
+        expected = 14 - extra - 3 * len(melds)
+        if len(concealed) != expected:
+            raise RulesError(
+                f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
+                f"got {len(concealed)}"
+            )
+        total = counts
+        if melds:
+            total = list(counts)
+            for meld in melds:
+                for tile in meld.tiles:
+                    total[tile] += 1
+        if max(total) > self.tiles.copies:
+            tile = total.index(max(total))
+            raise RulesError(f"more than {self.tiles.copies} tiles {tile_str(tile)} in the hand")
+        if len(self.tiles.kinds) < KINDS:
+            for tile in range(KINDS):
+                if total[tile] and tile not in self.tiles.kinds:
+                    raise RulesError(f"{self.name} plays without {tile_str(tile)}")
+        return counts
+
+    def _check_flowers(self, flowers: Sequence[int]) -> None:
+        for flower in flowers:
+            if flower not in self.tiles.flowers:
+                raise RulesError(f"{self.name} plays without flower tiles ({tile_str(flower)})")
+        if len(set(flowers)) != len(flowers):
+            raise RulesError("each flower exists once: a flower is listed twice")
+
+    # --- internals
+
+    def _best(self, win: Win, counts: list[int]) -> tuple[Tally, Arrangement] | str:
+        self_drawn = win.win_type in self.self_drawn_wins
+        total = counts
+        if win.melds:
+            total = list(counts)
+            for meld in win.melds:
+                for tile in meld.tiles:
+                    total[tile] += 1
+        facts = TileFacts(total)
+        best: tuple[Tally, Arrangement] | None = None
+        rejected = ""
+        for arrangement in arrangements(
+            counts, win.melds, win.win_tile, self_drawn, self.forms, self.four_in_pairs
+        ):
+            tally = self.tally(HandView(arrangement, win, facts, self_drawn))
+            if tally.rejected:
+                rejected = rejected or tally.rejected
+            elif best is None or self.better(tally, best[0]):
+                best = (tally, arrangement)
+        return best or rejected or self._not_a_shape(bool(win.melds))
+
+    def _not_a_shape(self, melded: bool) -> str:
+        shapes = ["four sets and a pair"]
+        if not melded:
+            shapes += [
+                FORM_NAMES[f].replace("-", " ")
+                for f in (Form.SEVEN_PAIRS, Form.THIRTEEN_ORPHANS)
+                if f in self.forms
+            ]
+        return "not a winning hand: the tiles make no " + " or ".join(shapes)
+
+    def _invalid(self, reason: str) -> Score:
+        return Score(self.name, False, reason, unit=self.unit)
+
+    @staticmethod
+    def _forms(names: list[object]) -> frozenset[Form]:
+        try:
+            return frozenset(_FORMS_BY_NAME[str(name)] for name in names)
+        except KeyError as exc:
+            raise RulesError(
+                f"hand.forms: unknown form {exc}; use {', '.join(_FORMS_BY_NAME)}"
+            ) from None
+
+    @staticmethod
+    def _win_types(names: list[object]) -> list[WinType]:
+        try:
+            return [WinType(str(name)) for name in names]
+        except ValueError as exc:
+            raise RulesError(f"hand.self_drawn: {exc}") from None
