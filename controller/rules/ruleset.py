@@ -176,6 +176,8 @@ class Ruleset(ABC):
             raise RulesError("a heavenly win is the dealer's: the winner must sit E")
         if win.win_type is WinType.EARTHLY and win.seat is Seat.E:
             raise RulesError("an earthly win is a non-dealer's: the winner cannot sit E")
+        if win.win_type is WinType.KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
+            raise RulesError("a win on a kong replacement needs a declared kong")
         if self.discarder(win) is win.seat:
             raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
         return counts
