@@ -70,6 +70,14 @@ class Subscription:
                 if isinstance(item, kind):
                     return item
 
+    async def until(self, kind: type, within: float | None = None) -> list[Item]:
+        """Every item up to and including the next one of type `kind`."""
+        items: list[Item] = []
+        async with asyncio.timeout(within):
+            while not items or not isinstance(items[-1], kind):
+                items.append(await self._queue.get())
+        return items
+
     def pending(self) -> list[Item]:
         """Take every item already queued, without waiting."""
         items = []

@@ -92,6 +92,8 @@ class _Pending:
     sent_at: float
     deliver: bool
     tries: int = 1
+    """Transmissions counted while this command was the oldest unanswered one."""
+    resent: bool = False
 
 
 @dataclass
@@ -418,12 +420,13 @@ class Link:
             self._finish(oldest, error=CommandTimeout(f"{self.name}: {reason}"))
             self._mark_lost(_Loss(reason, keep_port=False))
             return
+        oldest.tries += 1
         self._retransmit_all()
 
     def _retransmit_all(self) -> None:
         now = self._now()
         for pending in self._pending.values():
-            pending.tries += 1
+            pending.resent = True
             pending.sent_at = now
             self._counters.retransmits += 1
             self._write(pending.frame, pending.data)
@@ -514,7 +517,7 @@ class Link:
             self._protocol_error(f"reply to {pending.name}: {error}")
             self._finish(pending, error=error)
             return
-        if pending.tries == 1:
+        if not pending.resent:
             self._rtt_sample(self._now() - pending.sent_at)
         self._resolve(pending, reply)
 

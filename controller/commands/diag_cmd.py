@@ -1,0 +1,151 @@
+"""`mahjong-table diag ...`: technician diagnostics; `diag link` checks the table MCU link."""
+
+import argparse
+import asyncio
+import contextlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from controller.errors import RuntimeFailure, UsageError
+from firmware_bridge.errors import LinkDown, LinkError
+from firmware_bridge.link import Link, LinkSettings
+from firmware_bridge.link_stats import LinkStats
+from firmware_bridge.messages import MODEL_NAMES, TABLE_HASH, IdentifyReply, Ping
+from firmware_bridge.serial_port import serial_opener
+
+
+def register(commands: Any) -> None:
+    """Add the `diag` group and its actions to the CLI."""
+    group = commands.add_parser("diag", help="technician diagnostics")
+    actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
+    register_link(actions)
+
+
+def register_link(actions: Any) -> None:
+    """`diag link --port PORT_OR_URL [--count N] [--json]`."""
+    link = actions.add_parser(
+        "link",
+        help="check the serial link to the table MCU",
+        description="Connect to the table MCU, send N pings, then show what the MCU says about "
+        "itself and the link statistics. Exit 0 only if every ping was answered. "
+        "Stop the daemon first: only one program may use the serial port.",
+    )
+    link.add_argument("--port", required=True, help="device (/dev/mahjong-mcu) or socket:// URL")
+    link.add_argument("--count", type=int, default=20, help="pings to send (20)")
+    link.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the MCU")
+    link.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    link.set_defaults(handler=run_link)
+
+
+@dataclass
+class LinkReport:
+    """What `diag link` found."""
+
+    port: str
+    identify: IdentifyReply
+    pings_sent: int
+    pings_answered: int
+    stats: LinkStats
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON object of `--json`."""
+        stats = self.stats.as_dict()
+        keys = ("rtt_ms_p50", "rtt_ms_p99", "crc_errors", "retransmits", "reconnects")
+        return {
+            "port": self.port,
+            "identify": identify_dict(self.identify),
+            "pings_sent": self.pings_sent,
+            "pings_answered": self.pings_answered,
+            **{key: stats[key] for key in keys},
+            "stats": stats,
+        }
+
+
+def identify_dict(reply: IdentifyReply) -> dict[str, Any]:
+    """The identify data in plain JSON types."""
+    return {
+        "firmware": f"{reply.firmware_major}.{reply.firmware_minor}.{reply.firmware_patch}",
+        "protocol_version": reply.protocol_version,
+        "table_hash": f"{reply.table_hash:08x}",
+        "table_hash_matches": reply.table_hash == TABLE_HASH,
+        "model": reply.model,
+        "model_name": MODEL_NAMES.get(reply.model, "unknown model"),
+        "seats": reply.seats,
+        "zones_per_seat": reply.zones_per_seat,
+        "max_payload": reply.max_payload,
+        "max_window": reply.max_window,
+        "reset_cause": reply.reset_cause.name.lower(),
+        "boot_count": reply.boot_count,
+        "event_counter": reply.event_counter,
+    }
+
+
+def run_link(args: argparse.Namespace) -> int:
+    """Run the link check and print its report."""
+    if args.count < 1:
+        raise UsageError("--count must be at least 1")
+    report = asyncio.run(check_link(args.port, args.count, args.timeout))
+    if args.json:
+        print(json.dumps(report.as_dict(), indent=2))
+    else:
+        print(describe(report))
+    return 0 if report.pings_answered == report.pings_sent else 1
+
+
+async def check_link(port: str, count: int, wait_s: float) -> LinkReport:
+    """Handshake, `count` pings one after another, then the statistics."""
+    link = Link(serial_opener(port), LinkSettings(connect_timeout=wait_s))
+    try:
+        await link.start()
+    except LinkError as error:
+        raise RuntimeFailure(f"cannot talk to the table MCU on {port}: {error}") from None
+    try:
+        answered = 0
+        for token in range(count):
+            answered += await _ping(link, token, wait_s)
+        assert link.identify is not None
+        return LinkReport(port, link.identify, count, answered, link.stats())
+    finally:
+        await link.close()
+
+
+async def _ping(link: Link, token: int, wait_s: float) -> int:
+    try:
+        pong = await link.request(Ping(token))
+    except LinkDown:
+        with contextlib.suppress(TimeoutError, LinkError):
+            await link.wait_connected(wait_s)
+        return 0
+    except LinkError:
+        return 0
+    return int(pong.token == token)
+
+
+def describe(report: LinkReport) -> str:
+    """The report in plain words for a technician."""
+    ident, stats = report.identify, report.stats
+    info = identify_dict(ident)
+    matches = "matches this daemon" if info["table_hash_matches"] else "DIFFERS from this daemon"
+    missed = report.pings_sent - report.pings_answered
+    lines = [
+        f"Table MCU on {report.port}: connected.",
+        f"  Firmware {info['firmware']}, protocol {ident.protocol_version}, "
+        f"message table {info['table_hash']} ({matches}).",
+        f"  Table model: {info['model_name']}; {ident.seats} seats, "
+        f"{ident.zones_per_seat} zones per seat.",
+        f"  Last start: {info['reset_cause'].replace('_', ' ')}; boot number {ident.boot_count}.",
+        f"Pings: {report.pings_sent} sent, {report.pings_answered} answered.",
+        f"Round trip: median {_ms(stats.rtt_ms_p50)}, 99th percentile {_ms(stats.rtt_ms_p99)}.",
+        f"Line: {stats.crc_errors} damaged frames (checksum errors), "
+        f"{stats.retransmits} resent commands, {stats.reconnects} reconnects.",
+        "Result: OK, the link to the table MCU is healthy."
+        if missed == 0
+        else f"Result: PROBLEM, {missed} pings went unanswered: check the USB cable, "
+        "the MCU power and for motors running next to the cable.",
+    ]
+    return "\n".join(lines)
+
+
+def _ms(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f} ms"

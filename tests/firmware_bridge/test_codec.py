@@ -1,0 +1,113 @@
+"""The pure codec: CRC, COBS, frames and the incremental decoder that survives garbage."""
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from firmware_bridge.cobs import cobs_decode, cobs_encode
+from firmware_bridge.crc import crc16
+from firmware_bridge.errors import BridgeError, CrcError, FrameError, MessageError
+from firmware_bridge.fields import decode_payload
+from firmware_bridge.frame import MAX_ENCODED, MAX_PAYLOAD, Frame, FrameDecoder, encode_frame
+
+frames = st.builds(
+    Frame,
+    type=st.integers(0, 255),
+    payload=st.binary(max_size=MAX_PAYLOAD),
+    seq=st.integers(0, 255),
+    ack=st.integers(0, 255),
+    flags=st.integers(0, 255),
+    version=st.integers(0, 255),
+)
+small_frames = st.builds(
+    Frame,
+    type=st.integers(0, 255),
+    payload=st.binary(max_size=40),
+    seq=st.integers(0, 255),
+    ack=st.integers(0, 255),
+    flags=st.integers(0, 63),
+)
+
+
+def test_crc_is_ccitt_false() -> None:
+    assert crc16(b"123456789") == 0x29B1
+
+
+@given(st.binary(max_size=1200))
+def test_cobs_round_trip_and_no_zero_byte(data: bytes) -> None:
+    encoded = cobs_encode(data)
+    assert b"\0" not in encoded
+    assert cobs_decode(encoded) == data
+    assert len(encoded) <= len(data) + len(data) // 254 + 1
+
+
+@given(frames)
+def test_frame_round_trip(frame: Frame) -> None:
+    encoded = encode_frame(frame)
+    assert encoded.endswith(b"\0") and encoded.count(b"\0") == 1
+    assert len(encoded) <= MAX_ENCODED + 1
+    assert FrameDecoder().feed(encoded) == [frame]
+
+
+def test_a_payload_over_the_limit_is_refused() -> None:
+    with pytest.raises(FrameError):
+        encode_frame(Frame(1, bytes(MAX_PAYLOAD + 1)))
+
+
+def _is_garbage(chunk: bytes) -> bool:
+    return not any(isinstance(item, Frame) for item in FrameDecoder().feed(chunk + b"\0"))
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.binary(max_size=30), small_frames), max_size=8),
+    st.lists(st.integers(1, 40), max_size=30),
+)
+def test_decoder_yields_exactly_the_valid_frames_whatever_the_split_and_garbage(
+    items: list[tuple[bytes, Frame]], cuts: list[int]
+) -> None:
+    """Garbage before each frame (ended by the line's 0x00) never costs a valid frame."""
+    assume(all(_is_garbage(garbage) for garbage, _ in items))
+    stream = b"".join(garbage + b"\0" + encode_frame(frame) for garbage, frame in items)
+    decoder = FrameDecoder()
+    out: list[Frame | FrameError] = []
+    position = 0
+    for cut in [*cuts, len(stream)]:
+        out += decoder.feed(stream[position : position + cut])
+        position += cut
+    out += decoder.feed(stream[position:])
+    assert [item for item in out if isinstance(item, Frame)] == [frame for _, frame in items]
+
+
+def test_a_damaged_frame_is_a_crc_error_and_the_next_one_still_arrives() -> None:
+    first, second = encode_frame(Frame(2, b"\1\2\3\4", seq=1)), encode_frame(Frame(2, b"x", seq=2))
+    damaged = bytes([first[0], first[1] ^ 0x40]) + first[2:]
+    out = FrameDecoder().feed(damaged + second)
+    assert isinstance(out[0], CrcError)
+    assert out[1] == Frame(2, b"x", seq=2)
+
+
+def test_a_runaway_stream_without_frame_end_is_reported_once_then_forgotten() -> None:
+    decoder = FrameDecoder()
+    assert decoder.feed(b"\x55" * (MAX_ENCODED + 10)) == []
+    out = decoder.feed(b"\x55" * 100 + b"\0" + encode_frame(Frame(3, b"ok")))
+    assert isinstance(out[0], FrameError)
+    assert out[1:] == [Frame(3, b"ok")]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.binary(max_size=64), max_size=10))
+def test_fuzz_decoder_never_raises(chunks: list[bytes]) -> None:
+    decoder = FrameDecoder()
+    for chunk in chunks:
+        for item in decoder.feed(chunk):
+            assert isinstance(item, Frame | FrameError)
+
+
+@settings(max_examples=400)
+@given(st.integers(0, 255), st.binary(max_size=80))
+def test_fuzz_message_parser_raises_only_our_typed_error(kind: int, payload: bytes) -> None:
+    try:
+        decode_payload(kind, payload)
+    except MessageError as error:
+        assert isinstance(error, BridgeError) and str(error)

@@ -1,0 +1,174 @@
+"""The link against the simulated MCU in memory: replies, typed errors, gaps, resets, timeouts."""
+
+import asyncio
+
+import pytest
+
+from firmware_bridge.errors import CommandRejected, CommandTimeout, LinkDown
+from firmware_bridge.events import Connected, Disconnected, EventGap, Resynced
+from firmware_bridge.link import Link, LinkSettings
+from firmware_bridge.messages import (
+    BuildWalls,
+    Fault,
+    FaultCleared,
+    FaultCode,
+    Motion,
+    MotionDone,
+    Outcome,
+    Ping,
+    QueryStatus,
+    RaiseWalls,
+    RejectReason,
+    Reset,
+    ResetCause,
+    RollDice,
+    Status,
+    TileSetKind,
+    WallSide,
+    Zone,
+    ZoneInventory,
+)
+from firmware_bridge.sim.faults import Faults
+from firmware_bridge.sim.table import SimulatedTable
+
+
+async def test_handshake_reports_who_the_mcu_is(link: Link) -> None:
+    assert link.connected
+    assert link.identify is not None
+    assert (link.identify.seats, link.identify.zones_per_seat) == (4, 3)
+    assert link.identify.reset_cause is ResetCause.POWER_ON
+
+
+async def test_pings_come_back_and_are_counted(link: Link) -> None:
+    replies = [await link.request(Ping(token)) for token in range(20)]
+    assert [reply.token for reply in replies] == list(range(20))
+    stats = link.stats()
+    assert stats.rtt_samples >= 20 and stats.rtt_ms_p50 is not None
+    assert stats.crc_errors == stats.retransmits == 0
+
+
+async def test_more_commands_than_the_window_all_run_once_in_order(
+    sim: SimulatedTable, link: Link
+) -> None:
+    replies = await asyncio.gather(*(link.request(Ping(token)) for token in range(50)))
+    assert [reply.token for reply in replies] == list(range(50))
+    assert [c.token for c in sim.mcu.commands if isinstance(c, Ping)] == list(range(50))
+
+
+async def test_a_refused_command_is_a_typed_error_with_the_reason(link: Link) -> None:
+    with pytest.raises(CommandRejected, match="NOT_READY") as refused:
+        await link.request(RaiseWalls(5000))
+    assert refused.value.reason == RejectReason.NOT_READY
+
+
+async def test_a_motor_command_without_a_maximum_duration_is_refused(link: Link) -> None:
+    with pytest.raises(CommandRejected, match="BAD_ARGUMENT"):
+        await link.request(RollDice(0))
+
+
+async def test_lost_events_are_noticed_and_the_state_is_queried_again(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe()
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    await events.next(MotionDone, within=2)
+    await link.request(RaiseWalls(10_000))
+    await events.next(MotionDone, within=2)
+    sim.drop_next_events(1)
+    tile = sim.draw(seat=2, side=0, stack=3, layer=1)
+    sim.discard(seat=2, uid=tile.uid)
+    gap = await events.next(EventGap, within=2)
+    assert gap.missed == 1
+    snapshots = []
+    async for item in events:
+        if isinstance(item, Resynced):
+            break
+        snapshots.append(item)
+    assert any(isinstance(item, Status) for item in snapshots)
+    assert sum(isinstance(item, WallSide) for item in snapshots) == 4
+    river = [i for i in snapshots if isinstance(i, ZoneInventory) and (i.seat, i.zone) == (2, 2)]
+    assert river[-1] == ZoneInventory(2, Zone.DISCARD, (tile.uid,))
+
+
+async def test_a_trailing_lost_event_is_caught_by_the_heartbeat(sim: SimulatedTable) -> None:
+    settings = LinkSettings(heartbeat_interval=0.02, min_rto=0.01, connect_timeout=2)
+    async with Link(sim.memory_opener(), settings) as link:
+        events = link.subscribe()
+        sim.drop_next_events(1)
+        await link.request(RollDice(5000))
+        assert (await events.next(EventGap, within=2)).missed >= 1
+        await events.next(Resynced, within=2)
+
+
+async def test_mcu_restart_is_detected_and_in_flight_state_requeried(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe()
+    await link.request(Reset())
+    connected = await events.next(Connected, within=3)
+    assert connected.mcu_reset and connected.reconnected
+    assert connected.identify.reset_cause is ResetCause.SOFTWARE
+    await events.next(Resynced, within=3)
+    assert link.stats().mcu_resets == 1
+    assert (await link.request(Ping(5))).token == 5
+
+
+async def test_an_unanswered_command_is_a_timeout_then_the_link_heals(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe()
+    sim.set_line_noise(drop=1.0)
+    with pytest.raises(CommandTimeout, match="Ping went unanswered after 6 tries"):
+        await link.request(Ping(1))
+    await events.next(Disconnected, within=1)
+    with pytest.raises(LinkDown):
+        await link.request(Ping(2))
+    sim.set_line_noise(drop=0.0)
+    await events.next(Connected, within=3)
+    assert (await link.request(Ping(3))).token == 3
+    assert link.stats().reconnects == 1
+
+
+async def test_mcu_stops_motors_when_the_heartbeat_stops() -> None:
+    sim = SimulatedTable(seed=1, speed=0.01, heartbeat_timeout=0.2, inventory_period=None)
+    quiet = LinkSettings(heartbeat_interval=30, silence_timeout=60, connect_timeout=2)
+    async with sim, Link(sim.memory_opener(), quiet) as link:
+        events = link.subscribe()
+        await link.request(BuildWalls(TileSetKind.WITH_FLOWERS_144, 36, 2, 600_000))
+        stopped = await events.next(MotionDone, within=3)
+        assert stopped == MotionDone(Motion.BUILD, Outcome.STOPPED)
+        assert await events.next(Fault, within=1) == Fault(FaultCode.HEARTBEAT_LOST, 0)
+        status = await link.request(QueryStatus())
+        assert status.motors_running == 0
+        assert await events.next(FaultCleared, within=1) == FaultCleared(
+            FaultCode.HEARTBEAT_LOST, 0
+        )
+
+
+@pytest.mark.looptime
+async def test_lossy_line_delivers_every_command_exactly_once_in_order() -> None:
+    """10 % of the bytes damaged in both directions: every command runs once, in order.
+
+    Runs on loop time (looptime), so the real retransmission timings cost no wall time."""
+    sim = SimulatedTable(seed=11, speed=0, faults=Faults(corrupt=0.10), inventory_period=None)
+    patient = LinkSettings(max_tries=400, max_rto=0.2, silence_timeout=600, connect_timeout=600)
+    async with sim, Link(sim.memory_opener(), patient) as link:
+        replies = await asyncio.gather(*(link.request(Ping(token)) for token in range(30)))
+        assert [reply.token for reply in replies] == list(range(30))
+        assert [c.token for c in sim.mcu.commands if isinstance(c, Ping)] == list(range(30))
+        stats = link.stats()
+        assert stats.crc_errors > 0 and stats.retransmits > 0
+        assert stats.reconnects == 0
+
+
+def test_settings_refuse_a_window_larger_than_the_mcu_keeps() -> None:
+    with pytest.raises(ValueError, match="window"):
+        LinkSettings(window=64)
+
+
+async def test_connecting_to_nothing_fails_with_a_plain_reason() -> None:
+    sim = SimulatedTable(seed=1, speed=0, inventory_period=None)
+    opener = sim.memory_opener()
+    sim.unplug()
+    with pytest.raises(LinkDown, match="unplugged"):
+        await Link(opener, LinkSettings(connect_timeout=0.3)).start()
