@@ -63,7 +63,7 @@ class AiomqttConnector:
 
     def _client(self, will: LastWill | None) -> aiomqtt.Client:
         a = self.address
-        return aiomqtt.Client(
+        client = aiomqtt.Client(
             a.host,
             a.port,
             username=a.username or None,
@@ -77,6 +77,9 @@ class AiomqttConnector:
             tls_params=self._tls(),
             logger=_log,
         )
+        # A full window of results in flight is normal here, not worth a warning.
+        client.pending_calls_threshold = 4 * max(20, self.timing.window)
+        return client
 
     def _tls(self) -> aiomqtt.TLSParameters | None:
         a = self.address

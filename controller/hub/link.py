@@ -55,6 +55,16 @@ class LinkSettings:
     software: str = __version__
 
 
+@dataclass
+class LinkStats:
+    """What the link has done since it started (for diag and the bench)."""
+
+    connects: int = 0
+    results_sent: int = 0
+    results_resent: int = 0
+    results_acked: int = 0
+
+
 @dataclass(frozen=True)
 class ResultReceipt:
     """A result safely in the outbox: the hand may now count as over."""
@@ -88,6 +98,7 @@ class HubLink:
         self.pacer = Pacer(self.clock, self.timing.tick_s)
         self.connected = False
         self.hub_online = False
+        self.stats = LinkStats()
         self._status = TableStatus(software=settings.software)
         self._wake = asyncio.Event()
         self._due: dict[str, float] = {}
@@ -164,6 +175,7 @@ class HubLink:
         t = self.settings.table
         await session.subscribe(self.topics.commands(t), self.topics.acks(t), self.topics.hub_state)
         self.connected = True
+        self.stats.connects += 1
         _log.info("hub link up")
         self._queue_status(online=True)
         try:
@@ -243,7 +255,7 @@ class HubLink:
         if ack.table != self.settings.table or not self.settings.key.verify(payload):
             _log.warning("ignored an ack not signed for this table (id %s)", ack.id)
             return
-        self.outbox.mark_acked(ack.results, self.clock.wall())
+        self.stats.results_acked += self.outbox.mark_acked(ack.results, self.clock.wall())
         for result_id in ack.results:
             self._due.pop(result_id, None)
             self._attempts.pop(result_id, None)
@@ -304,6 +316,8 @@ class HubLink:
     def _schedule_resend(self, result: PendingResult, now: float) -> None:
         attempt = self._attempts.get(result.id, 0)
         self._attempts[result.id] = attempt + 1
+        self.stats.results_sent += 1
+        self.stats.results_resent += attempt > 0
         self._due[result.id] = now + self.timing.resend.delay(attempt, self.rng)
 
     def _until_next_due(self) -> float:

@@ -137,6 +137,8 @@ MESSAGE_TYPES: tuple[type[Envelope], ...] = (
 )
 M = TypeVar("M", bound=Envelope)
 _encoder = msgspec.json.Encoder()
+# Decoding through the union makes the `schema` tag required, as the JSON Schemas say.
+_decoder = msgspec.json.Decoder(Message)
 
 
 def encode(message: Envelope) -> bytes:
@@ -147,9 +149,13 @@ def encode(message: Envelope) -> bytes:
 def decode(payload: bytes, kind: type[M]) -> M:
     """Parse and validate bytes as a message of `kind`; MalformedMessage says what is wrong."""
     try:
-        message = msgspec.json.decode(payload, type=kind)
+        message = _decoder.decode(payload)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise MalformedMessage(f"not a valid {schema_name(kind)} message: {exc}") from exc
+    if not isinstance(message, kind):
+        raise MalformedMessage(
+            f"expected a {schema_name(kind)} message, got {schema_name(type(message))}"
+        )
     if message.v > VERSION:
         raise UnsupportedVersion(
             f"{schema_name(kind)} version {message.v} is newer than this software ({VERSION})"

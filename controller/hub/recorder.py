@@ -160,7 +160,8 @@ class Recorder:
 
     async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
         try:
-            first = await asyncio.wait_for(inbox.get(), self.timing.tick_s)
+            async with asyncio.timeout(self.timing.tick_s):
+                first = await inbox.get()
         except TimeoutError:
             return []
         batch = [first]

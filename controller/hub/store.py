@@ -156,6 +156,12 @@ class ResultStore:
         """Keep the latest status of a table."""
         self._db.execute("INSERT OR REPLACE INTO statuses VALUES (?, ?, ?)", (table, payload, now))
 
+    def status(self, table: str) -> bytes | None:
+        """The latest status payload of a table, if one was seen."""
+        row = self._db.execute("SELECT payload FROM statuses WHERE table_id = ?", (table,))
+        found = row.fetchone()
+        return None if found is None else bytes(found[0])
+
     def add_reply(self, table: str, command: str | None, payload: bytes, now: float) -> None:
         """Keep a table's reply to a hub command."""
         self._db.execute("INSERT INTO replies VALUES (?, ?, ?, ?)", (table, command, payload, now))

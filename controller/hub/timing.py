@@ -55,8 +55,10 @@ class Pacer:
             if wake is None:
                 await asyncio.sleep(step)
                 continue
+            # asyncio.timeout, not wait_for: wait_for of Python 3.11 can swallow a cancellation.
             try:
-                await asyncio.wait_for(wake.wait(), step)
+                async with asyncio.timeout(step):
+                    await wake.wait()
             except TimeoutError:
                 continue
             return

@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 from controller.errors import RuntimeFailure, UsageError
 
+CLEANUP_TIMEOUT_S = 5.0
+
 
 class LinkDown(RuntimeFailure):
     """The broker cannot be reached, refused us, or the connection was lost or stalled."""
@@ -98,7 +100,8 @@ async def first_failure(*jobs: Coroutine[Any, Any, None]) -> None:
     finally:
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        # Bounded: a library call that swallows its cancellation must not hang the link.
+        await asyncio.wait(tasks, timeout=CLEANUP_TIMEOUT_S)
     for task in done:
         task.result()
     raise LinkDown("the connection closed")

@@ -1,0 +1,75 @@
+"""Running links and recorders inside a test, and waiting for I/O with a real timeout."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from controller.clock import Clock
+from controller.hub.aiomqtt_transport import AiomqttConnector
+from controller.hub.dispatcher import TableControl
+from controller.hub.keyring import KeyRing
+from controller.hub.link import HubLink, LinkSettings
+from controller.hub.outbox import Outbox
+from controller.hub.recorder import Recorder, RecorderSettings
+from controller.hub.signing import TableKey
+from controller.hub.store import ResultStore
+from controller.hub.timing import LinkTiming
+from controller.hub.transport import BrokerAddress
+from tests.hub.factories import FAST, KEY_TEXT
+
+
+async def eventually(check: Callable[[], bool], what: str, limit_s: float = 20.0) -> None:
+    """Wait (polling, real time) until `check()` holds; fail saying `what` did not happen."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while not check():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {limit_s} s waiting for: {what}")
+        await asyncio.sleep(0.02)
+
+
+@contextlib.asynccontextmanager
+async def running(job: Coroutine[Any, Any, None]) -> AsyncIterator[asyncio.Task[None]]:
+    """Run a coroutine as a task for the duration of the block, then cancel it."""
+    task = asyncio.ensure_future(job)
+    try:
+        yield task
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def connector(
+    url: str, client_id: str = "", persistent: bool = False, tls: dict[str, Path] | None = None
+) -> AiomqttConnector:
+    """An aiomqtt connector with the tests' short timings."""
+    address = BrokerAddress.from_url(url, client_id=client_id, persistent=persistent, **(tls or {}))
+    return AiomqttConnector(address, FAST)
+
+
+def make_link(
+    url: str,
+    outbox_path: Path,
+    control: TableControl,
+    table: str = "t1",
+    clock: Clock | None = None,
+    timing: LinkTiming = FAST,
+    tls: dict[str, Path] | None = None,
+) -> HubLink:
+    """A table's hub link on `url` with its own outbox file."""
+    settings = LinkSettings(table=table, key=TableKey(KEY_TEXT), timing=timing)
+    address = BrokerAddress.from_url(url, client_id=f"table-{table}", **(tls or {}))
+    return HubLink(settings, Outbox(outbox_path), AiomqttConnector(address, timing), control, clock)
+
+
+def make_recorder(
+    url: str, db: Path, tables: tuple[str, ...] = ("t1",), tls: dict[str, Path] | None = None
+) -> Recorder:
+    """A recorder on `url` that knows the tests' key for every table in `tables`."""
+    keys = KeyRing({t: TableKey(KEY_TEXT) for t in tables})
+    settings = RecorderSettings(timing=FAST)
+    hub = connector(url, "hub-test", persistent=True, tls=tls)
+    return Recorder(settings, ResultStore(db), keys, hub)

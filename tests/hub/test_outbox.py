@@ -1,0 +1,105 @@
+"""The outbox keeps every result until the hub acks it, across restarts and kill -9; the feed of
+status and events is bounded and counts what it drops."""
+
+import contextlib
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from controller.hub.outbox import Outbox
+
+
+def _add(outbox: Outbox, n: int) -> list[str]:
+    ids: list[str] = []
+    for _ in range(n):
+        outbox.add_result(lambda seq: (f"{seq:032x}", b'{"seq":%d}' % seq), 0.0)
+        ids.append(f"{outbox.pending_results(1, after_seq=len(ids))[0].id}")
+    return ids
+
+
+def test_sequence_numbers_and_boot_survive_a_restart(tmp_path: Path) -> None:
+    first = Outbox(tmp_path / "o.db")
+    _add(first, 3)
+    first.close()
+    second = Outbox(tmp_path / "o.db")
+    assert second.boot == 2
+    assert second.add_result(lambda seq: ("f" * 32, b"{}"), 0.0) == 4
+    assert [r.seq for r in second.pending_results(10)] == [1, 2, 3, 4]
+
+
+def test_a_result_leaves_only_when_acked_and_a_resend_request_brings_it_back(
+    tmp_path: Path,
+) -> None:
+    outbox = Outbox(tmp_path / "o.db")
+    ids = _add(outbox, 4)
+    assert outbox.mark_acked(ids[:2], 1.0) == 2
+    assert outbox.mark_acked(ids[:2], 2.0) == 0
+    assert [r.seq for r in outbox.pending_results(10)] == [3, 4]
+    assert outbox.reopen_since(2) == (1, 1)
+    assert [r.seq for r in outbox.pending_results(10)] == [2, 3, 4]
+
+
+def test_only_the_newest_acked_results_are_kept(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "o.db", keep_acked=2)
+    ids = _add(outbox, 5)
+    outbox.mark_acked(ids, 1.0)
+    assert outbox.reopen_since(1) == (2, 4)
+
+
+def _constant(payload: bytes) -> Callable[[int], bytes]:
+    return lambda seq: payload
+
+
+def test_the_feed_drops_oldest_first_and_counts_it(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "o.db", max_feed=10)
+    for i in range(25):
+        outbox.add_feed("event", "e", _constant(b"%d" % i))
+    assert [item.payload for item in outbox.feed_head(100)] == [b"%d" % i for i in range(15, 25)]
+    assert outbox.dropped == 15
+
+
+def test_a_new_status_replaces_the_one_still_waiting(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "o.db")
+    outbox.add_feed("status", "s", lambda seq: b"old", retain=True)
+    outbox.add_feed("event", "e", lambda seq: b"move")
+    outbox.add_feed("status", "s", lambda seq: b"new", retain=True)
+    assert [(i.payload, i.retain) for i in outbox.feed_head(10)] == [
+        (b"move", False),
+        (b"new", True),
+    ]
+    assert outbox.dropped == 0
+
+
+def test_a_failed_build_leaves_no_trace(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "o.db")
+
+    def broken(seq: int) -> tuple[str, bytes]:
+        raise ValueError("referee bug")
+
+    with contextlib.suppress(ValueError):
+        outbox.add_result(broken, 0.0)
+    assert outbox.add_result(lambda seq: ("e" * 32, b"{}"), 0.0) == 1
+
+
+def test_kill_9_while_writing_loses_nothing_that_was_reported_on_disk(tmp_path: Path) -> None:
+    path = tmp_path / "o.db"
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "tests.hub.outbox_writer", str(path), "100000"],
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).parents[2],
+    )
+    assert writer.stdout is not None
+    reported = [int(writer.stdout.readline()) for _ in range(150)]
+    writer.kill()
+    writer.wait()
+    reported += [int(line) for line in writer.stdout.read().split()]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+    outbox = Outbox(path)
+    held = [r.seq for r in outbox.pending_results(1_000_000)]
+    assert held == list(range(1, len(held) + 1)), "sequence numbers have no hole"
+    assert set(reported) <= set(held)
+    assert outbox.add_result(lambda seq: ("d" * 32, b"{}"), 0.0) == len(held) + 1
