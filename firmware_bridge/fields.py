@@ -259,10 +259,10 @@ def decode_payload(type_id: int, payload: bytes) -> Message:
         raise MessageError(f"{spec.name}: payload of {len(payload)} bytes, expected {size}")
     try:
         values = _convert(spec.converters, spec.fixed.unpack_from(payload))
-        if spec.repeat is not None:
-            values.append(_unpack_items(spec.name, spec.repeat, payload[size:]))
     except ValueError as error:
         raise MessageError(f"{spec.name}: {error}") from None
+    if spec.repeat is not None:
+        values.append(_unpack_items(spec.name, spec.repeat, payload[size:]))
     return spec.cls(*values)
 
 
@@ -282,4 +282,7 @@ def _unpack_items(name: str, repeat: RepeatSpec, data: bytes) -> tuple[Any, ...]
         return struct.unpack(f"<{count}{repeat.item.format[1:]}", data)
     converters = tuple(_converter(spec.kind) for spec in repeat.fields)
     record = repeat.record
-    return tuple(record(*_convert(converters, values)) for values in repeat.item.iter_unpack(data))
+    try:
+        return tuple(record(*_convert(converters, raw)) for raw in repeat.item.iter_unpack(data))
+    except ValueError as error:
+        raise MessageError(f"{name}: {error}") from None

@@ -56,10 +56,10 @@ async def serve(args: argparse.Namespace) -> None:
     period = args.inventory_period or None
     sim = SimulatedTable(args.seed, args.speed, faults_from(args), inventory_period=period)
     async with sim:
-        where = await sim.serve_pty(args.link) if args.pty else await sim.serve_tcp(args.tcp)
-        print(where, flush=True)
         if args.tileset_dir:
             logging.info("tile set written to %s", sim.write_tileset(args.tileset_dir))
+        where = await sim.serve_pty(args.link) if args.pty else await sim.serve_tcp(args.tcp)
+        print(where, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):

@@ -72,9 +72,10 @@ def test_fixed_layouts_are_compact() -> None:
     [
         (0xFF, b"", "unknown message type 0xff"),
         (Ping.TYPE, b"\1\2\3", "expected 4"),
-        (ZoneInventory.TYPE, b"\0\x09", "not a Zone"),
+        (ZoneInventory.TYPE, b"\0\x09", "9 is not a valid Zone"),
         (ZoneInventory.TYPE, b"\0\0" + b"\1" * 7, "whole number of items"),
-        (Status.TYPE, bytes(15) + b"\2" + bytes(9), "not a boolean"),
+        (Status.TYPE, bytes(11) + b"\2" + bytes(9), "status: 2 is not a boolean"),
+        (Status.TYPE, bytes(21) + b"\x63\0\0", "99 is not a valid FaultCode"),
     ],
 )
 def test_bad_payloads_are_typed_errors_saying_what_is_wrong(

@@ -1,4 +1,4 @@
-"""The simulated MCU on real pseudo-terminals (and TCP), reached through serial_port like a table."""
+"""The simulated MCU on real pseudo-terminals (and TCP), reached like a real table."""
 
 from collections import Counter
 from pathlib import Path

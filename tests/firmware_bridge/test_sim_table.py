@@ -1,0 +1,197 @@
+"""The simulated table behaves like the reference table: tile sets, walls, zones and faults."""
+
+import asyncio
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from firmware_bridge.errors import CommandRejected
+from firmware_bridge.link import Link
+from firmware_bridge.messages import (
+    BuildWalls,
+    Component,
+    Fault,
+    FaultCode,
+    Motion,
+    MotionDone,
+    Motor,
+    Outcome,
+    QueryWall,
+    QueryZone,
+    RaiseWalls,
+    RejectReason,
+    RollDice,
+    SelfTest,
+    SelfTestResult,
+    TileSetKind,
+    WallBuilt,
+    WallTile,
+    Zone,
+    antenna_number,
+)
+from firmware_bridge.sim.faults import Faults
+from firmware_bridge.sim.model import TableModel, WallLayout, layout_for
+from firmware_bridge.sim.table import SimulatedTable
+from firmware_bridge.sim.tiles import physical_sets, tile_names
+from firmware_bridge.tileset import TileSetFileError, read_tileset
+from tests.firmware_bridge.conftest import FAST
+
+LAYOUTS = {
+    TileSetKind.WITH_FLOWERS_144: (36, 18),
+    TileSetKind.NO_FLOWERS_136: (34, 17),
+    TileSetKind.SUITS_ONLY_108: (27, 14),
+}
+
+
+@pytest.mark.parametrize("kind", list(TileSetKind))
+def test_each_face_four_times_and_flowers_once(kind: TileSetKind) -> None:
+    counts = Counter(tile_names(kind))
+    assert sum(counts.values()) == LAYOUTS[kind][0] * 4
+    assert {face: n for face, n in counts.items() if n != 4} == {
+        f"{rank}f": 1 for rank in range(1, 9) if kind is TileSetKind.WITH_FLOWERS_144
+    }
+
+
+@pytest.mark.parametrize("kind", list(TileSetKind))
+def test_standard_wall_layouts(kind: TileSetKind) -> None:
+    layout = layout_for(kind)
+    per_side, stacks = LAYOUTS[kind]
+    assert (layout.tiles_per_side, layout.stacks) == (per_side, stacks)
+    slots = layout.side_slots()
+    assert len(slots) == per_side
+    if kind is TileSetKind.SUITS_ONLY_108:
+        assert slots[-1] == (13, 0) and (13, 1) not in slots
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6))
+def test_every_tag_uid_is_unique_across_both_sets(seed: int) -> None:
+    uids = [tile.uid for tiles in physical_sets(seed).values() for tile in tiles]
+    assert len(uids) == 288 == len(set(uids))
+    assert all(uid >> 48 == 0xE004 for uid in uids)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(list(TileSetKind)))
+def test_every_wall_holds_each_tile_exactly_once(seed: int, kind: TileSetKind) -> None:
+    model = TableModel(seed)
+    plan = model.plan_build(kind, layout_for(kind))
+    assert Counter(tile.name for _, tile in plan) == Counter(tile_names(kind))
+    assert len({slot for slot, _ in plan}) == len(plan)
+
+
+def test_shuffles_are_reproducible_from_the_seed() -> None:
+    def order(seed: int) -> list[int]:
+        plan = TableModel(seed).plan_build(TileSetKind.NO_FLOWERS_136, WallLayout(34, 2))
+        return [tile.uid for _, tile in plan]
+
+    assert order(4) == order(4)
+    assert order(4) != order(5)
+
+
+def test_tileset_file_round_trips_and_names_every_tile(tmp_path: Path) -> None:
+    sim = SimulatedTable(seed=9)
+    path = sim.write_tileset(tmp_path)
+    assert path.name == "sim-9.toml"
+    loaded = read_tileset(path)
+    assert loaded == sim.tileset()
+    assert Counter(loaded.sets["A"].values())["5p"] == 4
+    assert len(loaded.tile_of()) == 288
+
+
+def test_a_broken_tileset_file_names_the_problem(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('format = 1\nname = "x"\n[sets.A]\nE004000000000001 = "0m"\n')
+    with pytest.raises(TileSetFileError, match="'0m' is not a tile name"):
+        read_tileset(path)
+
+
+async def _build(
+    link: Link, kind: TileSetKind = TileSetKind.NO_FLOWERS_136, ms: int = 60_000
+) -> list[object]:
+    events = link.subscribe()
+    per_side = LAYOUTS[kind][0]
+    await link.request(BuildWalls(kind, per_side, 2, ms))
+    items = await events.until(MotionDone, within=5)
+    events.close()
+    return list(items)
+
+
+async def test_a_missing_tile_shows_as_a_short_side() -> None:
+    faults = Faults(missing_tiles=("5p",))
+    sim = SimulatedTable(seed=3, speed=0, faults=faults, inventory_period=None)
+    async with sim, Link(sim.memory_opener(), FAST) as link:
+        items = await _build(link)
+        counts = [item.count for item in items if isinstance(item, WallBuilt)]
+        assert sorted(counts) == [33, 34, 34, 34]
+        faces = Counter(sim.tileset().tile_of()[i.uid] for i in items if isinstance(i, WallTile))
+        assert faces["5p"] == 3
+
+
+async def test_a_duplicated_uid_shows_twice_in_the_wall() -> None:
+    sim = SimulatedTable(seed=3, speed=0, faults=Faults(duplicate_uids=1), inventory_period=None)
+    async with sim, Link(sim.memory_opener(), FAST) as link:
+        uids = Counter(i.uid for i in await _build(link) if isinstance(i, WallTile))
+        assert sorted(uids.values())[-1] == 2
+
+
+async def test_a_jam_stops_the_build_with_a_fault() -> None:
+    sim = SimulatedTable(seed=3, speed=0, faults=Faults(jam_at_tile=40), inventory_period=None)
+    async with sim, Link(sim.memory_opener(), FAST) as link:
+        items = await _build(link)
+        assert sum(isinstance(i, WallTile) for i in items) == 40
+        assert Fault(FaultCode.JAM, Motor.STACKER) in items
+        assert items[-1] == MotionDone(Motion.BUILD, Outcome.FAILED)
+        with pytest.raises(CommandRejected, match="NOT_READY"):
+            await link.request(RaiseWalls(5000))
+        assert items != await _build(link)
+
+
+async def test_a_build_longer_than_its_maximum_duration_is_stopped(link: Link) -> None:
+    items = await _build(link, ms=1_000)
+    assert sum(isinstance(i, WallTile) for i in items) == 8
+    assert Fault(FaultCode.MOTOR_TIMEOUT, Motor.STACKER) in items
+    assert items[-1] == MotionDone(Motion.BUILD, Outcome.TIMED_OUT)
+
+
+async def test_sichuan_walls_have_a_single_tile_at_the_end(link: Link) -> None:
+    await _build(link, TileSetKind.SUITS_ONLY_108)
+    side = await link.request(QueryWall(1))
+    assert (side.tiles_per_side, len(side.slots)) == (27, 27)
+    assert side.slots[-1].stack == 13 and side.slots[-1].layer == 0
+
+
+async def test_the_lid_stops_the_motors_and_blocks_new_motions(
+    sim: SimulatedTable, link: Link
+) -> None:
+    sim.mcu.machine.speed = 0.001
+    events = link.subscribe()
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    await asyncio.sleep(0.01)
+    sim.set_lid(True)
+    items = await events.until(Fault, within=2)
+    assert MotionDone(Motion.BUILD, Outcome.STOPPED) in items
+    with pytest.raises(CommandRejected) as refused:
+        await link.request(RollDice(3000))
+    assert refused.value.reason == RejectReason.LID_OPEN
+
+
+async def test_rfid_misses_and_dead_antennas_show_in_the_inventories() -> None:
+    dead = antenna_number(0, Zone.MELD)
+    faults = Faults(zone_miss={Zone.HAND: 1.0}, dead_antennas=(dead,))
+    sim = SimulatedTable(seed=3, speed=0, faults=faults, inventory_period=None)
+    async with sim, Link(sim.memory_opener(), FAST) as link:
+        await _build(link)
+        await link.request(RaiseWalls(10_000))
+        await asyncio.sleep(0)
+        tile = sim.draw(seat=0, side=0, stack=0, layer=0)
+        assert (await link.request(QueryZone(0, Zone.HAND))).uids == ()
+        sim.meld(0, [tile.uid])
+        assert (await link.request(QueryZone(0, Zone.MELD))).uids == ()
+        events = link.subscribe()
+        await link.request(SelfTest(Component.ZONE_READERS, 5000))
+        result = await events.next(SelfTestResult, within=2)
+        assert result == SelfTestResult(Component.ZONE_READERS, False, dead)
