@@ -8,6 +8,11 @@ _MAX_RUN = 254
 def cobs_encode(data: bytes) -> bytes:
     """Encode `data` so that the result holds no 0x00 byte (overhead: 1 byte per 254)."""
     out = bytearray()
+    if len(data) < _MAX_RUN:
+        for block in data.split(b"\0"):
+            out.append(len(block) + 1)
+            out += block
+        return bytes(out)
     for block in data.split(b"\0"):
         while len(block) >= _MAX_RUN:
             out.append(_MAX_RUN + 1)

@@ -92,6 +92,8 @@ class MessageSpec:
     reply: type[Message] | None
     getter: Callable[[Any], tuple[Any, ...]]
     converters: tuple[Callable[[int], Any] | None, ...]
+    plain: bool
+    """Every field is a plain integer: decoded values need no conversion."""
 
 
 _BY_TYPE: dict[int, MessageSpec] = {}
@@ -146,6 +148,7 @@ def _compile(cls: type[Message], type_id: int, sender: Sender) -> MessageSpec:
         reply=reply,
         getter=_tuple_getter(names),
         converters=tuple(_converter(spec.kind) for spec in scalars),
+        plain=all(spec.kind is int for spec in scalars),
     )
 
 
@@ -257,6 +260,8 @@ def decode_payload(type_id: int, payload: bytes) -> Message:
     size = spec.fixed.size
     if len(payload) < size or (spec.repeat is None and len(payload) != size):
         raise MessageError(f"{spec.name}: payload of {len(payload)} bytes, expected {size}")
+    if spec.plain and spec.repeat is None:
+        return spec.cls(*spec.fixed.unpack(payload))
     try:
         values = _convert(spec.converters, spec.fixed.unpack_from(payload))
     except ValueError as error:

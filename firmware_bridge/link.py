@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections import deque
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, cast
@@ -50,6 +51,8 @@ from firmware_bridge.messages import (
 from firmware_bridge.port import Port, PortOpener
 
 log = logging.getLogger(__name__)
+_EVENT, _RESPONSE, _SYNC = int(Flag.EVENT), int(Flag.RESPONSE), int(Flag.SYNC)
+_UNSEQUENCED, _NAK, _NEED_SYNC = int(Flag.UNSEQUENCED), int(Flag.NAK), int(Flag.NEED_SYNC)
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ class Link:
         self._decoder = FrameDecoder()
         self._next_seq = 0
         self._pending: dict[int, _Pending] = {}
-        self._space: asyncio.Future[None] | None = None
+        self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._identify: IdentifyReply | None = None
         self._events_seen = 0
@@ -195,7 +198,10 @@ class Link:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        if self._timer is not None:
+            self._timer.cancel()
         self._fail_all(LinkDown("the link was closed"))
+        self._wake_all()
         self._drop_port()
 
     async def __aenter__(self) -> "Link":
@@ -294,7 +300,7 @@ class Link:
             self._port.write(b"\0")
         self._state = State.HANDSHAKE
         self._last_rx = self._now()
-        reply = await self._send(Identify(), Flag.SYNC)
+        reply = await self._send(Identify(), _SYNC)
         assert isinstance(reply, IdentifyReply)
         self._check_identity(reply)
         self._established(reply)
@@ -331,6 +337,7 @@ class Link:
         self._loss = loss
         self._state = State.DOWN
         self._fail_all(loss.error(f"{self.name}: {loss.reason}"))
+        self._wake_all()
         self._lost.set()
 
     def _on_port_lost(self, exc: Exception | None) -> None:
@@ -357,7 +364,7 @@ class Link:
             if silent > self.settings.silence_timeout:
                 self._mark_lost(_Loss(f"no frame for {silent:.1f} s", keep_port=False))
                 continue
-            flags = Flag.UNSEQUENCED
+            flags = _UNSEQUENCED
             self._write(Frame(Heartbeat.TYPE, b"", 0, self._events_seen & 0xFF, flags))
 
     # ---- sending ---------------------------------------------------------------------------
@@ -395,10 +402,8 @@ class Link:
         self._port.write(data)
 
     def _arm(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._pending:
+        """Make sure a timer runs for the oldest command (it re-arms itself if it fires early)."""
+        if self._timer is None and self._pending:
             oldest = next(iter(self._pending.values()))
             delay = oldest.sent_at + self._rto(oldest.tries) - self._now()
             self._timer = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_timeout)
@@ -414,6 +419,9 @@ class Link:
         if not self._pending:
             return
         oldest = next(iter(self._pending.values()))
+        if self._now() < oldest.sent_at + self._rto(oldest.tries) - 0.0005:
+            self._arm()
+            return
         if oldest.tries >= self.settings.max_tries:
             self._counters.timeouts += 1
             reason = f"{oldest.name} went unanswered after {oldest.tries} tries"
@@ -446,8 +454,7 @@ class Link:
                 pending.future.add_done_callback(_consume_exception)
             else:
                 pending.future.set_result(cast(Message, result))
-        if self._space is not None and not self._space.done():
-            self._space.set_result(None)
+        self._wake_next()
         self._arm()
 
     # ---- receiving -------------------------------------------------------------------------
@@ -478,15 +485,15 @@ class Link:
         self._ring.add(self._last_rx, "rx", frame)
         if frame.version != PROTOCOL_VERSION:
             self._on_foreign_version(frame)
-        elif frame.flags & Flag.NEED_SYNC:
+        elif frame.flags & _NEED_SYNC:
             if self._state is State.UP:
                 loss = _Loss("the table MCU restarted", True, McuReset, mcu_reset=True)
                 self._mark_lost(loss)
-        elif frame.flags & Flag.RESPONSE:
+        elif frame.flags & _RESPONSE:
             self._on_response(frame)
-        elif frame.flags & Flag.EVENT:
+        elif frame.flags & _EVENT:
             self._on_event(frame)
-        elif frame.flags & Flag.NAK:
+        elif frame.flags & _NAK:
             self._on_nak(frame.ack)
         elif frame.type == HeartbeatReply.TYPE:
             self._on_heartbeat_reply(frame)
@@ -600,12 +607,39 @@ class Link:
 
     async def _request(self, command: Command[Any], deliver: bool) -> Message:
         self._require_up()
-        while len(self._pending) >= self.settings.window:
-            if self._space is None or self._space.done():
-                self._space = asyncio.get_running_loop().create_future()
-            await self._space
-            self._require_up()
+        if self._waiters or len(self._pending) >= self.settings.window:
+            await self._wait_turn()
         return await self._send(command, deliver=deliver)
+
+    async def _wait_turn(self) -> None:
+        """Wait, first come first served, for a free place in the window."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            while True:
+                await waiter
+                self._require_up()
+                if len(self._pending) < self.settings.window:
+                    return
+                waiter = asyncio.get_running_loop().create_future()
+                self._waiters.appendleft(waiter)
+        except BaseException:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+            elif waiter.done() and not waiter.cancelled():
+                self._wake_next()
+            raise
+
+    def _wake_next(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def _wake_all(self) -> None:
+        while self._waiters:
+            self._wake_next()
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()

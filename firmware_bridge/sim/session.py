@@ -17,6 +17,8 @@ from firmware_bridge.fields import (
 from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, encode_frame
 from firmware_bridge.messages import MAX_WINDOW, LinkAck, Rejected, RejectReason
 
+_EVENT, _RESPONSE, _SYNC = int(Flag.EVENT), int(Flag.RESPONSE), int(Flag.SYNC)
+_UNSEQUENCED, _NAK, _NEED_SYNC = int(Flag.UNSEQUENCED), int(Flag.NAK), int(Flag.NEED_SYNC)
 REPLY_CACHE = 2 * MAX_WINDOW
 """Replies kept for resending when the host repeats a command it already sent."""
 
@@ -56,14 +58,14 @@ class McuSession:
         """Handle one intact frame from the host."""
         if frame.version != PROTOCOL_VERSION:
             return
-        if frame.flags & Flag.UNSEQUENCED:
-            self._answer(frame, execute, Flag.UNSEQUENCED, cache=False)
-        elif frame.flags & Flag.SYNC:
+        if frame.flags & _UNSEQUENCED:
+            self._answer(frame, execute, _UNSEQUENCED, cache=False)
+        elif frame.flags & _SYNC:
             self.expected = (frame.seq + 1) & 0xFF
             self._replies.clear()
-            self._answer(frame, execute, Flag.RESPONSE, cache=True)
+            self._answer(frame, execute, _RESPONSE, cache=True)
         elif self.expected is None:
-            self._bare(Flag.NEED_SYNC)
+            self._bare(_NEED_SYNC)
         else:
             self._sequenced(frame, execute)
 
@@ -72,7 +74,7 @@ class McuSession:
         delta = (frame.seq - self.expected) & 0xFF
         if delta == 0:
             self.expected = (self.expected + 1) & 0xFF
-            self._answer(frame, execute, Flag.RESPONSE, cache=True)
+            self._answer(frame, execute, _RESPONSE, cache=True)
         elif delta >= 256 - REPLY_CACHE:
             cached = self._replies.get(frame.seq)
             if cached is not None:
@@ -84,12 +86,12 @@ class McuSession:
         """Ask the host to resend from `expected` (once per expected number)."""
         if self.expected is not None and self._nak_for != self.expected:
             self._nak_for = self.expected
-            self._bare(Flag.NAK)
+            self._bare(_NAK)
 
     def send_event(self, message: Message) -> None:
         """Send an event, numbering it with the event counter."""
         self.event_counter += 1
-        flags = Flag.EVENT | (0 if self.synced else Flag.NEED_SYNC)
+        flags = _EVENT | (0 if self.synced else _NEED_SYNC)
         frame = Frame(
             message.TYPE, encode_payload(message), self.event_counter & 0xFF, self.ack, flags
         )
@@ -98,7 +100,7 @@ class McuSession:
     def _answer(self, frame: Frame, execute: Execute, flags: int, cache: bool) -> None:
         reply = self._run(frame, execute)
         if not self.synced:
-            flags |= Flag.NEED_SYNC
+            flags |= _NEED_SYNC
         data = encode_frame(Frame(reply.TYPE, encode_payload(reply), frame.seq, self.ack, flags))
         if cache:
             self._replies[frame.seq] = data
