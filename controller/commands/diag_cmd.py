@@ -4,6 +4,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +86,8 @@ def run_link(args: argparse.Namespace) -> int:
     """Run the link check and print its report."""
     if args.count < 1:
         raise UsageError("--count must be at least 1")
+    if not args.debug:
+        logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     report = asyncio.run(check_link(args.port, args.count, args.timeout))
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
