@@ -172,3 +172,25 @@ async def test_connecting_to_nothing_fails_with_a_plain_reason() -> None:
     sim.unplug()
     with pytest.raises(LinkDown, match="unplugged"):
         await Link(opener, LinkSettings(connect_timeout=0.3)).start()
+
+
+async def test_late_replies_cause_resends_but_each_command_runs_once() -> None:
+    faults = Faults(late_reply=0.5, late_reply_s=0.03)
+    sim = SimulatedTable(seed=4, speed=0, faults=faults, inventory_period=None)
+    async with sim, Link(sim.memory_opener(), LinkSettings(min_rto=0.01)) as link:
+        replies = await asyncio.gather(*(link.request(Ping(token)) for token in range(20)))
+        assert [reply.token for reply in replies] == list(range(20))
+        assert [c.token for c in sim.mcu.commands if isinstance(c, Ping)] == list(range(20))
+        stats = link.stats()
+        assert stats.retransmits > 0 and stats.reconnects == 0
+
+
+async def test_a_watchdog_reset_of_the_mcu_fails_nothing_silently(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe(Connected, Resynced)
+    sim.reset_mcu()
+    connected = await events.next(Connected, within=3)
+    assert connected.mcu_reset and connected.identify.reset_cause is ResetCause.WATCHDOG
+    assert connected.identify.boot_count == 2
+    await events.next(Resynced, within=3)
