@@ -10,11 +10,13 @@ those cheap features, which keeps scoring fast.
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntFlag
+from functools import cached_property
 from typing import NamedTuple, TypeVar
 
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
+from controller.rules.score import PatternValue
 from controller.rules.shapes import FORM_NAMES, Arrangement, Block, Form, count_tiles
 
 _FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
@@ -128,6 +130,7 @@ class HandView:
     """
 
     __slots__ = (
+        "_memo",
         "arrangement",
         "blocks",
         "concealed_triplets",
@@ -136,12 +139,10 @@ class HandView:
         "form",
         "kongs",
         "melded",
-        "memo",
         "pair",
         "pairs",
         "self_drawn",
         "sequences",
-        "sets",
         "triplets",
         "win",
         "win_block",
@@ -158,28 +159,26 @@ class HandView:
         self.self_drawn = self_drawn
         self.win_block: Block = blocks[arrangement.win_block]
         self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
-        self.memo: dict[str, object] = {}
-        sequences, triplets, pairs, sets = [], [], [], []
+        self._memo: dict[str, object] | None = None
+        sequences: list[int] = []
+        triplets: list[int] = []
+        pairs: list[int] = []
         kongs = concealed = honour_sets = 0
-        for item in blocks:
-            shape = item.shape
-            if shape == 3:
-                pairs.append(item.tile)
-                continue
-            sets.append(item)
+        for shape, tile, hidden, _ in blocks:
             if shape == 0:
-                sequences.append(item.tile)
-                continue
-            triplets.append(item.tile)
-            if item.tile >= 27:
-                honour_sets += 1
-            if shape == 2:
-                kongs += 1
-            if item.concealed:
-                concealed += 1
+                sequences.append(tile)
+            elif shape == 3:
+                pairs.append(tile)
+            else:
+                triplets.append(tile)
+                if tile >= 27:
+                    honour_sets += 1
+                if shape == 2:
+                    kongs += 1
+                if hidden:
+                    concealed += 1
         sequences.sort()
         triplets.sort()
-        self.sets = tuple(sets)
         self.sequences = tuple(sequences)
         self.triplets = tuple(triplets)
         self.pairs = tuple(pairs)
@@ -202,6 +201,18 @@ class HandView:
         if win.win_type not in _PLAIN_WINS:
             features |= _SPECIAL_WIN
         self.features = features
+
+    @property
+    def sets(self) -> tuple[Block, ...]:
+        """The sets of a regular hand (every block but the pair)."""
+        return tuple(block for block in self.blocks if block.shape != 3)
+
+    @property
+    def memo(self) -> dict[str, object]:
+        """Scratch space for one ruleset's predicates to share work on this arrangement."""
+        if self._memo is None:
+            self._memo = {}
+        return self._memo
 
 
 Predicate = Callable[[HandView], int]
@@ -236,6 +247,11 @@ class PatternSpec:
     def needs(self) -> int:
         """The features (bits of Feature) the predicate needs to be asked at all."""
         return _NEEDS.get(self.predicate, 0)
+
+    @cached_property
+    def once(self) -> PatternValue:
+        """The pattern counted once, as a score lists it."""
+        return PatternValue(self.name, self.value)
 
 
 def load_patterns(data: Table, predicates: Mapping[str, Predicate]) -> tuple[PatternSpec, ...]:
@@ -274,9 +290,11 @@ class Hit(NamedTuple):
         return self.spec.value * self.times
 
     @property
-    def label(self) -> str:
-        """The name, with `xN` when it counts more than once."""
-        return self.spec.name if self.times == 1 else f"{self.spec.name} x{self.times}"
+    def counted(self) -> PatternValue:
+        """As a score lists it: the name (with `xN` when counted N > 1 times) and the value."""
+        if self.times == 1:
+            return self.spec.once
+        return PatternValue(f"{self.spec.name} x{self.times}", self.spec.value * self.times)
 
 
 Compiled = tuple[tuple[int, Predicate, PatternSpec], ...]
@@ -305,8 +323,10 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
     return hits
 
 
-def best_per_group(hits: Sequence[Hit]) -> list[Hit]:
+def best_per_group(hits: list[Hit]) -> list[Hit]:
     """Only the highest-valued hit of each group, in data order."""
+    if len(hits) < 2:
+        return hits
     best: dict[str, Hit] = {}
     for hit in hits:
         held = best.get(hit.spec.group)
@@ -314,5 +334,5 @@ def best_per_group(hits: Sequence[Hit]) -> list[Hit]:
             best[hit.spec.group] = hit
     if len(best) == len(hits):
         return list(hits)
-    kept = set(best.values())
-    return [hit for hit in hits if hit in kept]
+    kept = {id(hit) for hit in best.values()}
+    return [hit for hit in hits if id(hit) in kept]

@@ -27,12 +27,13 @@ from controller.rules.patterns import (
 from controller.rules.rotation import DealState, HandOutcome, RotationRules
 from controller.rules.score import Payments, Score, Tally, no_payments
 from controller.rules.seats import Seat
-from controller.rules.shapes import FORM_NAMES, Arrangement, Form, arrangements, count_tiles, waits
+from controller.rules.shapes import FORM_NAMES, Arrangement, Form, arrangements, waits
 from controller.rules.tiles import FLOWER_BASE, KINDS
 from controller.rules.tileset import TileSet
 from controller.rules.wall import WallLayout, WallPlan
 
 _FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
+_SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class Ruleset(ABC):
         self.forms = self._forms(get(data, "hand.forms", list))
         self.four_in_pairs: bool = get(data, "hand.seven_pairs_four_of_a_kind", bool)
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
+        self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
 
     # --- hooks a ruleset module writes or may override
 
@@ -172,28 +174,36 @@ class Ruleset(ABC):
             self._check_flowers(win.flowers)
         if win.draw_streak < 0:
             raise RulesError("draw streak cannot be negative")
+        how = win.win_type
+        if how in _SPECIAL_CONTEXT:
+            self._check_context(win)
+        if win.discarder is win.seat and how not in self.self_drawn_wins:
+            raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
+        return counts
+
+    @staticmethod
+    def _check_context(win: Win) -> None:
         if win.win_type is WinType.HEAVENLY and win.seat is not Seat.E:
             raise RulesError("a heavenly win is the dealer's: the winner must sit E")
         if win.win_type is WinType.EARTHLY and win.seat is Seat.E:
             raise RulesError("an earthly win is a non-dealer's: the winner cannot sit E")
         if win.win_type is WinType.KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
             raise RulesError("a win on a kong replacement needs a declared kong")
-        if self.discarder(win) is win.seat:
-            raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
-        return counts
 
     def _check_tiles(
         self, concealed: Sequence[int], melds: Sequence[Meld], extra: int = 0
     ) -> list[int]:
-        if max(concealed, default=0) >= FLOWER_BASE:
-            raise RulesError("a flower in the hand: flowers are passed separately")
-        counts = count_tiles(concealed)
         expected = 14 - extra - 3 * len(melds)
         if len(concealed) != expected:
             raise RulesError(
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
+        if max(concealed, default=0) >= FLOWER_BASE:
+            raise RulesError("a flower in the hand: flowers are passed separately")
+        counts = [0] * KINDS
+        for tile in concealed:
+            counts[tile] += 1
         total = counts
         if melds:
             total = list(counts)
@@ -203,10 +213,9 @@ class Ruleset(ABC):
         if max(total) > self.tiles.copies:
             tile = total.index(max(total))
             raise RulesError(f"more than {self.tiles.copies} tiles {tile_str(tile)} in the hand")
-        if len(self.tiles.kinds) < KINDS:
-            for tile in range(KINDS):
-                if total[tile] and tile not in self.tiles.kinds:
-                    raise RulesError(f"{self.name} plays without {tile_str(tile)}")
+        if self._missing_kinds and any(total[kind] for kind in self._missing_kinds):
+            tile = next(kind for kind in self._missing_kinds if total[kind])
+            raise RulesError(f"{self.name} plays without {tile_str(tile)}")
         return counts
 
     def _check_flowers(self, flowers: Sequence[int]) -> None:

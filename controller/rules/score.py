@@ -13,23 +13,13 @@ Payments = dict[Seat, int]
 NO_PAYMENTS: Mapping[Seat, int] = MappingProxyType(dict.fromkeys(SEATS, 0))
 
 
-class PatternValue(tuple[str, int]):
-    """One counted pattern: (name, value in the ruleset's unit)."""
+class PatternValue(NamedTuple):
+    """One counted pattern: its name and its value in the ruleset's unit."""
 
-    __slots__ = ()
-
-    def __new__(cls, name: str, value: int) -> "PatternValue":
-        return super().__new__(cls, (name, value))
-
-    @property
-    def name(self) -> str:
-        """The pattern's name as the ruleset's data file spells it."""
-        return self[0]
-
-    @property
-    def value(self) -> int:
-        """Its value (points, fan, ...), already multiplied where it counts per set."""
-        return self[1]
+    name: str
+    """The pattern's name as the ruleset's data file spells it (`xN` when counted N times)."""
+    value: int
+    """Its value (points, fan, ...), already multiplied where it counts per set."""
 
 
 class Tally(NamedTuple):

@@ -8,6 +8,7 @@ the best); `is_win` only answers yes or no.
 
 from collections.abc import Sequence
 from enum import IntEnum
+from operator import itemgetter
 from typing import NamedTuple
 
 from controller.rules.hand import Meld, MeldKind
@@ -128,7 +129,9 @@ def _take(
     return [(first, *reading) for reading in rest]
 
 
-_SUITS: tuple[dict[tuple[int, ...], tuple[tuple[Reading, ...], int]], ...] = ({}, {}, {})
+_SUITS: tuple[dict[tuple[int, ...], tuple[tuple[Reading, ...], int]], ...] = tuple(
+    {(0,) * 9: _EMPTY} for _ in range(3)
+)
 
 
 def suit_readings(suit: int, counts: tuple[int, ...]) -> tuple[tuple[Reading, ...], int]:
@@ -174,16 +177,17 @@ def honour_readings(counts: tuple[int, ...]) -> tuple[tuple[Reading, ...], int]:
 def regular_readings(counts: Sequence[int]) -> list[Reading]:
     """Every reading of 34 concealed counts into sets and exactly one pair."""
     row = tuple(counts)
-    a, pa = suit_readings(0, row[0:9]) if any(row[0:9]) else _EMPTY
+    m, p, s, z = row[0:9], row[9:18], row[18:27], row[27:34]
+    a, pa = _SUITS[0].get(m) or suit_readings(0, m)
     if not a:
         return []
-    b, pb = suit_readings(1, row[9:18]) if any(row[9:18]) else _EMPTY
+    b, pb = _SUITS[1].get(p) or suit_readings(1, p)
     if not b:
         return []
-    c, pc = suit_readings(2, row[18:27]) if any(row[18:27]) else _EMPTY
+    c, pc = _SUITS[2].get(s) or suit_readings(2, s)
     if not c:
         return []
-    h, ph = honour_readings(row[27:34])
+    h, ph = _HONOURS.get(z) or honour_readings(z)
     if not h or pa + pb + pc + ph != 1:
         return []
     honours = h[0]
@@ -195,31 +199,34 @@ def regular_readings(counts: Sequence[int]) -> list[Reading]:
 def is_regular(counts: Sequence[int]) -> bool:
     """Whether 34 concealed counts make sets and exactly one pair."""
     row = tuple(counts)
-    pairs = 0
-    for suit in (0, 1, 2):
-        part = row[9 * suit : 9 * suit + 9]
-        if any(part):
-            readings, pair = suit_readings(suit, part)
-            if not readings:
-                return False
-            pairs += pair
-    readings, pair = honour_readings(row[27:34])
-    return bool(readings) and pairs + pair == 1
+    m, p, s, z = row[0:9], row[9:18], row[18:27], row[27:34]
+    a, pa = _SUITS[0].get(m) or suit_readings(0, m)
+    if not a:
+        return False
+    b, pb = _SUITS[1].get(p) or suit_readings(1, p)
+    if not b:
+        return False
+    c, pc = _SUITS[2].get(s) or suit_readings(2, s)
+    if not c:
+        return False
+    h, ph = _HONOURS.get(z) or honour_readings(z)
+    return bool(h) and pa + pb + pc + ph == 1
 
 
 def is_seven_pairs(counts: Sequence[int], allow_four: bool = True) -> bool:
     """Whether 34 counts are seven pairs (four of a kind as two pairs when `allow_four`)."""
-    row = list(counts[:KINDS])
-    if row.count(1) or row.count(3) or (row.count(4) and not allow_four):
+    if 1 in counts or 3 in counts or (not allow_four and 4 in counts):
         return False
-    return sum(row) == 14
+    return sum(counts[:KINDS]) == 14
+
+
+_ORPHAN_COUNTS = itemgetter(*ORPHANS)
 
 
 def is_thirteen_orphans(counts: Sequence[int]) -> bool:
     """One of each terminal and honour plus one more of them."""
-    if not all(counts[k] for k in ORPHANS):
-        return False
-    return sum(counts[k] for k in ORPHANS) == 14 == sum(counts[:KINDS])
+    orphans = _ORPHAN_COUNTS(counts)
+    return 0 not in orphans and sum(orphans) == 14 == sum(counts[:KINDS])
 
 
 def is_win(

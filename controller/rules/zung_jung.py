@@ -11,7 +11,8 @@ from controller.rules.data import Table, get
 from controller.rules.hand import Win, WinType
 from controller.rules.patterns import Feature, HandView, Predicate, best_per_group, evaluate, needs
 from controller.rules.ruleset import Ruleset
-from controller.rules.score import PatternValue, Payments, Tally, payments_from
+from controller.rules.score import PatternValue, Payments, Tally
+from controller.rules.seats import SEATS
 from controller.rules.tiles import DRAGONS, WHITE, WINDS, is_orphan
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
@@ -398,21 +399,23 @@ class ZungJung(Ruleset):
         self.chicken: int = get(data, "scoring.chicken_hand", int)
         self.limit: int = get(data, "scoring.limit", int)
         self.discard_share: int = get(data, "settlement.discard_share", int)
+        chicken = (PatternValue("Chicken Hand", self.chicken),)
+        self._chicken = Tally(chicken, self.chicken, self.chicken)
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""
         hits = best_per_group(evaluate(self.patterns_by_form[view.form], view))
         if not hits:
-            return Tally((PatternValue("Chicken Hand", self.chicken),), self.chicken, self.chicken)
+            return self._chicken
         top = hits[0]
         for hit in hits:
             if hit.spec.value > top.spec.value:
                 top = hit
         if top.spec.value >= self.limit:
             note = f"limit: {top.spec.name} is worth {self.limit} or more, so it counts alone"
-            return Tally((PatternValue(top.label, top.value),), top.value, top.value, (note,))
-        patterns = tuple([PatternValue(hit.label, hit.value) for hit in hits])
-        total = sum([pattern[1] for pattern in patterns])
+            return Tally((top.counted,), top.value, top.value, (note,))
+        patterns = tuple([hit.counted for hit in hits])
+        total = sum([pattern.value for pattern in patterns])
         if total >= self.limit:
             note = f"limit: total {total} capped at {self.limit}"
             return Tally(patterns, self.limit, self.limit, (note,))
@@ -421,12 +424,15 @@ class ZungJung(Ruleset):
     def settle_win(self, win: Win, tally: Tally) -> Payments:
         """Self-drawn: each pays V. Discard: each pays V up to 25, else the discarder 3V-50."""
         value = tally.score
-        discarder = self.discarder(win)
-        debts = dict.fromkeys(win.seat.others(), value)
-        if discarder is not None and value > self.discard_share:
-            debts = dict.fromkeys(debts, self.discard_share)
-            debts[discarder] = 3 * value - 2 * self.discard_share
-        return payments_from(debts, win.seat)
+        share = self.discard_share
+        result = dict.fromkeys(SEATS, -value)
+        if value > share:
+            discarder = self.discarder(win)
+            if discarder is not None:
+                result = dict.fromkeys(SEATS, -share)
+                result[discarder] = 2 * share - 3 * value
+        result[win.seat] = 3 * value
+        return result
 
 
 RULESET = ZungJung
