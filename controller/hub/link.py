@@ -5,6 +5,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,6 +105,8 @@ class HubLink:
         self._due: dict[str, float] = {}
         self._attempts: dict[str, int] = {}
         self._refused: set[str] = set()
+        self._publishing: set[asyncio.Task[None]] = set()
+        self._failure: BaseException | None = None
 
     # --- what the session and the app call -------------------------------------------------
 
@@ -193,6 +196,9 @@ class HubLink:
         self.connected = False
         self.hub_online = False
         self._due.clear()
+        self._failure = None
+        for task in self._publishing:
+            task.cancel()
 
     def _will(self) -> LastWill:
         topic, payload = self._status_payload(online=False)
@@ -290,6 +296,8 @@ class HubLink:
     async def _send(self, session: MqttSession) -> None:
         while True:
             self._wake.clear()
+            if self._failure is not None:
+                raise self._failure
             await self._flush_feed(session)
             if self.hub_online:
                 await self._send_results(session)
@@ -308,10 +316,23 @@ class HubLink:
             for r in self.outbox.pending_results(self.timing.window)
             if self._due.get(r.id, now) <= now
         ]
+        topic = self.topics.results(self.settings.table)
         for result in batch:
             self._schedule_resend(result, now)
-        topic = self.topics.results(self.settings.table)
-        await asyncio.gather(*(session.publish(topic, r.payload) for r in batch))
+            self._spawn(session.publish(topic, result.payload))
+
+    def _spawn(self, publish: Coroutine[Any, Any, None]) -> None:
+        """Publish in the background: the window refills as acks come, not as PUBACKs do."""
+        task = asyncio.ensure_future(publish)
+        self._publishing.add(task)
+        task.add_done_callback(self._published)
+
+    def _published(self, task: "asyncio.Task[None]") -> None:
+        self._publishing.discard(task)
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            self._failure = error
+            self._wake.set()
 
     def _schedule_resend(self, result: PendingResult, now: float) -> None:
         attempt = self._attempts.get(result.id, 0)

@@ -62,6 +62,7 @@ class Outbox:
             self._db.executescript(_SCHEMA)
             with self._write():
                 self.boot = self._bump("boot")
+            self._acked = self._count("acked IS NOT NULL")
         except sqlite3.Error as exc:
             raise RuntimeFailure(f"outbox {path}: {exc}") from exc
 
@@ -104,9 +105,11 @@ class Outbox:
 
     def pending_count(self) -> int:
         """How many results the hub has not acknowledged yet."""
-        return int(
-            self._db.execute("SELECT count(*) FROM results WHERE acked IS NULL").fetchone()[0]
-        )
+        return self._count("acked IS NULL")
+
+    def _count(self, condition: str) -> int:
+        query = f"SELECT count(*) FROM results WHERE {condition}"
+        return int(self._db.execute(query).fetchone()[0])
 
     def mark_acked(self, ids: Iterable[str], now: float) -> int:
         """Record the hub's acknowledgement of these result ids; returns how many were new."""
@@ -118,15 +121,19 @@ class Outbox:
                 ).rowcount
                 for i in id_list
             )
+            self._acked += changed
             self._prune_acked()
         return changed
 
     def _prune_acked(self) -> None:
-        self._db.execute(
+        # Pruning scans the acked results, so it runs only once they exceed the limit by 10%.
+        if self._acked <= self.keep_acked + self.keep_acked // 10:
+            return
+        self._acked -= self._db.execute(
             "DELETE FROM results WHERE acked IS NOT NULL AND seq NOT IN "
             "(SELECT seq FROM results WHERE acked IS NOT NULL ORDER BY seq DESC LIMIT ?)",
             (self.keep_acked,),
-        )
+        ).rowcount
 
     def reopen_since(self, seq: int) -> tuple[int, int | None]:
         """Make acknowledged results from `seq` on pending again (the hub asked for them);
@@ -135,6 +142,7 @@ class Outbox:
             reopened = self._db.execute(
                 "UPDATE results SET acked = NULL WHERE seq >= ? AND acked IS NOT NULL", (seq,)
             ).rowcount
+            self._acked -= reopened
         oldest = self._db.execute("SELECT min(seq) FROM results").fetchone()[0]
         return reopened, None if oldest is None else int(oldest)
 

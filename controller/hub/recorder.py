@@ -154,8 +154,9 @@ class Recorder:
             with self.store:
                 for message in batch:
                     self._handle(message, acks)
-            for table, ack in acks.items():
-                await self._send_ack(session, table, ack)
+                first_seq = self.store.reserve("seq", len(acks))
+            for seq, (table, ack) in enumerate(acks.items(), start=first_seq):
+                await self._send_ack(session, table, ack, seq)
             await self._check_gaps(session, set(acks) | set(self._gaps))
 
     async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
@@ -188,12 +189,9 @@ class Recorder:
 
     def _on_result(self, table: str, payload: bytes, ack: _Acks) -> None:
         key = self.keys.get(table)
-        result_id = peek_id(payload)
-        reason = self._refusal_reason(table, key, payload)
-        if reason is not None:
-            self._refuse(table, result_id, reason, ack if key else None)
+        message = self._accepted(table, key, payload, ack)
+        if message is None:
             return
-        message = decode(payload, ResultMessage)
         r = message.result
         published = self.store.commitment(table, r.session, r.hand)
         verdict = audit_wall(published, r.wall.commitment, r.wall.order, r.wall.salt)
@@ -215,18 +213,14 @@ class Recorder:
             self.counters.duplicates += 1
         ack.ids.append(message.id)
 
-    def _refusal_reason(self, table: str, key: TableKey | None, payload: bytes) -> str | None:
-        if key is None:
-            return "no key is registered for this table"
-        try:
-            if not key.verify(payload):
-                return "bad signature"
-            message = decode(payload, ResultMessage)
-        except MalformedMessage as exc:
-            return f"malformed: {exc}"
-        if message.table != table:
-            return f"result names table {message.table} but came on table {table}'s topic"
-        return None
+    def _accepted(
+        self, table: str, key: TableKey | None, payload: bytes, ack: _Acks
+    ) -> ResultMessage | None:
+        """The result if it is genuine and well formed; otherwise refuse it and say why."""
+        reason, message = _check_result(table, key, payload)
+        if message is None:
+            self._refuse(table, peek_id(payload), reason, ack if key else None)
+        return message
 
     def _refuse(self, table: str, result_id: str | None, reason: str, ack: _Acks | None) -> None:
         self.counters.refused += 1
@@ -274,11 +268,11 @@ class Recorder:
         level = logging.INFO if message.ok else logging.WARNING
         _log.log(level, "table %s: %s: %s", table, message.code, message.message)
 
-    async def _send_ack(self, session: MqttSession, table: str, ack: _Acks) -> None:
+    async def _send_ack(self, session: MqttSession, table: str, ack: _Acks, seq: int) -> None:
         key = self.keys.get(table)
         if key is None:
             return
-        head = new_header(table, self.boot, self.store.bump("seq"), self.clock)
+        head = new_header(table, self.boot, seq, self.clock)
         message = key.sign(AckMessage(results=ack.ids, refused=ack.refused, **head))
         await session.publish(self.topics.acks(table), encode(message))
 
@@ -322,6 +316,22 @@ class Recorder:
         )
         await session.publish(self.topics.commands(table), encode(message))
         return message.id
+
+
+def _check_result(
+    table: str, key: TableKey | None, payload: bytes
+) -> tuple[str, ResultMessage | None]:
+    if key is None:
+        return "no key is registered for this table", None
+    try:
+        if not key.verify(payload):
+            return "bad signature", None
+        message = decode(payload, ResultMessage)
+    except MalformedMessage as exc:
+        return f"malformed: {exc}", None
+    if message.table != table:
+        return f"result names table {message.table} but came on table {table}'s topic", None
+    return "", message
 
 
 def make_command(

@@ -87,10 +87,14 @@ class ResultStore:
     def bump(self, key: str) -> int:
         """Increase a counter (the hub's boot or its message sequence) and return it."""
         with self:
-            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-            value = (int(row[0]) if row else 0) + 1
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
-        return value
+            return self.reserve(key, 1)
+
+    def reserve(self, key: str, count: int) -> int:
+        """Inside a transaction: take `count` numbers of a counter; returns the first."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        first = (int(row[0]) if row else 0) + 1
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, first + count - 1))
+        return first
 
     def add_result(self, message: ResultMessage, payload: bytes, audit: str, now: float) -> bool:
         """Record a verified result; False if its id is already recorded (a resend)."""

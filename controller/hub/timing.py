@@ -36,7 +36,7 @@ class LinkTiming:
     connect_timeout_s: float = 10.0
     publish_timeout_s: float = 10.0
     keepalive_s: int = 30
-    window: int = 64
+    window: int = 256
     gap_grace_s: float = 5.0
 
 
