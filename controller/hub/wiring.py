@@ -2,6 +2,7 @@
 
 from controller.clock import Clock
 from controller.config import TableConfig
+from controller.errors import UsageError
 from controller.hub.aiomqtt_transport import AiomqttConnector
 from controller.hub.dispatcher import TableControl
 from controller.hub.link import HubLink, LinkSettings
@@ -37,9 +38,13 @@ def build_hub_link(
 ) -> HubLink:
     """A ready-to-run HubLink; UsageError if mqtt.result_key is too short to sign with."""
     timing = LinkTiming(keepalive_s=config.mqtt.keepalive_s)
+    try:
+        key = TableKey(config.mqtt.result_key)
+    except UsageError as exc:
+        raise UsageError(f"mqtt.result_key: {exc}") from exc
     settings = LinkSettings(
         table=config.table.id,
-        key=TableKey(config.mqtt.result_key),
+        key=key,
         topics=Topics(config.mqtt.topic_root),
         timing=timing,
     )

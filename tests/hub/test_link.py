@@ -13,9 +13,10 @@ from controller.hub.events import TableStatus
 from controller.hub.messages import ReplyMessage, StatusMessage, decode
 from controller.hub.topics import Topics
 from tests.broker import Broker
-from tests.hub.commanding import command
+from tests.hub.commanding import command, resign
 from tests.hub.factories import PLAYERS, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.test_dispatcher import MALFORMED
 
 pytestmark = pytest.mark.broker
 TOPICS = Topics()
@@ -100,3 +101,26 @@ async def test_hub_commands_are_answered_over_mqtt(broker: Broker, tmp_path: Pat
                         break
     assert [r.code for r in replies] == ["malformed", "ok"]
     assert book.session == "s9"
+
+
+async def test_malformed_commands_over_mqtt_get_error_replies_and_the_table_keeps_serving(
+    broker: Broker, tmp_path: Path
+) -> None:
+    book = SessionBook()
+    link = make_link(broker.url, tmp_path / "outbox.db", book)
+    junk = [resign(fields) for fields in MALFORMED[::4]]
+    async with running(link.run()), aiomqtt.Client(broker.host, broker.port) as hub_cli:
+        await eventually(lambda: link.connected, "table connected")
+        await hub_cli.subscribe(TOPICS.replies("t1"), qos=1)
+        for payload in junk:
+            await hub_cli.publish(TOPICS.commands("t1"), payload, qos=1)
+        order = StartSession(session="s9", ruleset="sichuan", players=list(PLAYERS))
+        await hub_cli.publish(TOPICS.commands("t1"), command(order, SystemClock()), qos=1)
+        replies = []
+        async with asyncio.timeout(10):
+            async for message in hub_cli.messages:
+                replies.append(decode(bytes(message.payload), ReplyMessage))
+                if len(replies) == len(junk) + 1:
+                    break
+    assert all(not r.ok for r in replies[:-1]) and replies[-1].ok
+    assert book.log == ["start s9"]
