@@ -1,6 +1,6 @@
 """Hub link benchmark: results delivered end to end (recorded and acked) against plain aiomqtt.
 
-    .venv/bin/python bench/hub_bench.py [--results 2000] [--tables 50] [--per-table 40]
+    .venv/bin/python bench/hub_bench.py [--results 2000] [--tables 50] [--per-table 100]
 
 1. One table: --results signed results wait in a table's outbox; the link sends them and the
    recorder (`mahjong-table hub`, its own process) verifies, records and acks each. Baseline
@@ -159,5 +159,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", type=int, default=2000, help="results from one table")
     parser.add_argument("--tables", type=int, default=50, help="tables sending at once")
-    parser.add_argument("--per-table", type=int, default=40, help="results per table")
+    parser.add_argument("--per-table", type=int, default=100, help="results per table")
     asyncio.run(main(parser.parse_args()))
