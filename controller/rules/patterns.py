@@ -74,6 +74,24 @@ _SEQUENCE_REPEAT = Feature.SEQUENCE_REPEAT.value
 _NO_SUITS = Feature.NO_SUITS.value
 
 
+_TERMINAL, _MIDDLE, _456 = 2, 4, 8
+_SUIT_BITS: dict[tuple[int, ...], int] = {}
+
+
+def _suit_bits(part: tuple[int, ...]) -> int:
+    """Memoised: 1 any tile, 2 a terminal, 4 a 2-8, 8 a 4-6 of this suit's 9 counts."""
+    bits = _SUIT_BITS.get(part, -1)
+    if bits < 0:
+        bits = (
+            bool(any(part))
+            | (bool(part[0] or part[8]) << 1)
+            | (bool(any(part[1:8])) << 2)
+            | (bool(any(part[3:6])) << 3)
+        )
+        _SUIT_BITS[part] = bits
+    return bits
+
+
 class TileFacts:
     """Facts about all of a hand's tiles (melds included) that no arrangement changes."""
 
@@ -87,21 +105,16 @@ class TileFacts:
         "terminals_only",
     )
 
-    def __init__(self, counts: list[int]) -> None:
+    def __init__(self, counts: Sequence[int]) -> None:
         self.counts = counts
-        suits = []
-        if any(counts[0:9]):
-            suits.append(0)
-        if any(counts[9:18]):
-            suits.append(1)
-        if any(counts[18:27]):
-            suits.append(2)
-        self.suits: tuple[int, ...] = tuple(suits)
+        row = tuple(counts)
+        bits = [_suit_bits(row[0:9]), _suit_bits(row[9:18]), _suit_bits(row[18:27])]
+        self.suits: tuple[int, ...] = tuple(s for s in (0, 1, 2) if bits[s])
         """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
-        self.honours = any(counts[27:34])
-        middles = any(counts[1:8]) or any(counts[10:17]) or any(counts[19:26])
-        ends = counts[0] or counts[8] or counts[9] or counts[17] or counts[18] or counts[26]
-        self.simples_only = not self.honours and not ends
+        self.honours = any(row[27:34])
+        every = bits[0] | bits[1] | bits[2]
+        middles = every & _MIDDLE
+        self.simples_only = not self.honours and not every & _TERMINAL
         self.orphans_only = not middles
         self.terminals_only = not middles and not self.honours
         features = _HONOURS if self.honours else 0
@@ -113,7 +126,7 @@ class TileFacts:
             features |= _NO_SUITS
         if not middles:
             features |= _ORPHANS_ONLY
-        if not (any(counts[3:6]) or any(counts[12:15]) or any(counts[21:24])):
+        if not every & _456:
             features |= _NO_456
         self.features = features
 
@@ -297,15 +310,27 @@ class Hit(NamedTuple):
         return PatternValue(f"{self.spec.name} x{self.times}", self.spec.value * self.times)
 
 
-Compiled = tuple[tuple[int, Predicate, PatternSpec], ...]
+class Compiled:
+    """The patterns of one hand form, ready to run: which to ask is memoised per feature set."""
+
+    __slots__ = ("_asked", "_specs")
+
+    def __init__(self, specs: Sequence[PatternSpec]) -> None:
+        self._specs = tuple((spec.needs, spec.predicate, spec) for spec in specs if spec.value)
+        self._asked: dict[int, tuple[tuple[Predicate, PatternSpec], ...]] = {}
+
+    def asked(self, features: int) -> tuple[tuple[Predicate, PatternSpec], ...]:
+        """The (predicate, spec) pairs whose needed features are all in `features`."""
+        found = self._asked.get(features)
+        if found is None:
+            found = tuple((p, s) for mask, p, s in self._specs if features & mask == mask)
+            self._asked[features] = found
+        return found
 
 
 def by_form(specs: Sequence[PatternSpec]) -> dict[Form, Compiled]:
     """For each hand form, the patterns (with a non-zero value) that apply to it, ready to run."""
-    return {
-        form: tuple((s.needs, s.predicate, s) for s in specs if form in s.forms and s.value)
-        for form in Form
-    }
+    return {form: Compiled([s for s in specs if form in s.forms]) for form in Form}
 
 
 def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
@@ -313,13 +338,11 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
 
     `compiled` is the entry of `by_form` for the view's form.
     """
-    have = view.features
     hits = []
-    for mask, predicate, spec in compiled:
-        if have & mask == mask:
-            times = predicate(view)
-            if times:
-                hits.append(Hit(spec, int(times)))
+    for predicate, spec in compiled.asked(view.features):
+        times = predicate(view)
+        if times:
+            hits.append(Hit(spec, int(times)))
     return hits
 
 

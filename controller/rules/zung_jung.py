@@ -5,7 +5,10 @@ with no pattern is a Chicken Hand. A pattern worth the limit (320) or more count
 otherwise a total at or over the limit becomes the limit.
 """
 
+import math
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from controller.rules.data import Table, get
 from controller.rules.hand import Win, WinType
@@ -399,6 +402,7 @@ class ZungJung(Ruleset):
         self.chicken: int = get(data, "scoring.chicken_hand", int)
         self.limit: int = get(data, "scoring.limit", int)
         self.discard_share: int = get(data, "settlement.discard_share", int)
+        self.timing = TimingRules.from_data(data)
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
 
@@ -433,6 +437,60 @@ class ZungJung(Ruleset):
                 result[discarder] = 2 * share - 3 * value
         result[win.seat] = 3 * value
         return result
+
+    def time_penalty(self, turns: Sequence[float]) -> "TimePenalty":
+        """Penalty points for one player's turn times (seconds) in one hand."""
+        return self.timing.assess(turns)
+
+
+@dataclass(frozen=True)
+class TimePenalty:
+    """Time penalty of one player in one hand."""
+
+    points: int
+    forfeit: bool
+
+
+@dataclass(frozen=True)
+class TimingRules:
+    """WMC turn and hand time limits (from `[timing]`)."""
+
+    turn_seconds: float
+    hand_seconds: float
+    penalty: int
+    step_seconds: float
+    grace_seconds: float
+    forfeit_over: int
+
+    @classmethod
+    def from_data(cls, data: Table) -> "TimingRules":
+        """The `[timing]` table of the ruleset's data."""
+        number = (int, float)
+        return cls(
+            turn_seconds=get(data, "timing.turn_seconds", number),
+            hand_seconds=get(data, "timing.hand_seconds", number),
+            penalty=get(data, "timing.penalty", int),
+            step_seconds=get(data, "timing.step_seconds", number),
+            grace_seconds=get(data, "timing.grace_seconds", number),
+            forfeit_over=get(data, "timing.forfeit_over", int),
+        )
+
+    def assess(self, turns: Sequence[float]) -> TimePenalty:
+        """Points for these turn times in order (the grace after dealing is taken off the first).
+
+        Each started step over the turn limit costs `penalty`, and so does each started step
+        of the hand's total over the hand limit; both apply.
+        """
+        counted = list(turns)
+        if counted:
+            counted[0] = max(0.0, counted[0] - self.grace_seconds)
+        steps = sum(self._steps(seconds - self.turn_seconds) for seconds in counted)
+        steps += self._steps(sum(counted) - self.hand_seconds)
+        points = steps * self.penalty
+        return TimePenalty(points, points > self.forfeit_over)
+
+    def _steps(self, over: float) -> int:
+        return math.ceil(over / self.step_seconds) if over > 0 else 0
 
 
 RULESET = ZungJung

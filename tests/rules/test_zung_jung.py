@@ -3,6 +3,7 @@
 import pytest
 
 from controller.rules import RulesError, Seat, WinType, get_ruleset
+from controller.rules.zung_jung import ZungJung
 from tests.rules.helpers import names, zj
 
 D, SD = WinType.DISCARD, WinType.SELF_DRAW
@@ -257,3 +258,23 @@ def test_invalid_hand_says_why() -> None:
     assert not score.valid
     assert score.reason.startswith("not a winning hand")
     assert score.total == 0 and all(v == 0 for v in score.payments.values())
+
+
+def test_time_penalties_per_started_15_seconds() -> None:
+    rules = get_ruleset("zung-jung")
+    assert isinstance(rules, ZungJung)
+    assert rules.time_penalty([10, 15, 12]).points == 0
+    assert rules.time_penalty([10, 16]).points == 5  # 1 s over the turn limit: one step
+    assert rules.time_penalty([10, 31]).points == 10  # 16 s over: two steps
+    assert rules.time_penalty([30]).points == 0  # the first 15 s after dealing are free
+
+
+def test_hand_time_limit_adds_to_turn_penalties_and_a_forfeit_over_80() -> None:
+    rules = get_ruleset("zung-jung")
+    assert isinstance(rules, ZungJung)
+    steady = [30.0] + [15.0] * 12  # 195 s after the grace: 15 s over the hand limit
+    assert rules.time_penalty(steady).points == 5
+    slow = [0.0, 100.0, 100.0]  # 6 + 6 turn steps, 200 s total: 2 hand steps
+    penalty = rules.time_penalty(slow)
+    assert penalty.points == 70 and not penalty.forfeit
+    assert rules.time_penalty([0.0, 100.0, 100.0, 35.0]).forfeit  # 90 points
