@@ -39,6 +39,8 @@ mosquitto_binary() {
 
 ensure_system_packages() {
     [ -n "$(mosquitto_binary)" ] || apt_install mosquitto
+    # The venue broker tests make a CA and table certificates with openssl.
+    command -v openssl >/dev/null 2>&1 || apt_install openssl
     local python; python=$(pick_python)
     if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
         apt_install python3-venv
