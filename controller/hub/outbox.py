@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.errors import RuntimeFailure
+from controller.hub.durable import open_durable
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -54,12 +55,7 @@ class Outbox:
         self.max_feed = max_feed
         self.keep_acked = keep_acked
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.executescript(_SCHEMA)
+            self._db = open_durable(path, _SCHEMA)
             with self._write():
                 self.boot = self._bump("boot")
             self._acked = self._count("acked IS NOT NULL")

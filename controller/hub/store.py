@@ -8,6 +8,7 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.errors import RuntimeFailure, UsageError
+from controller.hub.durable import open_durable
 from controller.hub.messages import ResultMessage
 
 _SCHEMA = """
@@ -59,12 +60,7 @@ class ResultStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.executescript(_SCHEMA)
+            self._db = open_durable(path, _SCHEMA)
         except sqlite3.Error as exc:
             raise RuntimeFailure(f"results store {path}: {exc}") from exc
 
