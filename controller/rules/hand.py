@@ -1,6 +1,6 @@
 """A declared win as data: concealed tiles, declared melds and how the winning tile came."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from controller.rules.errors import RulesError
@@ -102,8 +102,8 @@ class Win:
     flowers: tuple[int, ...] = ()
     draw_streak: int = 0
     """Drawn hands in a row just before this one (for draw bonuses)."""
-    extra: dict[str, int] = field(default_factory=dict, compare=False)
-    """Ruleset-specific facts a table may pass on (documented by the ruleset)."""
+    finished: frozenset[Seat] = frozenset()
+    """Seats that already won and left this hand (Sichuan blood battle): they do not pay."""
 
     def __post_init__(self) -> None:
         if not self.concealed:
@@ -112,6 +112,8 @@ class Win:
             object.__setattr__(self, "win_tile", self.concealed[-1])
         elif self.win_tile not in self.concealed:
             raise RulesError("the winning tile must be one of the concealed tiles")
+        if self.seat in self.finished or self.discarder in self.finished:
+            raise RulesError("a seat that already won takes no further part in the hand")
 
     @classmethod
     def of(

@@ -170,7 +170,7 @@ class HandView:
         self.win = win
         self.facts = facts
         self.self_drawn = self_drawn
-        self.win_block: Block = blocks[arrangement.win_block]
+        self.win_block: Block | None = blocks[arrangement.win_block] if blocks else None
         self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
         self._memo: dict[str, object] | None = None
         sequences: list[int] = []

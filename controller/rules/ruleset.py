@@ -84,6 +84,13 @@ class Ruleset(ABC):
         """Why these tiles can never win here, however arranged ('' = they may)."""
         return ""
 
+    def extra_arrangements(self, win: Win, counts: Sequence[int]) -> list[Arrangement]:
+        """Readings of the hand in this ruleset's own shapes (Form.SPECIAL); none by default.
+
+        `counts` are the concealed tiles' counts per kind. Scored like any other reading.
+        """
+        return []
+
     def better(self, tally: Tally, than: Tally) -> bool:
         """Whether one arrangement's tally beats another's (freedom of count keeps the best)."""
         return (tally.score, tally.total) > (than.score, than.total)
@@ -155,9 +162,13 @@ class Ruleset(ABC):
         """The tiles that would make a valid win of this 13-tile hand (won on a discard)."""
         self._check_tiles(concealed, melds, extra=1)
         held = [tile for meld in melds for tile in meld.tiles]
-        forms = self.forms if not melds else frozenset({Form.REGULAR})
+        if Form.SPECIAL in self.forms:  # the ruleset's own shapes: try every tile
+            candidates = [k for k in range(KINDS) if (list(concealed) + held).count(k) < 4]
+        else:
+            forms = self.forms if not melds else frozenset({Form.REGULAR})
+            candidates = waits(concealed, forms, self.four_in_pairs, held)
         result = []
-        for tile in waits(concealed, forms, self.four_in_pairs, held):
+        for tile in candidates:
             if tile not in self.tiles.kinds:
                 continue
             hand = (*concealed, tile)
@@ -238,9 +249,12 @@ class Ruleset(ABC):
         facts = TileFacts(total)
         best: tuple[Tally, Arrangement] | None = None
         rejected = ""
-        for arrangement in arrangements(
+        found = arrangements(
             counts, win.melds, win.win_tile, self_drawn, self.forms, self.four_in_pairs
-        ):
+        )
+        if Form.SPECIAL in self.forms:
+            found += self.extra_arrangements(win, counts)
+        for arrangement in found:
             tally = self.tally(HandView(arrangement, win, facts, self_drawn))
             if tally.rejected:
                 rejected = rejected or tally.rejected

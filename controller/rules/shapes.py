@@ -31,15 +31,18 @@ class Form(IntEnum):
     REGULAR = 0
     SEVEN_PAIRS = 1
     THIRTEEN_ORPHANS = 2
+    SPECIAL = 3
+    """A ruleset's own winning shape (e.g. Shanghai's Jumbled Winds), from its own hook."""
 
 
 FORM_NAMES = {
     Form.REGULAR: "regular",
     Form.SEVEN_PAIRS: "seven-pairs",
     Form.THIRTEEN_ORPHANS: "thirteen-orphans",
+    Form.SPECIAL: "special",
 }
 ALL_FORMS = frozenset(Form)
-_REGULAR, _SEVEN_PAIRS, _THIRTEEN_ORPHANS = Form
+_REGULAR, _SEVEN_PAIRS, _THIRTEEN_ORPHANS, _SPECIAL = Form
 _TRIPLET = Shape.TRIPLET
 _SIZES = (3, 3, 4, 2)
 
@@ -81,7 +84,10 @@ def block(shape: Shape, tile: int, concealed: bool = True, declared: bool = Fals
 
 
 class Arrangement(NamedTuple):
-    """One reading of a winning hand; `win_block` indexes the block holding the winning tile."""
+    """One reading of a winning hand; `win_block` indexes the block holding the winning tile.
+
+    A SPECIAL reading may have no blocks (then `win_block` is -1).
+    """
 
     form: Form
     blocks: tuple[Block, ...]
@@ -91,6 +97,8 @@ class Arrangement(NamedTuple):
         """The reading in notation: concealed blocks plain, declared ones in brackets."""
         if self.form is Form.THIRTEEN_ORPHANS:
             return "thirteen orphans, pair " + format_tiles(self.blocks[0].tiles())
+        if not self.blocks:
+            return FORM_NAMES[self.form]
         parts = []
         for item in sorted(self.blocks, key=lambda b: (b.declared, b.tile, b.shape)):
             text = format_tiles(item.tiles())
