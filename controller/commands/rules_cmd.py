@@ -2,6 +2,7 @@
 
 mahjong-table rules score --ruleset R HAND [--meld KIND:TILES ...] [--win-tile T] [--win W]
                           [--seat S] [--discarder S] [--flowers TILES] [--json]
+                          [--draw-streak N] [--won SEATS] [--ruleset-file PATH]
 mahjong-table rules waits --ruleset R HAND13 [--meld KIND:TILES ...] [--json]
 An invalid hand is a normal answer (exit 0, valid false); malformed input exits 2.
 """
@@ -58,6 +59,9 @@ def register(commands: Any) -> None:
     score.add_argument(
         "--draw-streak", type=int, default=0, metavar="N", help="drawn hands in a row before this"
     )
+    score.add_argument(
+        "--won", default="", metavar="SEATS", help="seats that already won this hand, e.g. NW"
+    )
     score.set_defaults(handler=run_score)
     waits = actions.add_parser(
         "waits",
@@ -106,6 +110,7 @@ def run_score(args: argparse.Namespace) -> int:
             discarder=Seat[args.discarder] if args.discarder else None,
             flowers=tuple(parse_tiles(args.flowers)),
             draw_streak=args.draw_streak,
+            finished=frozenset(Seat.parse(letter) for letter in args.won),
         )
         result = ruleset.score(win)
     if args.json:

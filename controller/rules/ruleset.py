@@ -190,6 +190,8 @@ class Ruleset(ABC):
             self._check_context(win)
         if win.discarder is win.seat and how not in self.self_drawn_wins:
             raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
+        if win.finished and self.discarder(win) in win.finished:
+            raise RulesError("the discarder already won this hand: name the discarder")
         return counts
 
     @staticmethod

@@ -84,6 +84,8 @@ def test_an_invalid_hand_is_a_normal_answer(capsys: pytest.CaptureFixture[str]) 
         (["123m456p789s123p55s", "--win-tile", "9m"], "winning tile must be one of"),
         (["11111m456p789s123p"], "more than 4 tiles 1m"),
         (["123m456p789s123p55s", "--flowers", "1f"], "without flower tiles"),
+        (["123m456p789s123p55s", "--won", "EX"], "unknown seat 'X'"),
+        (["123m456p789s123p55s", "--won", "N"], "already won"),
     ],
 )
 def test_malformed_input_exits_2_with_one_line(
