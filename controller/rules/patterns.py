@@ -237,6 +237,7 @@ def needs(*features: Feature) -> Callable[[P], P]:
     """Mark a predicate as false unless the arrangement has all these features."""
 
     def mark(predicate: P) -> P:
+        """Record the predicate's needed features; the predicate itself is unchanged."""
         mask = 0
         for feature in features:
             mask |= int(feature)

@@ -8,7 +8,7 @@ subclasses it and writes `tally` (how its patterns combine into a score) and
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from controller.rules.claims import ClaimRules, KongKind
@@ -44,6 +44,8 @@ class SeatAtDraw:
     melds: tuple[Meld, ...] = ()
     won: bool = False
     kong_income: int = 0
+    kong_paid_by: Mapping[Seat, int] = field(default_factory=dict, compare=False)
+    """Who paid that kong income and how much (so a ruleset can have it returned)."""
 
 
 class Ruleset(ABC):

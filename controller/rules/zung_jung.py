@@ -5,10 +5,8 @@ with no pattern is a Chicken Hand. A pattern worth the limit (320) or more count
 otherwise a total at or over the limit becomes the limit.
 """
 
-import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from controller.rules.data import Table, get
 from controller.rules.hand import Win, WinType
@@ -17,6 +15,7 @@ from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
 from controller.rules.tiles import DRAGONS, WHITE, WINDS, is_orphan
+from controller.rules.timing import TimePenalty, TimingRules
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 
@@ -208,38 +207,31 @@ def four_identical_sequences(view: HandView) -> bool:
 # --- 6 similar sets
 
 
-def _by_number(tiles: tuple[int, ...]) -> dict[int, set[int]]:
-    found: dict[int, set[int]] = {}
-    for tile in tiles:
-        if tile < 27:
-            found.setdefault(tile % 9, set()).add(tile // 9)
-    return found
+def _in_all_suits(tiles: tuple[int, ...]) -> bool:
+    """Whether some characters tile here has its dots and bamboo twins here too."""
+    return any(tile + 9 in tiles and tile + 18 in tiles for tile in tiles if tile < 9)
 
 
 @needs(Feature.SEQUENCES_3)
 def three_similar_sequences(view: HandView) -> bool:
     """The same sequence in all three suits."""
-    if len(view.sequences) < 3:
-        return False
-    return any(len(suits) == 3 for suits in _by_number(view.sequences).values())
+    return _in_all_suits(view.sequences)
 
 
 @needs(Feature.TRIPLETS_2)
 def small_three_similar_triplets(view: HandView) -> bool:
     """Triplets of one number in two suits and the pair of that number in the third."""
     pair = view.pair
-    if pair < 0 or pair >= 27 or len(view.triplets) < 2:
+    if not 0 <= pair < 27:
         return False
-    suits = _by_number(view.triplets).get(pair % 9, set())
-    return len(suits) == 2 and pair // 9 not in suits
+    twins = [pair % 9 + 9 * suit for suit in (0, 1, 2) if suit != pair // 9]
+    return twins[0] in view.triplets and twins[1] in view.triplets
 
 
 @needs(Feature.TRIPLETS_3)
 def three_similar_triplets(view: HandView) -> bool:
     """Triplets of one number in all three suits."""
-    if len(view.triplets) < 3:
-        return False
-    return any(len(suits) == 3 for suits in _by_number(view.triplets).values())
+    return _in_all_suits(view.triplets)
 
 
 # --- 7 consecutive sets
@@ -248,34 +240,30 @@ def three_similar_triplets(view: HandView) -> bool:
 @needs(Feature.SEQUENCES_3)
 def nine_tile_straight(view: HandView) -> bool:
     """123, 456 and 789 of one suit."""
-    if len(view.sequences) < 3:
-        return False
-    starts = set(view.sequences)
-    return any({base, base + 3, base + 6} <= starts for base in (0, 9, 18))
+    runs = view.sequences
+    return any(base in runs and base + 3 in runs and base + 6 in runs for base in (0, 9, 18))
 
 
-def _run_of_triplets(view: HandView) -> int:
-    if len(view.triplets) < 3:
-        return 0
-    tiles = sorted({tile for tile in view.triplets if tile < 27})
-    best = run = 0
-    for index, tile in enumerate(tiles):
-        joined = index and tile == tiles[index - 1] + 1 and tile // 9 == tiles[index - 1] // 9
-        run = run + 1 if joined else 1
-        best = max(best, run)
-    return best
+def _run_of_triplets(view: HandView, length: int) -> bool:
+    """Whether `length` triplets of one suit have consecutive numbers."""
+    tiles = view.triplets
+    return any(
+        tile % 9 <= 9 - length and all(tile + step in tiles for step in range(1, length))
+        for tile in tiles
+        if tile < 27
+    )
 
 
 @needs(Feature.TRIPLETS_3)
 def three_consecutive_triplets(view: HandView) -> bool:
     """Triplets of three consecutive numbers in one suit."""
-    return _run_of_triplets(view) >= 3
+    return _run_of_triplets(view, 3)
 
 
 @needs(Feature.TRIPLETS_3)
 def four_consecutive_triplets(view: HandView) -> bool:
     """Triplets of four consecutive numbers in one suit."""
-    return _run_of_triplets(view) == 4
+    return len(view.triplets) == 4 and _run_of_triplets(view, 4)
 
 
 # --- 8 terminals
@@ -438,59 +426,9 @@ class ZungJung(Ruleset):
         result[win.seat] = 3 * value
         return result
 
-    def time_penalty(self, turns: Sequence[float]) -> "TimePenalty":
+    def time_penalty(self, turns: Sequence[float]) -> TimePenalty:
         """Penalty points for one player's turn times (seconds) in one hand."""
         return self.timing.assess(turns)
-
-
-@dataclass(frozen=True)
-class TimePenalty:
-    """Time penalty of one player in one hand."""
-
-    points: int
-    forfeit: bool
-
-
-@dataclass(frozen=True)
-class TimingRules:
-    """WMC turn and hand time limits (from `[timing]`)."""
-
-    turn_seconds: float
-    hand_seconds: float
-    penalty: int
-    step_seconds: float
-    grace_seconds: float
-    forfeit_over: int
-
-    @classmethod
-    def from_data(cls, data: Table) -> "TimingRules":
-        """The `[timing]` table of the ruleset's data."""
-        number = (int, float)
-        return cls(
-            turn_seconds=get(data, "timing.turn_seconds", number),
-            hand_seconds=get(data, "timing.hand_seconds", number),
-            penalty=get(data, "timing.penalty", int),
-            step_seconds=get(data, "timing.step_seconds", number),
-            grace_seconds=get(data, "timing.grace_seconds", number),
-            forfeit_over=get(data, "timing.forfeit_over", int),
-        )
-
-    def assess(self, turns: Sequence[float]) -> TimePenalty:
-        """Points for these turn times in order (the grace after dealing is taken off the first).
-
-        Each started step over the turn limit costs `penalty`, and so does each started step
-        of the hand's total over the hand limit; both apply.
-        """
-        counted = list(turns)
-        if counted:
-            counted[0] = max(0.0, counted[0] - self.grace_seconds)
-        steps = sum(self._steps(seconds - self.turn_seconds) for seconds in counted)
-        steps += self._steps(sum(counted) - self.hand_seconds)
-        points = steps * self.penalty
-        return TimePenalty(points, points > self.forfeit_over)
-
-    def _steps(self, over: float) -> int:
-        return math.ceil(over / self.step_seconds) if over > 0 else 0
 
 
 RULESET = ZungJung
