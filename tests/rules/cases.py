@@ -74,7 +74,7 @@ def to_case(item: dict[str, Any]) -> Case:
         win_tile=parse_tile(mpsz(item["winning_tile"])),
         win_type=WIN_TYPES[item["win_type"]],
         seat=Seat[item.get("seat_wind", "E")],
-        flowers=tuple(parse_tiles(mpsz(item.get("flowers", "")))),
+        flowers=tuple(parse_tiles(mpsz("".join(item.get("flowers", ""))))),  # str or list
     )
     return Case(item["id"], RULESETS[item["ruleset"]], win, item["expected"], item.get("note", ""))
 
