@@ -93,7 +93,11 @@ class WallLayout:
         return short if stack == last else self.layers
 
     def plan(self, dice: tuple[int, ...], dealer: Seat = Seat.E) -> "WallPlan":
-        """The break, the deal and the draw order for these dice (two per roll, in roll order)."""
+        """The break, the deal and the draw order for these dice (two per roll, in roll order).
+
+        Sides and seats come out as seat winds (E = the dealer). Pass the dealer's table
+        place (0-3 as a Seat) as `dealer` to get them as table places instead.
+        """
         check_dice(dice, 2 * self.dice_rolls)
         breaker = dice_seat(dealer, dice[0] + dice[1])
         count = sum(dice)

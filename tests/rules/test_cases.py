@@ -16,7 +16,8 @@ def test_the_zung_jung_cases_are_all_there() -> None:
 
 def test_the_local_copy_matches_the_shared_cases() -> None:
     if SHARED.exists():
-        assert LOCAL.read_text(encoding="utf-8") == SHARED.read_text(encoding="utf-8")
+        same = LOCAL.read_text(encoding="utf-8") == SHARED.read_text(encoding="utf-8")
+        assert same, f"the shared cases changed: copy {SHARED} to {LOCAL}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
