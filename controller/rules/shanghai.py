@@ -207,11 +207,9 @@ class Shanghai(Ruleset):
         the flowers and no kong). Eight Flowers wins at once on the eighth flower, before its
         replacement comes, so the hand may hold one tile fewer than a full hand.
         """
-        if (
-            win.win_type is WinType.KONG_REPLACEMENT
-            and win.flowers
-            and not any(meld.is_kong for meld in win.melds)
-        ):
+        if win.win_type is WinType.KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
+            if not win.flowers:
+                raise RulesError("a win on a replacement tile needs a declared kong or a flower")
             win = replace(win, win_type=WinType.SELF_DRAW)
         if len(win.flowers) != FLOWERS or len(win.concealed) != 13 - 3 * len(win.melds):
             return super().check(win)
