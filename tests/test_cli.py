@@ -66,3 +66,14 @@ def test_debug_shows_the_traceback(tmp_path: Path) -> None:
     result = _run("--debug", "config", "check", str(tmp_path / "nope.toml"))
     assert result.returncode == 2
     assert "Traceback" in result.stderr
+
+
+def test_config_check_loads_the_venue_ruleset_file(tmp_path: Path) -> None:
+    house = tmp_path / "house.toml"
+    house.write_text('name = "sichuan"\n')
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nruleset = "zung-jung"\nruleset_file = "{house}"\n')
+    result = _run("config", "check", str(config))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"mahjong-table: error: {house}: ")
+    assert len(result.stderr.splitlines()) == 1
