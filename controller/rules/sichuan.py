@@ -32,6 +32,7 @@ ROOT = "根"
 THREE_SUITS = "three suits: a Sichuan hand must be void in one suit"
 NO_CHOW = "a chow: Sichuan has no chow (pung and kong only)"
 
+
 def _suits(tiles: Iterable[int]) -> int:
     return len({tile // 9 for tile in tiles})
 
