@@ -18,7 +18,7 @@ from controller.rules.patterns import Feature, HandView, Hit, Predicate, evaluat
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally, payments_from
 from controller.rules.shapes import Arrangement, Form, Shape
-from controller.rules.tiles import FLOWERS, WHITE
+from controller.rules.tiles import EAST, FLOWERS, RED, WHITE
 
 EIGHT_FLOWERS = "八花"
 KINDS = ("base", "fan", "limit")
@@ -44,33 +44,37 @@ def flowers(view: HandView) -> int:
     return len(view.win.flowers)
 
 
-def _honour_pungs(view: HandView, low: int, high: int) -> int:
-    return sum(1 for b in view.blocks if b.shape == Shape.TRIPLET and low <= b.tile <= high)
+SUITED, WIND, DRAGON = range(27), range(EAST, WHITE), range(WHITE, RED + 1)
+
+
+def _pungs(view: HandView, tiles: range) -> int:
+    return sum(1 for b in view.blocks if b.shape == Shape.TRIPLET and b.tile in tiles)
 
 
 @needs(Feature.HONOUR_SET)
 def wind_pungs(view: HandView) -> int:
     """Per pung of winds (any wind; a kong is counted as a kong instead)."""
-    return _honour_pungs(view, 27, WHITE - 1)
+    return _pungs(view, WIND)
 
 
 @needs(Feature.HONOUR_SET)
 def dragon_pungs(view: HandView) -> int:
     """Per pung of dragons."""
-    return _honour_pungs(view, WHITE, 33)
+    return _pungs(view, DRAGON)
 
 
-def _kongs(low: int, high: int, concealed: bool) -> Predicate:
+def _kongs(tiles: range, concealed: bool) -> Predicate:
     @needs(Feature.KONG)
     def predicate(view: HandView) -> int:
         return sum(
             1
             for b in view.blocks
-            if b.shape == Shape.KONG and b.concealed is concealed and low <= b.tile <= high
+            if b.shape == Shape.KONG and b.concealed is concealed and b.tile in tiles
         )
 
     how = "concealed" if concealed else "exposed"
-    predicate.__doc__ = f"Per {how} kong of tiles {low}-{high}."
+    what = {SUITED: "suit tiles", WIND: "a wind", DRAGON: "a dragon"}[tiles]
+    predicate.__doc__ = f"Per {how} kong of {what}."
     return predicate
 
 
@@ -91,7 +95,7 @@ def big_crane(view: HandView) -> bool:
 @needs(Feature.ONE_SUIT)
 def mixed_one_suit(view: HandView) -> bool:
     """Number tiles of one suit plus honours."""
-    return view.facts.honours
+    return len(view.facts.suits) == 1 and view.facts.honours
 
 
 @needs(Feature.TRIPLETS_3)
@@ -123,25 +127,25 @@ def eight_flowers(view: HandView) -> bool:
 @needs(Feature.NO_SUITS)
 def honours_only(view: HandView) -> bool:
     """Winds and dragons only (字一色 as four pungs and a pair, 乱风向 in any arrangement)."""
-    return True
+    return not view.facts.suits
 
 
 @needs(Feature.ONE_SUIT, Feature.TRIPLETS_3)
 def pure_pungs(view: HandView) -> bool:
     """One suit, no honours, four pungs or kongs."""
-    return not view.facts.honours and len(view.triplets) == 4
+    return pure_one_suit(view) and len(view.triplets) == 4
 
 
 @needs(Feature.ONE_SUIT)
 def pure_one_suit(view: HandView) -> bool:
     """Number tiles of one suit only."""
-    return not view.facts.honours
+    return len(view.facts.suits) == 1 and not view.facts.honours
 
 
 @needs(Feature.ONE_SUIT, Feature.TRIPLETS_3)
 def mixed_pungs(view: HandView) -> bool:
     """One suit plus honours, four pungs or kongs."""
-    return view.facts.honours and len(view.triplets) == 4
+    return mixed_one_suit(view) and len(view.triplets) == 4
 
 
 PREDICATES: dict[str, Predicate] = {
@@ -149,12 +153,12 @@ PREDICATES: dict[str, Predicate] = {
     "花": flowers,
     "风碰": wind_pungs,
     "字碰": dragon_pungs,
-    "明杠": _kongs(0, 26, concealed=False),
-    "暗杠": _kongs(0, 26, concealed=True),
-    "风明杠": _kongs(27, WHITE - 1, concealed=False),
-    "风暗杠": _kongs(27, WHITE - 1, concealed=True),
-    "字明杠": _kongs(WHITE, 33, concealed=False),
-    "字暗杠": _kongs(WHITE, 33, concealed=True),
+    "明杠": _kongs(SUITED, concealed=False),
+    "暗杠": _kongs(SUITED, concealed=True),
+    "风明杠": _kongs(WIND, concealed=False),
+    "风暗杠": _kongs(WIND, concealed=True),
+    "字明杠": _kongs(DRAGON, concealed=False),
+    "字暗杠": _kongs(DRAGON, concealed=True),
     "杠开": win_on_kong,
     "大吊车": big_crane,
     "混一色": mixed_one_suit,
@@ -189,13 +193,7 @@ class Shanghai(Ruleset):
             )
         self.kinds = {spec.name: _kind(data, spec.name) for spec in self.patterns}
         self.qualifying = frozenset(
-            spec.name
-            for spec in self.patterns
-            if self.kinds[spec.name] == "limit"
-            or (
-                self.kinds[spec.name] == "fan"
-                and get(data, f"patterns.{spec.name}.qualifies", bool)
-            )
+            name for name, kind in self.kinds.items() if _qualifies(data, name, kind)
         )
 
     # --- which hands may be declared
@@ -287,6 +285,13 @@ def _positive(data: Table, path: str) -> int:
     if value < 1:
         raise RulesError(f"ruleset data '{path}' must be at least 1, not {value}")
     return value
+
+
+def _qualifies(data: Table, name: str, kind: str) -> bool:
+    """Whether a pattern lets a hand win: every limit hand; a fan only if the data says so."""
+    if kind == "fan":
+        return bool(get(data, f"patterns.{name}.qualifies", bool))
+    return kind == "limit"
 
 
 def _kind(data: Table, name: str) -> str:
