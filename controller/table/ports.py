@@ -79,3 +79,191 @@ class Panel(Protocol):
     def close(self) -> None:
         """Release the pins."""
         ...
+
+
+# ---- the table MCU ---------------------------------------------------------------------------
+
+
+class Motion(enum.Enum):
+    """The machine's long movements; each ends with a MotionEnded event."""
+
+    BUILD = "build the walls"
+    RAISE = "raise the walls"
+    LOWER = "lower the platform"
+    DICE = "roll the dice"
+
+
+class Outcome(enum.Enum):
+    """How a movement ended."""
+
+    DONE = "done"
+    STOPPED = "stopped"
+    FAILED = "failed"
+    TIMED_OUT = "timed out"
+
+
+class McuFaultKind(enum.Enum):
+    """Faults the table MCU reports (it has stopped the motors concerned)."""
+
+    JAM = "jam"
+    OVERCURRENT = "overcurrent"
+    MOTOR_TIMEOUT = "motor timeout"
+    READER_ERROR = "reader error"
+    LID_OPEN = "lid open"
+    ESTOP = "emergency stop"
+    HEARTBEAT_LOST = "heartbeat lost"
+
+
+class Zone(enum.Enum):
+    """The three antenna zones in front of each seat."""
+
+    HAND = "hand"
+    MELD = "meld"
+    DISCARD = "discard"
+
+
+@dataclass(frozen=True)
+class WallTilePlaced:
+    """The stacking head put a tile at (side, stack, layer); `uid` 0: the tag was not read."""
+
+    side: int
+    stack: int
+    layer: int
+    uid: int
+
+
+@dataclass(frozen=True)
+class WallSideBuilt:
+    """One side of the walls under the table is complete with `count` tiles."""
+
+    side: int
+    count: int
+
+
+@dataclass(frozen=True)
+class WallSideRead:
+    """Every tile placed on one side so far (after lost events): (stack, layer, uid) each."""
+
+    side: int
+    tiles: tuple[tuple[int, int, int], ...]
+
+
+@dataclass(frozen=True)
+class MotionEnded:
+    """A movement ended."""
+
+    motion: Motion
+    outcome: Outcome
+
+
+@dataclass(frozen=True)
+class DiceRolled:
+    """The dice under the dome came to rest."""
+
+    d1: int
+    d2: int
+
+
+@dataclass(frozen=True)
+class McuFault:
+    """A fault began; `part` names the motor or antenna in words ('' if none)."""
+
+    kind: McuFaultKind
+    part: str = ""
+    antenna: int | None = None
+    """The reader antenna for READER_ERROR: 0 the wall reader, then 1 + seat * 3 + zone."""
+
+
+@dataclass(frozen=True)
+class McuFaultCleared:
+    """A fault ended (lid closed, emergency stop released, heartbeat back)."""
+
+    kind: McuFaultKind
+
+
+@dataclass(frozen=True)
+class ZoneRead:
+    """Every tag one zone antenna reads now."""
+
+    seat: int
+    zone: Zone
+    uids: frozenset[int]
+
+
+@dataclass(frozen=True)
+class McuOnline:
+    """The link to the MCU is up; `restarted`: the MCU rebooted since the last handshake."""
+
+    restarted: bool = False
+    reconnected: bool = False
+    reset_cause: str = "power on"
+
+
+@dataclass(frozen=True)
+class McuOffline:
+    """The link to the MCU is down (it reconnects on its own unless `final`)."""
+
+    reason: str
+    final: bool = False
+
+
+@dataclass(frozen=True)
+class McuStatusRead:
+    """The MCU's status, re-read after lost events."""
+
+    walls_built: bool
+    estop: bool
+    lid_open: bool
+    lifts_up: bool
+
+
+McuEvent = (
+    WallTilePlaced
+    | WallSideBuilt
+    | WallSideRead
+    | MotionEnded
+    | DiceRolled
+    | McuFault
+    | McuFaultCleared
+    | ZoneRead
+    | McuOnline
+    | McuOffline
+    | McuStatusRead
+)
+
+
+class McuCommandFailed(Exception):
+    """A command to the table MCU failed; `reason` says why in plain words."""
+
+    def __init__(self, command: str, reason: str) -> None:
+        super().__init__(f"could not {command}: {reason}")
+        self.command = command
+        self.reason = reason
+
+
+class Mcu(Protocol):
+    """The table MCU: movements out, events in. Movements return once accepted."""
+
+    def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
+        """Call `handler` (on the event loop) for every event of the MCU and its link."""
+        ...
+
+    async def build_walls(self, tiles: int, tiles_per_side: int, layers: int, max_s: float) -> None:
+        """Sweep the walls below back, shuffle the next set and build four walls under the table."""
+        ...
+
+    async def raise_walls(self, max_s: float) -> None:
+        """Lift the built walls onto the playing surface."""
+        ...
+
+    async def lower_platform(self, max_s: float) -> None:
+        """Drop every tile on the playing surface into the hopper."""
+        ...
+
+    async def roll_dice(self, max_s: float) -> None:
+        """Spin the dice under the dome."""
+        ...
+
+    async def stop_all(self) -> None:
+        """Stop every motor now."""
+        ...

@@ -1,0 +1,236 @@
+"""The Mcu port on the firmware bridge: table movements as link commands, MCU events and link
+notices as the hand cycle's events, and link failures as plain-words McuCommandFailed."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+from controller.table.ports import (
+    SEATS,
+    DiceRolled,
+    McuCommandFailed,
+    McuEvent,
+    McuFault,
+    McuFaultCleared,
+    McuFaultKind,
+    McuOffline,
+    McuOnline,
+    McuStatusRead,
+    Motion,
+    MotionEnded,
+    Outcome,
+    WallSideBuilt,
+    WallSideRead,
+    WallTilePlaced,
+    Zone,
+    ZoneRead,
+)
+from firmware_bridge.errors import (
+    CommandRejected,
+    CommandTimeout,
+    LinkDown,
+    LinkError,
+    McuReset,
+    ProtocolMismatch,
+)
+from firmware_bridge.events import Connected, Disconnected, Item
+from firmware_bridge.fields import Command
+from firmware_bridge.link import Link
+from firmware_bridge.messages import (
+    Accepted,
+    BuildState,
+    BuildWalls,
+    Dice,
+    Fault,
+    FaultCleared,
+    FaultCode,
+    LowerPlatform,
+    MotionDone,
+    Motor,
+    RaiseWalls,
+    RejectReason,
+    RollDice,
+    Status,
+    StopAll,
+    TileSetKind,
+    WallBuilt,
+    WallSide,
+    WallTile,
+    ZoneInventory,
+)
+from firmware_bridge.messages import Motion as WireMotion
+from firmware_bridge.messages import Outcome as WireOutcome
+from firmware_bridge.messages import Zone as WireZone
+
+log = logging.getLogger(__name__)
+
+TILE_SETS = {
+    144: TileSetKind.WITH_FLOWERS_144,
+    136: TileSetKind.NO_FLOWERS_136,
+    108: TileSetKind.SUITS_ONLY_108,
+}
+MOTIONS = {
+    WireMotion.BUILD: Motion.BUILD,
+    WireMotion.RAISE: Motion.RAISE,
+    WireMotion.LOWER: Motion.LOWER,
+    WireMotion.DICE: Motion.DICE,
+}
+OUTCOMES = {wire: Outcome[wire.name] for wire in WireOutcome}
+FAULTS = {wire: McuFaultKind[wire.name] for wire in FaultCode}
+ZONES = {wire: Zone[wire.name] for wire in WireZone}
+MOTOR_WORDS = {
+    Motor.SHUFFLER: "shuffler",
+    Motor.STACKER: "stacking head",
+    Motor.LIFT_EAST: "east wall lift",
+    Motor.LIFT_SOUTH: "south wall lift",
+    Motor.LIFT_WEST: "west wall lift",
+    Motor.LIFT_NORTH: "north wall lift",
+    Motor.DICE: "dice spinner",
+    Motor.PLATFORM: "platform",
+}
+REFUSALS = {
+    RejectReason.ESTOP: "the emergency stop is pressed",
+    RejectReason.LID_OPEN: "the lid is open",
+    RejectReason.BUSY: "another movement is still running",
+    RejectReason.NO_TILES: "the hopper is empty",
+    RejectReason.FAULT_ACTIVE: "a fault is still active",
+    RejectReason.BAD_ARGUMENT: "the table cannot do that with these tiles",
+    RejectReason.UNKNOWN_COMMAND: "the firmware does not know this command",
+}
+
+
+def part_words(code: FaultCode, detail: int) -> str:
+    """The motor or antenna a fault detail names, in words."""
+    if code is FaultCode.READER_ERROR:
+        return antenna_words(detail)
+    if code in (FaultCode.JAM, FaultCode.OVERCURRENT, FaultCode.MOTOR_TIMEOUT):
+        with contextlib.suppress(ValueError):
+            return MOTOR_WORDS[Motor(detail)]
+        return f"motor {detail}"
+    return ""
+
+
+def antenna_words(antenna: int) -> str:
+    """A reader antenna number in words: 'wall reader', 'HAND antenna of seat S'."""
+    if antenna == 0:
+        return "wall reader"
+    seat, zone = divmod(antenna - 1, 3)
+    if seat >= len(SEATS):
+        return f"antenna {antenna}"
+    return f"{WireZone(zone).name} antenna of seat {SEATS[seat]}"
+
+
+def refusal_words(error: CommandRejected) -> str:
+    """Why the MCU refused, in words."""
+    if error.reason == RejectReason.NOT_READY:
+        if error.detail == 1:
+            return "the playing surface still holds tiles"
+        return "no complete walls are waiting under the table"
+    return REFUSALS.get(RejectReason(error.reason), error.reason_name.lower())
+
+
+class LinkMcu:
+    """The table MCU reached through the firmware bridge's Link."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self._handlers: list[Callable[[McuEvent], None]] = []
+        self._pump: asyncio.Task[None] | None = None
+
+    def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
+        """Call `handler` for every event of the MCU and its link."""
+        self._handlers.append(handler)
+
+    async def run(self) -> None:
+        """Connect (in the background, reconnecting) and pass events on until cancelled."""
+        subscription = self.link.subscribe()
+        try:
+            await self.link.start(wait=False)
+            async for item in subscription:
+                event = translate(item)
+                if event is not None:
+                    self._publish(event)
+        finally:
+            subscription.close()
+            await self.link.close()
+
+    def _publish(self, event: McuEvent) -> None:
+        for handler in self._handlers:
+            handler(event)
+
+    async def build_walls(self, tiles: int, tiles_per_side: int, layers: int, max_s: float) -> None:
+        """Build four walls under the table from the next set in the hopper."""
+        kind = TILE_SETS.get(tiles)
+        if kind is None:
+            raise McuCommandFailed("build the walls", f"this table has no {tiles}-tile set")
+        await self._run("build the walls", BuildWalls(kind, tiles_per_side, layers, _ms(max_s)))
+
+    async def raise_walls(self, max_s: float) -> None:
+        """Lift the built walls."""
+        await self._run("raise the walls", RaiseWalls(_ms(max_s)))
+
+    async def lower_platform(self, max_s: float) -> None:
+        """Drop the surface's tiles into the hopper."""
+        await self._run("lower the platform", LowerPlatform(_ms(max_s)))
+
+    async def roll_dice(self, max_s: float) -> None:
+        """Spin the dice."""
+        await self._run("roll the dice", RollDice(_ms(max_s)))
+
+    async def stop_all(self) -> None:
+        """Stop every motor now."""
+        await self._run("stop every motor", StopAll())
+
+    async def _run(self, what: str, command: Command[Accepted]) -> None:
+        try:
+            await self.link.request(command)
+        except CommandRejected as error:
+            raise McuCommandFailed(what, f"the table refused: {refusal_words(error)}") from error
+        except (CommandTimeout, McuReset) as error:
+            raise McuCommandFailed(what, f"the table MCU did not answer ({error})") from error
+        except (LinkDown, ProtocolMismatch, LinkError) as error:
+            raise McuCommandFailed(what, str(error)) from error
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+def translate(item: Item) -> McuEvent | None:
+    """The hand cycle's event for one link item (None: nothing the cycle needs)."""
+    match item:
+        case WallTile(side, stack, layer, uid):
+            return WallTilePlaced(side, stack, layer, uid)
+        case WallBuilt(side, count):
+            return WallSideBuilt(side, count)
+        case WallSide(side, _, _, slots):
+            return WallSideRead(side, tuple((s.stack, s.layer, s.uid) for s in slots))
+        case MotionDone(motion, outcome) if motion in MOTIONS:
+            return MotionEnded(MOTIONS[motion], OUTCOMES[outcome])
+        case Dice(d1, d2):
+            return DiceRolled(d1, d2)
+        case Fault(code, detail):
+            antenna = detail if code is FaultCode.READER_ERROR else None
+            return McuFault(FAULTS[code], part_words(code, detail), antenna)
+        case FaultCleared(code, _):
+            return McuFaultCleared(FAULTS[code])
+        case ZoneInventory(seat, zone, uids):
+            return ZoneRead(seat, ZONES[zone], frozenset(uids))
+        case Status():
+            return _status(item)
+        case Connected(identify, reconnected, mcu_reset):
+            cause = identify.reset_cause.name.lower().replace("_", " ")
+            return McuOnline(mcu_reset, reconnected, cause)
+        case Disconnected(reason):
+            return McuOffline(reason, final="protocol" in reason and "update" in reason)
+    return None
+
+
+def _status(status: Status) -> McuStatusRead:
+    return McuStatusRead(
+        walls_built=status.build_state is BuildState.BUILT,
+        estop=status.estop,
+        lid_open=status.lid_open,
+        lifts_up=bool(status.lifts_up),
+    )

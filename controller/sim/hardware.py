@@ -1,0 +1,100 @@
+"""A fully simulated table in process: the software MCU (in memory or on a pty), the control
+panel on gpiozero's MockFactory pins, the tile-set file the simulator writes, and fingers
+that press its buttons."""
+
+from pathlib import Path
+
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from controller.devices.panel import GpioPanel
+from controller.devices.pinout import Pinout, load_pinout
+from controller.table.ports import SEATS
+from firmware_bridge.port import PortOpener
+from firmware_bridge.serial_port import serial_opener
+from firmware_bridge.sim.faults import Faults
+from firmware_bridge.sim.table import SimulatedTable
+
+
+def mock_pins() -> MockFactory:
+    """gpiozero's MockFactory as the pin factory (the one in use if it is one already)."""
+    factory = Device.pin_factory
+    if not isinstance(factory, MockFactory):
+        factory = MockFactory(pin_class=MockPWMPin)
+        Device.pin_factory = factory
+    return factory
+
+
+class Buttons:
+    """A finger on the simulated panel: presses buttons and the emergency stop by pin."""
+
+    def __init__(self, pins: MockFactory, pinout: Pinout) -> None:
+        self._pins = pins
+        self._pinout = pinout
+
+    def press_dice(self) -> None:
+        """Press and release the centre dice button."""
+        self._press("dice_button")
+
+    def press_declare(self, place: int) -> None:
+        """Press and release one seat's declare button."""
+        self._press(f"declare_{SEATS[place].lower()}")
+
+    def set_estop(self, pressed: bool) -> None:
+        """Push the mushroom (the circuit opens) or release it."""
+        pin = self._pins.pin(self._pinout["estop"])
+        if pressed:
+            pin.drive_high()
+        else:
+            pin.drive_low()
+
+    def _press(self, signal: str) -> None:
+        pin = self._pins.pin(self._pinout[signal])
+        pin.drive_low()
+        pin.drive_high()
+
+
+class SimulatedHardware:
+    """The simulated table and its panel, ready for the daemon's composition root."""
+
+    def __init__(
+        self,
+        tileset_dir: Path,
+        *,
+        seed: int = 0,
+        speed: float = 0.0,
+        faults: Faults | None = None,
+        over_pty: bool = False,
+        inventory_period: float | None = None,
+        pinout: Pinout | None = None,
+    ) -> None:
+        self.table = SimulatedTable(seed, speed, faults, inventory_period=inventory_period)
+        self.tileset_dir = tileset_dir
+        self.over_pty = over_pty
+        self.pinout = pinout or load_pinout()
+        self.pins = mock_pins()
+        self.buttons = Buttons(self.pins, self.pinout)
+        self.device: str | None = None
+        """The pty the MCU is served on (over_pty only)."""
+
+    async def start(self) -> PortOpener:
+        """Power the table on; returns how the daemon reaches its MCU."""
+        await self.table.start()
+        if not self.over_pty:
+            return self.table.memory_opener()
+        self.device = await self.table.serve_pty()
+        return serial_opener(self.device)
+
+    def write_tileset(self) -> Path:
+        """The simulator's tile-set file (written into `tileset_dir`)."""
+        return self.table.write_tileset(self.tileset_dir)
+
+    def panel(self) -> GpioPanel:
+        """The control panel on the mock pins, its emergency stop circuit closed (safe)."""
+        panel = GpioPanel(self.pinout)
+        self.buttons.set_estop(False)
+        return panel
+
+    async def stop(self) -> None:
+        """Power the table off."""
+        await self.table.stop()

@@ -1,0 +1,99 @@
+"""What the hand cycle asks of the world: movements, lights and sounds, records and words."""
+
+from dataclasses import dataclass
+
+from controller.table.ports import Beep, StatusPattern
+from controller.table.records import FinishedHand, HandStart, IncidentRecord
+
+
+@dataclass(frozen=True)
+class BuildWalls:
+    """Sweep any walls below back into the hopper, shuffle the next set, build four walls."""
+
+    tiles: int
+    tiles_per_side: int
+    layers: int
+    max_s: float
+
+
+@dataclass(frozen=True)
+class RaiseWalls:
+    """Lift the checked walls onto the playing surface."""
+
+    max_s: float
+
+
+@dataclass(frozen=True)
+class LowerPlatform:
+    """Drop the last hand's tiles into the hopper."""
+
+    max_s: float
+
+
+@dataclass(frozen=True)
+class RollDice:
+    """Spin the dice."""
+
+    max_s: float
+
+
+@dataclass(frozen=True)
+class StopAll:
+    """Stop every motor now."""
+
+
+@dataclass(frozen=True)
+class ShowStatus:
+    """Set the status LED."""
+
+    pattern: StatusPattern
+
+
+@dataclass(frozen=True)
+class ShowTurn:
+    """Light one seat's LED (None: all off)."""
+
+    place: int | None
+    overtime: bool = False
+
+
+@dataclass(frozen=True)
+class Sound:
+    """Sound the buzzer."""
+
+    beep: Beep
+
+
+@dataclass(frozen=True)
+class Announce:
+    """Say something to the technician (log, status line); level: info, warning or error."""
+
+    level: str
+    text: str
+
+
+@dataclass(frozen=True)
+class HandBegan:
+    """A hand's deal is decided (publish the start with a commitment to the wall)."""
+
+    start: HandStart
+
+
+@dataclass(frozen=True)
+class NoteIncident:
+    """An irregularity was recorded (publish it)."""
+
+    start: HandStart | None
+    incident: IncidentRecord
+
+
+@dataclass(frozen=True)
+class RecordHand:
+    """Store the hand's result durably; the hand counts as over only once it is stored."""
+
+    hand: FinishedHand
+
+
+McuEffect = BuildWalls | RaiseWalls | LowerPlatform | RollDice | StopAll
+PanelEffect = ShowStatus | ShowTurn | Sound
+Effect = McuEffect | PanelEffect | Announce | HandBegan | NoteIncident | RecordHand

@@ -1,0 +1,101 @@
+"""One hand on its way through the cycle: the wall being built and checked, the dice, the
+deal the dice decide, the declarations and wins. Pure data plus the steps that need no I/O."""
+
+from dataclasses import dataclass, field
+
+from controller.rules import Ruleset, WallPlan
+from controller.table.deal import DealMismatch, ExpectedDeal, check_deal, expected_deal
+from controller.table.geometry import Slot, physical_slot
+from controller.table.ports import Zone
+from controller.table.records import HandStart, IncidentRecord, Instant, WinRecord
+from controller.table.session import Session
+from controller.table.tiles import TileMap
+from controller.table.wallcheck import WallVerdict, check_wall
+from controller.table.zones import ZoneBoard
+
+
+@dataclass
+class HandState:
+    """Everything known about the hand in play."""
+
+    number: int
+    attempt: int = 1
+    placed: dict[Slot, int] = field(default_factory=dict)
+    built: bool = False
+    lowered: bool = False
+    verdict: WallVerdict | None = None
+    rolling: bool = False
+    dealer_rolled: bool = False
+    dice: list[int] = field(default_factory=list)
+    plan: WallPlan | None = None
+    expected: ExpectedDeal | None = None
+    start: HandStart | None = None
+    dealt: bool = False
+    declared: dict[int, float] = field(default_factory=dict)
+    wins: list[WinRecord] = field(default_factory=list)
+    payments: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    incidents: list[IncidentRecord] = field(default_factory=list)
+    recorded: bool = False
+
+    def new_attempt(self, attempt: int) -> None:
+        """Forget the last build: a new shuffle is on its way."""
+        self.attempt = attempt
+        self.placed.clear()
+        self.built = False
+        self.verdict = None
+
+    def read_side(self, side: int, tiles: tuple[tuple[int, int, int], ...]) -> None:
+        """Replace one side's tiles with a full re-read of it."""
+        for slot in [s for s in self.placed if s[0] == side]:
+            del self.placed[slot]
+        for stack, layer, uid in tiles:
+            self.placed[(side, stack, layer)] = uid
+
+    def check(self, ruleset: Ruleset, tiles: TileMap) -> WallVerdict:
+        """Check the built wall (once per build)."""
+        if self.verdict is None:
+            self.verdict = check_wall(self.placed, ruleset.wall, ruleset.tiles, tiles)
+        return self.verdict
+
+    def dice_needed(self, ruleset: Ruleset) -> int:
+        """Dice values still to roll for the break."""
+        return 2 * ruleset.wall.dice_rolls - len(self.dice)
+
+    def decide_deal(self, session: Session, tiles: TileMap, now: Instant) -> HandStart:
+        """Turn the dice into the break and the deal; returns the hand's start record."""
+        ruleset, dealer = session.ruleset, session.deal.dealer
+        self.plan = ruleset.wall_plan(tuple(self.dice))
+        self.expected = expected_deal(self.plan, self.placed, tiles, dealer)
+        order = tiles.kinds(self.placed[physical_slot(p, dealer)] for p in self.plan.sequence)
+        self.start = HandStart(
+            session=session.plan.id,
+            hand=self.number,
+            ruleset=ruleset.name,
+            round_wind=session.round_wind,
+            dealer=dealer,
+            players=session.plan.players,
+            winds=tuple(session.wind_of(place) for place in range(4)),
+            dice=tuple(self.dice),
+            wall_order=tuple(order),
+            started_at=now,
+        )
+        return self.start
+
+    def check_deal(self, board: ZoneBoard) -> list[DealMismatch]:
+        """Compare every seat's HAND and MELD zones with the deal."""
+        assert self.expected is not None
+        hands = {place: board.tiles(place, Zone.HAND) for place in range(4)}
+        melds = {place: board.tiles(place, Zone.MELD) for place in range(4)}
+        self.dealt = True
+        return check_deal(self.expected, hands, melds)
+
+    def deal_size(self) -> int:
+        """Tiles the four seats hold once the deal is done (flowers set aside included)."""
+        assert self.expected is not None
+        hands = self.expected.hands.values()
+        return sum(len(h) for h in hands) + sum(len(f) for f in self.expected.flowers.values())
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Places of the winners so far, in order."""
+        return tuple(win.place for win in self.wins)

@@ -1,0 +1,179 @@
+"""Where the table's hand reports go: the venue hub (durable outbox, then MQTT), or the log
+alone when no hub is configured. Hand records become the hub's typed payloads here."""
+
+import logging
+import uuid
+from datetime import UTC, datetime
+
+from controller.hub.events import HandEnded, HandStarted, IncidentNoted, TableStatus
+from controller.hub.link import HubLink
+from controller.hub.result import (
+    HandResult,
+    Incident,
+    Meld,
+    PatternScore,
+    SeatEntry,
+    WallReveal,
+    Win,
+)
+from controller.rules import format_tiles, tile_str
+from controller.rules.hand import MeldKind
+from controller.table.cycle import TableView
+from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant, WinRecord
+from controller.table.tiles import seat_name
+
+log = logging.getLogger(__name__)
+MELD_KINDS = {
+    MeldKind.CHOW: "chow",
+    MeldKind.PUNG: "pung",
+    MeldKind.KONG: "kong",
+    MeldKind.CONCEALED_KONG: "concealed_kong",
+}
+
+
+class LogSink:
+    """No hub: results go to the log (and stay in memory for this run) only."""
+
+    def __init__(self) -> None:
+        self.results: list[FinishedHand] = []
+        self.incidents: list[IncidentRecord] = []
+
+    def hand_began(self, start: HandStart) -> None:
+        """Log the start."""
+        log.info("hand %d of session %s begins", start.hand, start.session)
+
+    def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:
+        """Keep the incident."""
+        self.incidents.append(incident)
+
+    def record(self, hand: FinishedHand) -> str:
+        """Log the result; returns a fresh id."""
+        self.results.append(hand)
+        payments = " ".join(f"{seat_name(p)} {a:+d}" for p, a in enumerate(hand.payments))
+        winners = ", ".join(seat_name(w.place) for w in hand.wins) or "nobody (drawn)"
+        log.info("result of hand %d: won by %s; %s", hand.start.hand, winners, payments)
+        return uuid.uuid4().hex
+
+    def status(self, view: TableView) -> None:
+        """Nothing to publish."""
+
+
+class HubSink:
+    """Results into the hub link's durable outbox; starts, incidents and status as events."""
+
+    def __init__(self, link: HubLink, software: str = "") -> None:
+        self.link = link
+        self.software = software
+        self._reveals: dict[tuple[str, int], WallReveal] = {}
+
+    def hand_began(self, start: HandStart) -> None:
+        """Commit to the wall and publish the start."""
+        reveal = WallReveal.seal([tile_str(kind) for kind in start.wall_order])
+        self._reveals = {(start.session, start.hand): reveal}
+        self.link.publish_event(
+            HandStarted(
+                session=start.session,
+                hand=start.hand,
+                ruleset=start.ruleset,  # type: ignore[arg-type]
+                round_wind=start.round_wind,  # type: ignore[arg-type]
+                dealer=start.dealer,
+                players=list(start.players),
+                wall_commitment=reveal.commitment,
+            )
+        )
+
+    def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:
+        """Publish the incident (it also goes into the hand's result)."""
+        if start is not None:
+            self.link.publish_event(
+                IncidentNoted(session=start.session, hand=start.hand, incident=_incident(incident))
+            )
+
+    def record(self, hand: FinishedHand) -> str:
+        """Store the result in the outbox (signed, durable) and announce the hand's end."""
+        start = hand.start
+        reveal = self._reveals.get((start.session, start.hand)) or WallReveal.seal(
+            [tile_str(kind) for kind in start.wall_order]
+        )
+        receipt = self.link.record_result(hand_result(hand, reveal))
+        self.link.publish_event(
+            HandEnded(
+                session=start.session,
+                hand=start.hand,
+                draw=hand.drawn,
+                winners=[w.place for w in hand.wins],
+                result_id=receipt.id,
+            )
+        )
+        return receipt.id
+
+    def status(self, view: TableView) -> None:
+        """Publish the table's state."""
+        self.link.update_status(table_status(view, self.software))
+
+
+def table_status(view: TableView, software: str = "") -> TableStatus:
+    """The hub's status payload for a view of the table."""
+    return TableStatus(
+        state=view.phase.value,
+        session=view.session,
+        ruleset=view.ruleset,  # type: ignore[arg-type]
+        hand=view.hand,
+        players=list(view.players),
+        fault=view.fault,
+        software=software,
+    )
+
+
+def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
+    """The hub's result payload for a finished hand."""
+    start = hand.start
+    incidents = [_incident(i) for i in hand.incidents]
+    penalties = [-sum(i.penalty for i in hand.incidents if i.place == p) for p in range(4)]
+    return HandResult(
+        session=start.session,
+        hand=start.hand,
+        ruleset=start.ruleset,  # type: ignore[arg-type]
+        round_wind=start.round_wind,  # type: ignore[arg-type]
+        dealer=start.dealer,
+        seats=[
+            SeatEntry(seat=p, wind=start.winds[p], player=start.players[p])  # type: ignore[arg-type]
+            for p in range(4)
+        ],
+        draw=hand.drawn,
+        wins=[_win(w, order) for order, w in enumerate(hand.wins, start=1)],
+        payments=list(hand.payments),
+        penalties=penalties,
+        incidents=incidents,
+        wall=reveal,
+        started_at=_time(start.started_at),
+        ended_at=_time(hand.ended_at),
+    )
+
+
+def _win(win: WinRecord, order: int) -> Win:
+    return Win(
+        seat=win.place,
+        discarder=win.discarder,
+        winning_tile=tile_str(win.win_tile),
+        concealed=format_tiles(win.concealed),
+        melds=[Meld(kind=MELD_KINDS[m.kind], tiles=format_tiles(m.tiles)) for m in win.melds],  # type: ignore[arg-type]
+        flowers=[tile_str(f) for f in win.flowers],
+        patterns=[PatternScore(name=name, value=value) for name, value in win.patterns],
+        score=win.score,
+        order=order,
+    )
+
+
+def _incident(incident: IncidentRecord) -> Incident:
+    return Incident(
+        at=_time(incident.at),
+        seat=incident.place,
+        kind=incident.kind,
+        detail=incident.detail[:500],
+        penalty=incident.penalty,
+    )
+
+
+def _time(instant: Instant) -> datetime:
+    return datetime.fromtimestamp(instant.wall, tz=UTC)

@@ -1,0 +1,174 @@
+"""The hand cycle at work: inputs from the MCU, the panel and commands go through one queue
+into the pure cycle, and its effects are carried out on the ports, the result sink and the log.
+"""
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Protocol
+
+from controller.clock import Clock
+from controller.errors import TableError
+from controller.table import effects as fx
+from controller.table import inputs as ev
+from controller.table.cycle import HandCycle, TableView
+from controller.table.ports import Mcu, McuCommandFailed, Panel
+from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
+
+log = logging.getLogger(__name__)
+_LEVELS = {"info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+class ResultSink(Protocol):
+    """Where hand starts, incidents, results and the table status go (the hub link, or a log)."""
+
+    def hand_began(self, start: HandStart) -> None:
+        """A hand's deal is decided."""
+        ...
+
+    def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:
+        """An irregularity was recorded."""
+        ...
+
+    def record(self, hand: FinishedHand) -> str:
+        """Store a result durably and return its id; raise TableError or OSError if it cannot."""
+        ...
+
+    def status(self, view: TableView) -> None:
+        """The table's state changed."""
+        ...
+
+
+class TableRunner:
+    """Feeds the hand cycle and carries out what it asks, one input at a time."""
+
+    def __init__(
+        self, cycle: HandCycle, mcu: Mcu, panel: Panel, clock: Clock, sink: ResultSink
+    ) -> None:
+        self.cycle = cycle
+        self.mcu = mcu
+        self.panel = panel
+        self.clock = clock
+        self.sink = sink
+        self.handled = 0
+        """Inputs handled so far (tests use it to see that the table has gone quiet)."""
+        self._queue: asyncio.Queue[ev.Input] = asyncio.Queue()
+        self._view = cycle.view()
+        self._changed = asyncio.Event()
+        self._observers: list[Callable[[TableView], None]] = []
+        self._group: asyncio.TaskGroup | None = None
+        mcu.subscribe(self.submit)
+        panel.subscribe(self.submit)
+
+    @property
+    def view(self) -> TableView:
+        """The table as people see it now."""
+        return self._view
+
+    def observe(self, callback: Callable[[TableView], None]) -> None:
+        """Call `callback` with the new view whenever it changes."""
+        self._observers.append(callback)
+
+    def submit(self, event: ev.Input) -> None:
+        """Queue an input (any thread-safe caller on the event loop)."""
+        self._queue.put_nowait(event)
+
+    def now(self) -> Instant:
+        """The current instant on the injected clock."""
+        return Instant(self.clock.monotonic(), self.clock.wall())
+
+    def tick(self) -> None:
+        """Let the cycle see the time now (timeouts, settling zones)."""
+        self._process(ev.Tick())
+
+    async def run(self, tick_s: float = 0.25) -> None:
+        """Handle inputs until cancelled, ticking every `tick_s` seconds."""
+        async with asyncio.TaskGroup() as group:
+            self._group = group
+            group.create_task(self._ticks(tick_s), name="table-ticks")
+            while True:
+                self._process(await self._queue.get())
+
+    async def changed(self, within: float) -> bool:
+        """Wait up to `within` seconds for the view to change; True if it did."""
+        self._changed.clear()
+        try:
+            async with asyncio.timeout(within):
+                await self._changed.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    async def _ticks(self, tick_s: float) -> None:
+        while True:
+            await asyncio.sleep(tick_s)
+            self.submit(ev.Tick())
+
+    def _process(self, event: ev.Input) -> None:
+        for effect in self.cycle.handle(event, self.now()):
+            self._carry_out(effect)
+        self.handled += 1
+        view = self.cycle.view()
+        if view != self._view:
+            self._view = view
+            self._changed.set()
+            self.sink.status(view)
+            for observer in list(self._observers):
+                observer(view)
+
+    def _carry_out(self, effect: fx.Effect) -> None:
+        match effect:
+            case fx.ShowStatus(pattern):
+                self.panel.show_status(pattern)
+            case fx.ShowTurn(place, overtime):
+                self.panel.show_turn(place, overtime)
+            case fx.Sound(beep):
+                self.panel.beep(beep)
+            case fx.Announce(level, text):
+                log.log(_LEVELS.get(level, logging.INFO), "%s", text)
+            case fx.HandBegan(start):
+                self.sink.hand_began(start)
+            case fx.NoteIncident(start, incident):
+                self.sink.incident(start, incident)
+            case fx.RecordHand(hand):
+                self._record(hand)
+            case (
+                fx.BuildWalls()
+                | fx.RaiseWalls()
+                | fx.LowerPlatform()
+                | fx.RollDice()
+                | fx.StopAll()
+            ):
+                self._move(effect)
+
+    def _record(self, hand: FinishedHand) -> None:
+        try:
+            result_id = self.sink.record(hand)
+        except (TableError, OSError) as error:
+            self.submit(ev.RecordFailed(str(error)))
+        else:
+            self.submit(ev.HandRecorded(result_id))
+
+    def _move(self, effect: fx.McuEffect) -> None:
+        if self._group is None:
+            raise RuntimeError("the table runner is not running")
+        self._group.create_task(self._command(effect))
+
+    async def _command(self, effect: fx.McuEffect) -> None:
+        try:
+            await self._send(effect)
+        except McuCommandFailed as error:
+            self.submit(ev.CommandFailed(error.command, error.reason))
+
+    async def _send(self, effect: fx.McuEffect) -> None:
+        match effect:
+            case fx.BuildWalls(tiles, per_side, layers, max_s):
+                await self.mcu.build_walls(tiles, per_side, layers, max_s)
+            case fx.RaiseWalls(max_s):
+                await self.mcu.raise_walls(max_s)
+            case fx.LowerPlatform(max_s):
+                await self.mcu.lower_platform(max_s)
+            case fx.RollDice(max_s):
+                await self.mcu.roll_dice(max_s)
+            case fx.StopAll():
+                await self.mcu.stop_all()

@@ -1,0 +1,95 @@
+"""Where every tile on the playing surface is, from the zone antennas' reads, debounced.
+
+Antennas can miss a tag on one read, so a tag that drops out of its zone's read counts as
+gone only after `absence_s`, unless another zone reads it first. Pure: time is passed in.
+"""
+
+import math
+
+from controller.table.ports import Zone
+
+ZoneKey = tuple[int, Zone]
+"""(physical seat 0-3, zone)."""
+
+
+class ZoneBoard:
+    """The debounced content of the twelve zones, and where each tile came from."""
+
+    def __init__(self, absence_s: float = 1.0) -> None:
+        self.absence_s = absence_s
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget everything (the platform was lowered)."""
+        self.last_change = -math.inf
+        self._where: dict[int, ZoneKey] = {}
+        self._tiles: dict[ZoneKey, set[int]] = {}
+        self._missing_since: dict[int, float] = {}
+        self._came_from: dict[int, ZoneKey | None] = {}
+        self._arrival: dict[int, int] = {}
+        self._arrivals = 0
+        self._seat_change = [-math.inf] * 4
+
+    def update(self, seat: int, zone: Zone, uids: frozenset[int], now: float) -> bool:
+        """Take one read of a zone; True if what the board shows changed."""
+        key = (seat, zone)
+        changed = False
+        for uid in uids:
+            self._missing_since.pop(uid, None)
+            if self._where.get(uid) != key:
+                self._move(uid, key, now)
+                changed = True
+        for uid in self._tiles.get(key, set()) - uids:
+            self._missing_since.setdefault(uid, now)
+        return self.expire(now) or changed
+
+    def expire(self, now: float) -> bool:
+        """Let tags missing for `absence_s` go; True if any went."""
+        gone = [u for u, t in self._missing_since.items() if now - t >= self.absence_s]
+        for uid in gone:
+            del self._missing_since[uid]
+            key = self._where.pop(uid)
+            self._tiles[key].discard(uid)
+            self._touch(key[0], now)
+        return bool(gone)
+
+    def _move(self, uid: int, key: ZoneKey, now: float) -> None:
+        before = self._where.get(uid)
+        if before is not None:
+            self._tiles[before].discard(uid)
+            self._touch(before[0], now)
+        self._came_from[uid] = before
+        self._where[uid] = key
+        self._tiles.setdefault(key, set()).add(uid)
+        self._arrivals += 1
+        self._arrival[uid] = self._arrivals
+        self._touch(key[0], now)
+
+    def _touch(self, seat: int, now: float) -> None:
+        self._seat_change[seat] = now
+        self.last_change = now
+
+    def tiles(self, seat: int, zone: Zone) -> frozenset[int]:
+        """The tags in one zone now."""
+        return frozenset(self._tiles.get((seat, zone), ()))
+
+    def zone_of(self, uid: int) -> ZoneKey | None:
+        """The zone a tag lies in (None: not on the board)."""
+        return self._where.get(uid)
+
+    def came_from(self, uid: int) -> ZoneKey | None:
+        """The zone a tag was in before its current one (None: from the wall)."""
+        return self._came_from.get(uid)
+
+    def newest(self, seat: int, zone: Zone) -> int | None:
+        """The tag that arrived last in a zone (None if it is empty)."""
+        tiles = self._tiles.get((seat, zone))
+        return max(tiles, key=self._arrival.__getitem__) if tiles else None
+
+    def seat_changed_at(self, seat: int) -> float:
+        """When any zone of this seat last changed."""
+        return self._seat_change[seat]
+
+    def count(self, zone: Zone) -> int:
+        """Tags in this zone over all four seats."""
+        return sum(len(self._tiles.get((seat, zone), ())) for seat in range(4))
