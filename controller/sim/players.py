@@ -62,8 +62,8 @@ class SimulatedPlayers:
             if view.phase is Phase.FAULT:
                 pressed = None
             elif view.phase in (Phase.WALLS_RAISED, Phase.DICE) and not view.rolling:
-                if pressed != (view.hand, view.dice, view.dealer):
-                    pressed = (view.hand, view.dice, view.dealer)
+                if pressed != (view.hand, view.phase, view.dice, view.dealer):
+                    pressed = (view.hand, view.phase, view.dice, view.dealer)
                     await self.think()
                     self.buttons.press_dice()
             elif view.phase in (Phase.DEALING, Phase.PLAYING) and key not in done:

@@ -1,0 +1,121 @@
+"""Transitions from 'building' to 'walls raised': lower the last hand's tiles while the other
+set is built, check the wall as its tiles stream in, reshuffle once if it is bad, raise it."""
+
+from controller.table import effects as fx
+from controller.table.core import CycleState, Phase
+from controller.table.hand import HandState
+from controller.table.ports import (
+    Beep,
+    McuStatusRead,
+    Motion,
+    MotionEnded,
+    Outcome,
+    WallSideRead,
+    WallTilePlaced,
+)
+from controller.table.session import Session
+
+EXPECTED = {
+    Phase.BUILDING: (Motion.BUILD, Motion.LOWER),
+    Phase.WALLS_CHECKED: (Motion.RAISE,),
+    Phase.DICE: (Motion.DICE,),
+}
+"""The movements each phase waits for (one that fails there is a fault)."""
+
+
+def _live(cycle: CycleState) -> tuple[HandState, Session]:
+    assert cycle.hand is not None and cycle.session is not None
+    return cycle.hand, cycle.session
+
+
+def start_build(cycle: CycleState, attempt: int) -> None:
+    """Build the walls (attempt 1 also lowers the last hand's tiles; 2 is the reshuffle)."""
+    hand, session = _live(cycle)
+    hand.new_attempt(attempt)
+    if attempt == 1:
+        hand.lowered = False
+        cycle.board.clear()
+        lower = fx.LowerPlatform(cycle.limit(cycle.settings.raise_timeout_s))
+        cycle.move(lower, Motion.LOWER)
+    ruleset, wall = session.ruleset, session.ruleset.wall
+    limit = cycle.limit(cycle.settings.build_timeout_s)
+    build = fx.BuildWalls(ruleset.tiles.total, wall.tiles_per_side, wall.layers, limit)
+    cycle.move(build, Motion.BUILD)
+    cycle.enter(Phase.BUILDING)
+    cycle.show_turn(None)
+    what = "building the walls" if attempt == 1 else "reshuffling and building again"
+    cycle.say("info", f"hand {hand.number}: {what}")
+
+
+def on_wall_tile(cycle: CycleState, event: WallTilePlaced) -> None:
+    """The wall reader read a tile as it was placed."""
+    if cycle.phase is Phase.BUILDING and cycle.hand is not None:
+        cycle.hand.placed[(event.side, event.stack, event.layer)] = event.uid
+
+
+def on_side_read(cycle: CycleState, event: WallSideRead) -> None:
+    """A whole side re-read after lost events."""
+    if cycle.phase is Phase.BUILDING and cycle.hand is not None:
+        cycle.hand.read_side(event.side, event.tiles)
+
+
+def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
+    """A movement ended: the walls are built, the platform lowered, the walls up."""
+    cycle.motions.discard(event.motion)
+    if cycle.phase is Phase.FAULT or cycle.hand is None:
+        return
+    if event.outcome is not Outcome.DONE:
+        if event.motion in EXPECTED.get(cycle.phase, ()):
+            cycle.stop(f"the table could not {event.motion.value}: it {event.outcome.value}")
+        return
+    hand = cycle.hand
+    if cycle.phase is Phase.BUILDING and event.motion in (Motion.BUILD, Motion.LOWER):
+        hand.built = hand.built or event.motion is Motion.BUILD
+        hand.lowered = hand.lowered or event.motion is Motion.LOWER
+        walls_ready(cycle)
+    elif cycle.phase is Phase.WALLS_CHECKED and event.motion is Motion.RAISE:
+        cycle.enter(Phase.WALLS_RAISED)
+        cycle.emit(fx.Sound(Beep.ACK))
+        cycle.say("info", f"hand {hand.number}: walls up, {dice_prompt(cycle)}")
+
+
+def on_status(cycle: CycleState, event: McuStatusRead) -> None:
+    """The status re-read after lost events may show a build that ended unseen."""
+    hand = cycle.hand
+    if cycle.phase is Phase.BUILDING and hand and event.walls_built and not hand.built:
+        cycle.motions.discard(Motion.BUILD)
+        hand.built = True
+        walls_ready(cycle)
+
+
+def walls_ready(cycle: CycleState) -> None:
+    """Check a built wall; raise it once the surface is clear, or reshuffle, or stop."""
+    hand, session = _live(cycle)
+    assert cycle.tiles is not None
+    if not hand.built:
+        return
+    first_look = hand.verdict is None
+    verdict = hand.check(session.ruleset, cycle.tiles)
+    if first_look:
+        cycle.wall_checks.append((hand.number, verdict.problems))
+    if not verdict.ok:
+        if hand.attempt == 1:
+            cycle.say("warning", f"bad wall ({verdict.summary()}): reshuffling once")
+            start_build(cycle, 2)
+        else:
+            cycle.stop(f"bad wall after a reshuffle: {verdict.summary()}")
+        return
+    if hand.lowered:
+        cycle.move(fx.RaiseWalls(cycle.limit(cycle.settings.raise_timeout_s)), Motion.RAISE)
+        cycle.enter(Phase.WALLS_CHECKED)
+        cycle.say("info", f"hand {hand.number}: wall checked, raising the walls")
+
+
+def dice_prompt(cycle: CycleState) -> str:
+    """What the dealer is to do with the dice button now."""
+    hand, session = _live(cycle)
+    if session.needs_dealer_roll and not hand.dealer_rolled:
+        return "press the dice button to choose the dealer"
+    total = session.ruleset.wall.dice_rolls
+    roll = 1 + len(hand.dice) // 2
+    return "press the dice button" + (f" (roll {roll} of {total})" if total > 1 else "")

@@ -1,0 +1,249 @@
+"""The hand cycle's state and the primitives every transition uses: entering a phase, asking
+for a movement, saying something, recording an incident, stopping in a fault.
+
+The transitions live beside it (`building`, `play`, `mcu_events`, `cycle`); all of it is
+pure: an input and its instant in, effects out.
+"""
+
+import enum
+from dataclasses import dataclass, field
+
+from controller.table import effects as fx
+from controller.table.effects import Effect
+from controller.table.hand import HandState
+from controller.table.ports import Beep, Motion, StatusPattern, Zone
+from controller.table.records import IncidentRecord, Instant
+from controller.table.session import Session
+from controller.table.tiles import TileMap
+from controller.table.zones import ZoneBoard
+
+
+class Phase(enum.Enum):
+    """Where the table is in the hand cycle."""
+
+    IDLE = "idle"
+    BUILDING = "building"
+    WALLS_CHECKED = "walls_checked"
+    WALLS_RAISED = "walls_raised"
+    DICE = "dice"
+    DEALING = "dealing"
+    PLAYING = "playing"
+    HAND_OVER = "hand_over"
+    SESSION_OVER = "session_over"
+    FAULT = "fault"
+
+
+PATTERNS = {
+    Phase.IDLE: StatusPattern.IDLE,
+    Phase.SESSION_OVER: StatusPattern.IDLE,
+    Phase.BUILDING: StatusPattern.BUILDING,
+    Phase.WALLS_CHECKED: StatusPattern.BUILDING,
+    Phase.HAND_OVER: StatusPattern.BUILDING,
+    Phase.WALLS_RAISED: StatusPattern.READY,
+    Phase.DICE: StatusPattern.READY,
+    Phase.DEALING: StatusPattern.PLAYING,
+    Phase.PLAYING: StatusPattern.PLAYING,
+    Phase.FAULT: StatusPattern.FAULT,
+}
+"""The status LED of each phase."""
+RESUME = {
+    Phase.BUILDING: Phase.BUILDING,
+    Phase.WALLS_CHECKED: Phase.BUILDING,
+    Phase.WALLS_RAISED: Phase.WALLS_RAISED,
+    Phase.DICE: Phase.WALLS_RAISED,
+    Phase.DEALING: Phase.DEALING,
+    Phase.PLAYING: Phase.PLAYING,
+    Phase.HAND_OVER: Phase.HAND_OVER,
+    Phase.IDLE: Phase.IDLE,
+    Phase.SESSION_OVER: Phase.SESSION_OVER,
+}
+"""Where a fault acknowledged in a phase picks up again (a lost movement is redone)."""
+ACK_HINT = "press the dice button to go on"
+
+
+@dataclass(frozen=True)
+class CycleSettings:
+    """Timeouts and settling times of the hand cycle (seconds)."""
+
+    build_timeout_s: float = 80.0
+    raise_timeout_s: float = 15.0
+    dice_timeout_s: float = 10.0
+    settle_s: float = 1.5
+    """Zone reads unchanged this long count as settled (deal check, declarations)."""
+    absence_s: float = 1.0
+    """A tag missing from its zone's reads this long counts as gone."""
+    deal_timeout_s: float = 300.0
+    """Check the deal anyway after this long, even if seats still lack tiles."""
+    link_grace_s: float = 10.0
+    """How long a session waits for the table MCU before that is a fault."""
+    motion_margin_s: float = 5.0
+    """The MCU's own limit on a movement is this much longer than the daemon's."""
+
+
+@dataclass
+class FaultState:
+    """Why the table stopped, where it picks up again (None: never), what must clear first."""
+
+    reason: str
+    resume: Phase | None
+    holds: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What a technician, the hub and the simulated players can see of the table."""
+
+    phase: Phase
+    pattern: StatusPattern
+    fault: str | None
+    notice: str
+    session: str | None
+    ruleset: str | None
+    players: tuple[str, ...]
+    hand: int | None
+    round_wind: str | None
+    dealer: int | None
+    dice: tuple[int, ...]
+    rolling: bool
+    turn: int | None
+    declared: tuple[int, ...]
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+    hands_played: int
+    paused: bool
+    over_reason: str
+
+
+class CycleState:
+    """The hand cycle's memory and its primitives."""
+
+    def __init__(self, tiles: TileMap | None, settings: CycleSettings | None = None) -> None:
+        self.tiles = tiles
+        self.settings = settings or CycleSettings()
+        self.phase = Phase.IDLE
+        self.since = 0.0
+        """When the current phase began (monotonic)."""
+        self.session: Session | None = None
+        self.hand: HandState | None = None
+        self.fault: FaultState | None = None
+        self.board = ZoneBoard(self.settings.absence_s)
+        self.mcu_online = False
+        self.waiting_since: float | None = None
+        self.motions: set[Motion] = set()
+        self.estop = {"panel": False, "mcu": False}
+        self.paused = False
+        self.notice = ""
+        self.turn: int | None = None
+        self.wall_checks: list[tuple[int, tuple[str, ...]]] = []
+        """(hand, problems) for every wall checked, in order."""
+        self.deal_checks: list[tuple[int, tuple[str, ...]]] = []
+        """(hand, mismatches in words) for every deal checked, in order."""
+        self.now = Instant(0.0, 0.0)
+        self.out: list[Effect] = []
+
+    @property
+    def t(self) -> float:
+        """The monotonic time of the input being handled."""
+        return self.now.monotonic
+
+    def view(self) -> TableView:
+        """The table as people see it now."""
+        session, hand = self.session, self.hand
+        return TableView(
+            phase=self.phase,
+            pattern=PATTERNS[self.phase],
+            fault=self.fault.reason if self.fault else None,
+            notice=self.notice,
+            session=session.plan.id if session else None,
+            ruleset=session.ruleset.name if session else None,
+            players=session.plan.players if session else (),
+            hand=hand.number if hand else None,
+            round_wind=session.round_wind if session else None,
+            dealer=session.deal.dealer if session else None,
+            dice=tuple(hand.dice) if hand else (),
+            rolling=hand.rolling if hand else False,
+            turn=self.turn,
+            declared=tuple(sorted(hand.declared)) if hand else (),
+            winners=hand.winners if hand else (),
+            scores=tuple(session.scores) if session else (0, 0, 0, 0),
+            hands_played=len(session.history) if session else 0,
+            paused=self.paused,
+            over_reason=session.over_reason(self.t) if session else "",
+        )
+
+    def emit(self, *effects: Effect) -> None:
+        """Ask for effects, in order."""
+        self.out.extend(effects)
+
+    def say(self, level: str, text: str) -> None:
+        """Tell the technician (log and status line); level info, warning or error."""
+        self.notice = text
+        self.emit(fx.Announce(level, text))
+
+    def enter(self, phase: Phase) -> None:
+        """Move to `phase` (the status LED follows)."""
+        if PATTERNS[phase] is not PATTERNS[self.phase] or phase is Phase.FAULT:
+            self.emit(fx.ShowStatus(PATTERNS[phase]))
+        self.phase = phase
+        self.since = self.t
+
+    def move(self, effect: fx.McuEffect, motion: Motion) -> None:
+        """Ask the MCU for a movement and remember it runs."""
+        self.motions.add(motion)
+        self.emit(effect)
+
+    def limit(self, seconds: float) -> float:
+        """The MCU's own time limit for a movement the daemon allows `seconds`."""
+        return seconds + self.settings.motion_margin_s
+
+    def show_turn(self, place: int | None) -> None:
+        """Light one seat's LED (None: all off), if it changed."""
+        if place != self.turn:
+            self.turn = place
+            self.emit(fx.ShowTurn(place))
+
+    def update_turn(self) -> None:
+        """Light the seat whose HAND zone holds a tile to throw (one more than a multiple of 3)."""
+        finished = set(self.hand.winners) if self.hand else set()
+        acting = [
+            place
+            for place in range(4)
+            if place not in finished and len(self.board.tiles(place, Zone.HAND)) % 3 == 2
+        ]
+        self.show_turn(acting[0] if len(acting) == 1 else None)
+
+    def incident(self, place: int | None, kind: str, detail: str) -> None:
+        """Record an irregularity in the hand (it never stops play)."""
+        incident = IncidentRecord(self.now, place, kind, detail)
+        start = self.hand.start if self.hand else None
+        if self.hand is not None:
+            self.hand.incidents.append(incident)
+        self.emit(fx.NoteIncident(start, incident), fx.Sound(Beep.WARNING))
+        self.say("warning", f"incident: {detail}")
+
+    def stop(self, reason: str, *holds: str, resumable: bool = True) -> None:
+        """Stop in a fault: motors stop, the LED shows fault, the buzzer sounds.
+
+        `holds` must clear (e.g. the emergency stop released) before an acknowledgement
+        counts; a fault that is not `resumable` needs the daemon restarted.
+        """
+        if self.fault is not None:
+            if holds:
+                self.fault.holds.update(holds)
+                self.fault.reason = f"{reason} (before that: {self.fault.reason})"
+                self.say("error", f"fault: {self.fault.reason}")
+            return
+        resume = RESUME.get(self.phase, Phase.IDLE) if resumable else None
+        self.fault = FaultState(reason, resume, set(holds))
+        if self.motions:
+            self.emit(fx.StopAll())
+        self.enter(Phase.FAULT)
+        self.show_turn(None)
+        self.emit(fx.Sound(Beep.ALARM))
+        self.say("error", f"fault: {reason}")
+
+    def clear_hold(self, hold: str, text: str) -> None:
+        """A condition holding the fault has cleared."""
+        if self.fault is not None and hold in self.fault.holds:
+            self.fault.holds.discard(hold)
+            self.say("warning", f"{text}: {ACK_HINT}")

@@ -1,0 +1,100 @@
+"""What the hand cycle does when the machine itself speaks up: the emergency stop, the lid,
+motor faults, the MCU restarting, its link coming and going, a command failing."""
+
+from controller.table import effects as fx
+from controller.table import inputs as ev
+from controller.table.core import ACK_HINT, CycleState, Phase
+from controller.table.ports import McuFault, McuFaultCleared, McuFaultKind, McuOffline
+
+ESTOP_TEXT = "the emergency stop is pressed: every motor stopped"
+ESTOP_HOLD = "release the emergency stop"
+LID_HOLD = "close the lid"
+MOVING = {
+    Phase.BUILDING: "build the walls",
+    Phase.WALLS_CHECKED: "raise the walls",
+}
+"""Phases in which the machine moves (a restart or a lost link there loses the movement)."""
+IN_HAND = (Phase.WALLS_RAISED, Phase.DICE, Phase.DEALING, Phase.PLAYING)
+
+
+def on_estop(cycle: CycleState, source: str, engaged: bool) -> None:
+    """The emergency stop (the panel's input or the MCU's): stop everything and hold."""
+    cycle.estop[source] = engaged
+    if engaged:
+        cycle.emit(fx.StopAll())
+        cycle.stop(ESTOP_TEXT, ESTOP_HOLD)
+    elif not any(cycle.estop.values()):
+        cycle.clear_hold(ESTOP_HOLD, "the emergency stop is released")
+
+
+def moving(cycle: CycleState) -> str:
+    """What the machine is busy doing now ('' if nothing that a restart would lose)."""
+    if cycle.phase is Phase.DICE and cycle.hand and cycle.hand.rolling:
+        return "roll the dice"
+    return MOVING.get(cycle.phase, "")
+
+
+def on_restart(cycle: CycleState, cause: str) -> None:
+    """The MCU rebooted: a movement in progress is lost; a hand in play goes on."""
+    cycle.motions.clear()
+    doing = moving(cycle)
+    hand = cycle.hand
+    if doing:
+        cycle.stop(f"the table MCU restarted ({cause}) while it had to {doing}: {ACK_HINT}")
+    elif hand is not None and cycle.phase in IN_HAND:
+        cycle.incident(
+            None,
+            "table restarted",
+            f"the table MCU restarted ({cause}) during hand {hand.number}; the hand goes on",
+        )
+    else:
+        cycle.say("warning", f"the table MCU restarted ({cause})")
+
+
+def on_offline(cycle: CycleState, event: McuOffline) -> None:
+    """The link to the MCU went down (it reconnects by itself unless the reason is final)."""
+    cycle.mcu_online = False
+    if event.final:
+        cycle.stop(event.reason, resumable=False)
+    elif moving(cycle):
+        cycle.stop(f"lost the link to the table MCU: {event.reason}")
+    else:
+        cycle.say("warning", f"the table MCU link is down ({event.reason}); reconnecting")
+
+
+def on_fault(cycle: CycleState, event: McuFault) -> None:
+    """A fault the MCU reports, in the words a technician needs."""
+    part, kind = event.part or "a motor", event.kind
+    if kind is McuFaultKind.ESTOP:
+        on_estop(cycle, "mcu", True)
+    elif kind is McuFaultKind.LID_OPEN:
+        cycle.emit(fx.StopAll())
+        cycle.stop("the lid is open: every motor stopped", LID_HOLD)
+    elif kind is McuFaultKind.JAM:
+        cycle.stop(f"the {part} jammed: clear the jam, then {ACK_HINT}")
+    elif kind is McuFaultKind.OVERCURRENT:
+        cycle.stop(f"the {part} drew too much current and stopped: check it, then {ACK_HINT}")
+    elif kind is McuFaultKind.MOTOR_TIMEOUT:
+        cycle.stop(f"the {part} ran past its time limit and stopped: check it, then {ACK_HINT}")
+    elif kind is McuFaultKind.READER_ERROR and event.antenna == 0 and moving(cycle):
+        cycle.stop("the wall reader does not answer: check its cable")
+    elif kind is McuFaultKind.HEARTBEAT_LOST and cycle.motions:
+        cycle.stop("the table MCU stopped its motors: it stopped hearing the daemon")
+    else:
+        cycle.say("warning", f"the {event.part or 'table'} reports {kind.value}: check it")
+
+
+def on_fault_cleared(cycle: CycleState, event: McuFaultCleared) -> None:
+    """A fault the MCU reported is over."""
+    if event.kind is McuFaultKind.ESTOP:
+        on_estop(cycle, "mcu", False)
+    elif event.kind is McuFaultKind.LID_OPEN:
+        cycle.clear_hold(LID_HOLD, "the lid is closed")
+
+
+def on_command_failed(cycle: CycleState, event: ev.CommandFailed) -> None:
+    """A command to the MCU failed: a fault (failing to stop the motors is only said)."""
+    if event.command == "stop every motor":
+        cycle.say("error", f"could not stop every motor: {event.reason}")
+    else:
+        cycle.stop(f"could not {event.command}: {event.reason}")
