@@ -128,6 +128,9 @@ class SessionSection:
     hands: int = field(
         default=16, metadata=option("Hands to play (0: no hand limit).", minimum=0, maximum=1000)
     )
+    rounds: int = field(
+        default=0, metadata=option("Rounds to play (0: no round limit).", minimum=0, maximum=100)
+    )
     deadline_minutes: int = field(
         default=0,
         metadata=option("Session length in minutes (0: none).", minimum=0, maximum=24 * 60),
@@ -135,6 +138,30 @@ class SessionSection:
     last_hand_margin_minutes: int = field(
         default=1,
         metadata=option("No new hand starts this close to the deadline.", minimum=0, maximum=60),
+    )
+
+
+@dataclass(frozen=True)
+class HandSection:
+    """Timing of the hand cycle."""
+
+    build_timeout_s: float = field(
+        default=80.0,
+        metadata=option("Building the walls longer than this is a fault.", minimum=10, maximum=600),
+    )
+    zone_settle_s: float = field(
+        default=1.5,
+        metadata=option(
+            "Zone reads unchanged this long count as settled (deal check, declared wins).",
+            minimum=0,
+            maximum=30,
+        ),
+    )
+    zone_absence_s: float = field(
+        default=1.0,
+        metadata=option(
+            "A tile missing from its zone's reads this long counts as gone.", minimum=0, maximum=30
+        ),
     )
 
 
@@ -169,6 +196,7 @@ class TableConfig:
     outbox: OutboxSection = field(default_factory=OutboxSection)
     gpio: GpioSection = field(default_factory=GpioSection)
     session: SessionSection = field(default_factory=SessionSection)
+    hand: HandSection = field(default_factory=HandSection)
     control: ControlSection = field(default_factory=ControlSection)
     logging: LoggingSection = field(default_factory=LoggingSection)
 
