@@ -64,6 +64,7 @@ from firmware_bridge.messages import Outcome as WireOutcome
 from firmware_bridge.messages import Zone as WireZone
 
 log = logging.getLogger(__name__)
+STOP_WAIT_S = 0.5
 
 TILE_SETS = {
     144: TileSetKind.WITH_FLOWERS_144,
@@ -153,7 +154,15 @@ class LinkMcu:
                     self._publish(event)
         finally:
             subscription.close()
+            await self._stop_motors()
             await self.link.close()
+
+    async def _stop_motors(self) -> None:
+        """On the way out, stop the motors now rather than when the heartbeat is missed."""
+        if self.link.connected:
+            with contextlib.suppress(LinkError, TimeoutError):
+                async with asyncio.timeout(STOP_WAIT_S):
+                    await self.link.request(StopAll())
 
     def _publish(self, event: McuEvent) -> None:
         for handler in self._handlers:

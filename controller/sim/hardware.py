@@ -2,6 +2,7 @@
 panel on gpiozero's MockFactory pins, the tile-set file the simulator writes, and fingers
 that press its buttons."""
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from gpiozero import Device
@@ -23,6 +24,22 @@ def mock_pins() -> MockFactory:
         factory = MockFactory(pin_class=MockPWMPin)
         Device.pin_factory = factory
     return factory
+
+
+@dataclass(frozen=True)
+class SimOptions:
+    """How `run --sim` simulates the table."""
+
+    seed: int = 0
+    """Tile tags, shuffles and dice."""
+    speed: float = 1.0
+    """Machine time factor (1 real pace, 0 instant)."""
+    over_pty: bool = False
+    """Serve the MCU on a pseudo-terminal and reach it through the serial code."""
+    inventory_period: float | None = 2.0
+    """Seconds between periodic zone reports (None: on change only)."""
+    think_s: float = 0.5
+    """The players' pause between moves."""
 
 
 class Buttons:

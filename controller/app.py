@@ -1,0 +1,241 @@
+"""The composition root: the daemon's services in one TaskGroup.
+
+It picks the implementations (serial or simulated MCU, GPIO or mock pins, hub or log), starts
+the configured session at power-on, and keeps running whatever happens: a typed failure of a
+service becomes a fault the technician sees (LED, status, log) and the service restarts; only
+a bug ends the process (and systemd restarts it). Readiness and watchdog pings go to systemd
+from the event loop, so a stuck loop gets the daemon restarted.
+"""
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from controller import __version__
+from controller.clock import Clock, SystemClock
+from controller.config import TableConfig
+from controller.devices.mcu import LinkMcu
+from controller.devices.panel import GpioPanel
+from controller.devices.pinout import load_pinout
+from controller.errors import TableError
+from controller.hub.link import HubLink
+from controller.hub.wiring import build_hub_link
+from controller.rules import RulesError, Ruleset, get_ruleset
+from controller.sim.hardware import SimOptions, SimulatedHardware
+from controller.sim.players import Habits, SimulatedPlayers
+from controller.systemd import SystemdNotifier
+from controller.table import inputs as ev
+from controller.table.control import RunnerControl
+from controller.table.cycle import CycleSettings, HandCycle, TableView
+from controller.table.ports import EmergencyStop, Panel
+from controller.table.report import HubSink, LogSink
+from controller.table.runner import ResultSink, TableRunner
+from controller.table.session import SessionPlan
+from controller.table.tiles import TileMap, TileMapError
+from firmware_bridge.errors import BridgeError
+from firmware_bridge.link import Link, LinkSettings
+from firmware_bridge.port import PortOpener
+from firmware_bridge.serial_port import serial_opener
+from firmware_bridge.tileset import TileSetFileError, read_tileset
+
+log = logging.getLogger(__name__)
+Service = Callable[["TableRunner"], Coroutine[Any, Any, None]]
+RESTART_MAX_S = 30.0
+
+
+@dataclass
+class Hardware:
+    """The parts the daemon runs on: the MCU's line, the panel, the tile-set file, and any
+    extra services (the simulated players)."""
+
+    opener: PortOpener
+    panel: Panel
+    tileset: Path
+    services: tuple[tuple[str, Service], ...] = ()
+    shutdown: Callable[[], Awaitable[None]] | None = None
+
+
+def load_tiles(path: Path) -> tuple[TileMap | None, str]:
+    """The tile-set file as a TileMap, or why it cannot be used."""
+    try:
+        tileset = read_tileset(path)
+        return TileMap.from_names(tileset.name, tileset.tile_of()), ""
+    except (TileSetFileError, TileMapError) as error:
+        return None, f"the tile-set file cannot be used ({error}): check [table] tileset"
+
+
+def cycle_settings(config: TableConfig) -> CycleSettings:
+    """The hand cycle's timing from [hand]."""
+    hand = config.hand
+    return CycleSettings(
+        build_timeout_s=hand.build_timeout_s,
+        settle_s=hand.zone_settle_s,
+        absence_s=hand.zone_absence_s,
+    )
+
+
+def headline(view: TableView) -> str:
+    """One line for `systemctl status`."""
+    if view.fault:
+        return f"fault: {view.fault}"
+    where = f"hand {view.hand} of session {view.session}" if view.hand else "no hand"
+    return f"{view.phase.value.replace('_', ' ')}: {where}"
+
+
+def serial_hardware(config: TableConfig) -> Hardware:
+    """The real table: the MCU on its serial device, the panel on the Pi's GPIO."""
+    pinout = load_pinout(config.gpio.pinout, config.gpio.pins)
+    return Hardware(
+        opener=serial_opener(config.serial.port, config.serial.baudrate),
+        panel=GpioPanel(pinout),
+        tileset=config.table.tileset,
+    )
+
+
+async def simulated_hardware(
+    config: TableConfig, options: SimOptions, tileset_dir: Path
+) -> Hardware:
+    """The simulated table in process, its panel on mock pins, and four simulated players."""
+    sim = SimulatedHardware(
+        tileset_dir,
+        seed=options.seed,
+        speed=options.speed,
+        over_pty=options.over_pty,
+        inventory_period=options.inventory_period,
+        pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
+    )
+    opener = await sim.start()
+    players = SimulatedPlayers(sim.table, sim.buttons, Habits(think_s=options.think_s))
+    return Hardware(
+        opener=opener,
+        panel=sim.panel(),
+        tileset=sim.write_tileset(),
+        services=(("simulated players", players.run),),
+        shutdown=sim.stop,
+    )
+
+
+class TableApp:
+    """The daemon: MCU link, hand cycle, hub link and extra services, supervised."""
+
+    def __init__(
+        self,
+        config: TableConfig,
+        hardware: Hardware,
+        *,
+        clock: Clock | None = None,
+        notifier: SystemdNotifier | None = None,
+        sink: ResultSink | None = None,
+        link_settings: LinkSettings | None = None,
+        tick_s: float = 0.25,
+    ) -> None:
+        self.config = config
+        self.hardware = hardware
+        self.clock = clock or SystemClock()
+        self.notifier = notifier or SystemdNotifier()
+        self.tick_s = tick_s
+        self.tiles, self.setup_problem = load_tiles(hardware.tileset)
+        self.cycle = HandCycle(self.tiles, cycle_settings(config))
+        settings = link_settings or LinkSettings(reconnect_max=config.serial.reconnect_max_s)
+        self.mcu = LinkMcu(Link(hardware.opener, settings))
+        margin = config.session.last_hand_margin_minutes * 60.0
+        self.control = RunnerControl(self.ruleset, margin, __version__)
+        self.hub: HubLink | None = None
+        self.sink = sink or self._sink()
+        self.runner = TableRunner(self.cycle, self.mcu, hardware.panel, self.clock, self.sink)
+        self.control.attach(self.runner)
+        self.runner.observe(lambda view: self.notifier.status(headline(view)))
+
+    def ruleset(self, name: str) -> Ruleset:
+        """A ruleset by name, with the venue's house rules laid over it if configured."""
+        return get_ruleset(name, self.config.table.ruleset_file)
+
+    def _sink(self) -> ResultSink:
+        if not self.config.mqtt.result_key:
+            log.warning("no mqtt.result_key: hand results go to the log only, not to a hub")
+            return LogSink()
+        try:
+            self.hub = build_hub_link(self.config, self.control, self.clock)
+        except TableError as error:
+            self.setup_problem = self.setup_problem or f"the hub link cannot start: {error}"
+            return LogSink()
+        return HubSink(self.hub, __version__)
+
+    async def run(self) -> None:
+        """Run every service until cancelled."""
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(self._supervise("table MCU link", self.mcu.run))
+                group.create_task(self.runner.run(self.tick_s), name="table")
+                if self.hub is not None:
+                    group.create_task(self._supervise("hub link", self.hub.run))
+                for name, service in self.hardware.services:
+                    group.create_task(self._supervise(name, self._bind(service)))
+                group.create_task(self._watchdog(), name="watchdog")
+                self._power_on()
+                self.notifier.ready(headline(self.runner.view))
+                log.info("table %s running", self.config.table.id)
+        finally:
+            self.notifier.stopping()
+            await self._close()
+
+    def _bind(self, service: Service) -> Callable[[], Coroutine[Any, Any, None]]:
+        return lambda: service(self.runner)
+
+    def _power_on(self) -> None:
+        if self.setup_problem:
+            self.runner.submit(ev.SetupFailed(self.setup_problem))
+            return
+        if self.hardware.panel.emergency_stop_engaged:
+            self.runner.submit(EmergencyStop(engaged=True))
+        try:
+            self.runner.submit(
+                ev.StartSession(self.configured_session(), self.ruleset(self.config.table.ruleset))
+            )
+        except RulesError as error:
+            self.runner.submit(ev.SetupFailed(f"the ruleset cannot be used: {error}"))
+
+    def configured_session(self) -> SessionPlan:
+        """The session of [session], started at power-on."""
+        session, now = self.config.session, datetime.fromtimestamp(self.clock.wall(), UTC)
+        return SessionPlan(
+            id=f"{self.config.table.id}-{now:%Y%m%dT%H%M%S}",
+            ruleset=self.config.table.ruleset,
+            players=tuple(session.players),
+            hands=session.hands,
+            rounds=session.rounds,
+            deadline_s=session.deadline_minutes * 60.0,
+            margin_s=session.last_hand_margin_minutes * 60.0,
+        )
+
+    async def _supervise(self, name: str, start: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run a service; a typed failure is reported and the service restarts (bugs escape)."""
+        attempt = 0
+        while True:
+            try:
+                await start()
+                return
+            except (TableError, BridgeError, OSError) as error:
+                attempt += 1
+                log.error("%s failed: %s", name, error)
+                self.runner.submit(ev.ServiceFailed(name, str(error)))
+                await asyncio.sleep(min(RESTART_MAX_S, 0.5 * 2**attempt))
+
+    async def _watchdog(self) -> None:
+        interval = self.notifier.watchdog_interval_s
+        if interval is None:
+            return
+        while True:
+            self.notifier.watchdog()
+            await asyncio.sleep(interval)
+
+    async def _close(self) -> None:
+        self.hardware.panel.close()
+        if self.hub is not None:
+            self.hub.outbox.close()
+        if self.hardware.shutdown is not None:
+            await self.hardware.shutdown()
