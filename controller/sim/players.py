@@ -97,11 +97,18 @@ class SimulatedPlayers:
             takes = _swap_first(takes, 1, 2)
         for take in (t for t in takes if not t.replacement):
             self.table.draw(take.place, *take.slot)
-        for place, flowers in deal.flowers.items():
-            self.table.meld(place, sorted(flowers))
         for take in (t for t in takes if t.replacement):
+            self._set_aside_flowers(take.place)
             self.table.draw(take.place, *take.slot)
+        for place in range(4):
+            self._set_aside_flowers(place)
         await self.think()
+
+    def _set_aside_flowers(self, place: int) -> None:
+        hand = self.table.zone_tiles(place, Zone.HAND)
+        flowers = [tile.uid for tile in hand if is_flower(_kind(tile))]
+        if flowers:
+            self.table.meld(place, flowers)
 
     # ---- play ------------------------------------------------------------------------------
 

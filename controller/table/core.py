@@ -87,6 +87,8 @@ class FaultState:
     reason: str
     resume: Phase | None
     holds: set[str] = field(default_factory=set)
+    lost: str = ""
+    """The movement a lost MCU link interrupted (a restart of the MCU explains it better)."""
 
 
 @dataclass(frozen=True)

@@ -38,8 +38,11 @@ def on_restart(cycle: CycleState, cause: str) -> None:
     """The MCU rebooted: a movement in progress is lost; a hand in play goes on."""
     cycle.motions.clear()
     doing = moving(cycle)
-    hand = cycle.hand
-    if doing:
+    hand, fault = cycle.hand, cycle.fault
+    if fault is not None and fault.lost:
+        fault.reason = f"the table MCU restarted ({cause}) while it had to {fault.lost}: {ACK_HINT}"
+        cycle.say("error", f"fault: {fault.reason}")
+    elif doing:
         cycle.stop(f"the table MCU restarted ({cause}) while it had to {doing}: {ACK_HINT}")
     elif hand is not None and cycle.phase in IN_HAND:
         cycle.incident(
@@ -57,7 +60,10 @@ def on_offline(cycle: CycleState, event: McuOffline) -> None:
     if event.final:
         cycle.stop(event.reason, resumable=False)
     elif moving(cycle):
-        cycle.stop(f"lost the link to the table MCU: {event.reason}")
+        doing = moving(cycle)
+        cycle.stop(f"lost the link to the table MCU while it had to {doing}: {event.reason}")
+        if cycle.fault is not None:
+            cycle.fault.lost = doing
     else:
         cycle.say("warning", f"the table MCU link is down ({event.reason}); reconnecting")
 

@@ -58,6 +58,8 @@ class Session:
         self.scores = [0, 0, 0, 0]
         self.history: list[HandRecord] = []
         self.ending = ""
+        self.dealer_rolls: list[tuple[int, int]] = []
+        """The dice of every dealer roll, in order (dice-rotation rulesets)."""
         self._pending: HandOutcome | None = None
 
     @property
@@ -106,6 +108,7 @@ class Session:
     def roll_for_dealer(self, dice: tuple[int, int]) -> int:
         """Apply the dealer roll of a dice-rotation ruleset; returns the new dealer's place."""
         assert self._pending is not None, "no dealer roll is due"
+        self.dealer_rolls.append(dice)
         self.deal = self.ruleset.next_deal(self.deal, self._pending, dice)
         self._pending = None
         return self.deal.dealer

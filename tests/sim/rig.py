@@ -1,0 +1,123 @@
+"""A whole table in the test: the daemon's composition root on the simulated table, its panel
+on MockFactory pins, four simulated players, a manual clock that moves only when the table
+has gone quiet, and results kept in memory."""
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+from controller.app import Hardware, TableApp
+from controller.clock import ManualClock
+from controller.config import SessionSection, TableConfig, TableSection
+from controller.devices.panel import GpioPanel
+from controller.sim.hardware import SimulatedHardware
+from controller.sim.players import Habits, SimulatedPlayers
+from controller.systemd import SystemdNotifier
+from controller.table.cycle import HandCycle, Phase, TableView
+from controller.table.report import LogSink
+from firmware_bridge.sim.faults import Faults
+
+YIELDS = 40
+"""Event-loop turns without any input handled that count as 'the table is quiet'."""
+
+
+class Rig:
+    """`async with Rig(...) as rig:` powers a simulated table with the daemon on it."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        ruleset: str = "zung-jung",
+        *,
+        hands: int = 2,
+        seed: int = 0,
+        faults: Faults | None = None,
+        habits: Habits | None = None,
+        speed: float = 0.0,
+        over_pty: bool = False,
+        players: bool = True,
+    ) -> None:
+        self.sim = SimulatedHardware(
+            tmp_path, seed=seed, speed=speed, faults=faults, over_pty=over_pty
+        )
+        self.config = TableConfig(
+            table=TableSection(ruleset=ruleset), session=SessionSection(hands=hands)
+        )
+        self.clock = ManualClock()
+        self.sink = LogSink()
+        self.players = SimulatedPlayers(self.sim.table, self.sim.buttons, habits)
+        self.with_players = players
+        self.over_pty = over_pty
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> "Rig":
+        opener = await self.sim.start()
+        self.panel: GpioPanel = self.sim.panel()
+        services = (("simulated players", self.players.run),) if self.with_players else ()
+        hardware = Hardware(opener, self.panel, self.sim.write_tileset(), services, self.sim.stop)
+        self.app = TableApp(
+            self.config,
+            hardware,
+            clock=self.clock,
+            notifier=SystemdNotifier({}),
+            sink=self.sink,
+            tick_s=3600,
+        )
+        self._task = asyncio.create_task(self.app.run())
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    @property
+    def cycle(self) -> HandCycle:
+        """The hand cycle inside the daemon."""
+        return self.app.cycle
+
+    @property
+    def view(self) -> TableView:
+        """What the technician sees."""
+        return self.app.runner.view
+
+    async def until(
+        self, wanted: Callable[[TableView], bool], step: float = 0.5, limit: float = 900.0
+    ) -> TableView:
+        """Let the table run, moving the clock on whenever it is quiet, until `wanted`."""
+        spent = 0.0
+        while not wanted(self.view):
+            if await self.quiet():
+                self.clock.advance(step)
+                spent += step
+                self.app.runner.tick()
+                if spent > limit:
+                    raise AssertionError(f"the table never got there; it shows {self.view}")
+        return self.view
+
+    async def until_phase(self, *phases: Phase) -> TableView:
+        """Run until the table shows one of `phases`."""
+        return await self.until(lambda view: view.phase in phases)
+
+    async def acknowledge(self) -> TableView:
+        """A technician presses the dice button to go on after a fault."""
+        self.sim.buttons.press_dice()
+        return await self.until(lambda view: view.phase is not Phase.FAULT)
+
+    async def quiet(self) -> bool:
+        """True if no input reached the table for a while (a pty needs a moment of real I/O)."""
+        before = self.app.runner.handled
+        for _ in range(YIELDS):
+            await asyncio.sleep(0)
+        if self.over_pty:
+            await asyncio.sleep(0.005)
+        return self.app.runner.handled == before
+
+    def commands(self) -> list[str]:
+        """The names of the commands the table MCU ran, in order."""
+        return [type(command).__name__ for command in self.sim.table.mcu.commands]
