@@ -56,6 +56,11 @@ def tag(uid: int) -> str:
     return ":".join(text[i : i + 2] for i in range(0, 16, 2))
 
 
+def counted(kind: int, count: int) -> str:
+    """Some tiles of a kind in words: 'one 5-dot', 'two Red dragons'."""
+    return f"{count_words(count)} {tile_words(kind)}{'' if count == 1 else 's'}"
+
+
 def tile_words(kind: int) -> str:
     """A tile in words: '5-dot', 'East wind', 'Red dragon', 'plum flower', 'spring season'."""
     if is_flower(kind):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from controller.rules.tileset import TileSet
 from controller.rules.wall import WallLayout
 from controller.table.geometry import Slot, side_slots
-from controller.table.tiles import TileMap, count_words, seat_name, tag, tile_words
+from controller.table.tiles import TileMap, count_words, counted, seat_name, tag
 
 SHOWN_PROBLEMS = 3
 
@@ -83,13 +83,13 @@ def _set_problems(placed: Mapping[Slot, int], tileset: TileSet, tiles: TileMap) 
         have, want = counts.get(kind, 0), wanted.get(kind, 0)
         if not want:
             problems.append(
-                f"the wall holds {count_words(have)} {tile_words(kind)} tile(s), "
-                "which this ruleset plays without: a tile from another set?"
+                f"the wall holds {counted(kind, have)}, which this ruleset plays without: "
+                "a tile from another set?"
             )
         elif have < want:
-            problems.append(f"tile set is short {count_words(want - have)} {tile_words(kind)}")
+            problems.append(f"tile set is short {counted(kind, want - have)}")
         elif have > want:
-            problems.append(f"tile set has {count_words(have - want)} {tile_words(kind)} too many")
+            problems.append(f"tile set has {counted(kind, have - want)} too many")
     return problems
 
 

@@ -1,0 +1,97 @@
+"""The MCU adapter: the bridge's messages become the hand cycle's events, and a refusal
+becomes plain words."""
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+
+from controller.devices.mcu import LinkMcu, antenna_words, translate
+from controller.table.ports import (
+    McuCommandFailed,
+    McuEvent,
+    McuFault,
+    McuFaultKind,
+    McuOnline,
+    Motion,
+    MotionEnded,
+    Outcome,
+    WallTilePlaced,
+    Zone,
+    ZoneRead,
+)
+from firmware_bridge.link import Link, LinkSettings
+from firmware_bridge.messages import Fault, FaultCode, MotionDone, Motor, ZoneInventory
+from firmware_bridge.messages import Motion as WireMotion
+from firmware_bridge.messages import Outcome as WireOutcome
+from firmware_bridge.messages import Zone as WireZone
+from firmware_bridge.sim.table import SimulatedTable
+
+
+def test_messages_become_cycle_events() -> None:
+    assert translate(MotionDone(WireMotion.BUILD, WireOutcome.FAILED)) == MotionEnded(
+        Motion.BUILD, Outcome.FAILED
+    )
+    assert translate(Fault(FaultCode.JAM, Motor.STACKER)) == McuFault(
+        McuFaultKind.JAM, "stacking head"
+    )
+    assert translate(Fault(FaultCode.READER_ERROR, 5)) == McuFault(
+        McuFaultKind.READER_ERROR, "MELD antenna of seat S", antenna=5
+    )
+    assert translate(ZoneInventory(2, WireZone.DISCARD, (7, 9))) == ZoneRead(
+        2, Zone.DISCARD, frozenset({7, 9})
+    )
+    assert translate(MotionDone(WireMotion.SELF_TEST, WireOutcome.DONE)) is None
+    assert antenna_words(0) == "wall reader"
+
+
+Adapter = tuple[LinkMcu, SimulatedTable, list[McuEvent], asyncio.Event]
+
+
+@pytest.fixture
+async def adapter() -> AsyncIterator[Adapter]:
+    sim = SimulatedTable(seed=3, speed=0, inventory_period=None)
+    async with sim:
+        mcu = LinkMcu(Link(sim.memory_opener(), LinkSettings()))
+        events: list[McuEvent] = []
+        built = asyncio.Event()
+
+        def keep(event: McuEvent) -> None:
+            events.append(event)
+            if event == MotionEnded(Motion.BUILD, Outcome.DONE):
+                built.set()
+
+        mcu.subscribe(keep)
+        task = asyncio.create_task(mcu.run())
+        await mcu.link.wait_connected(within=3)
+        yield mcu, sim, events, built
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def test_a_build_streams_its_tiles(
+    adapter: Adapter,
+) -> None:
+    mcu, _, events, built = adapter
+    await mcu.build_walls(108, 27, 2, 60.0)
+    async with asyncio.timeout(3):
+        await built.wait()
+    assert isinstance(events[0], McuOnline)
+    assert sum(isinstance(e, WallTilePlaced) for e in events) == 108
+
+
+async def test_a_refusal_is_said_in_words(
+    adapter: Adapter,
+) -> None:
+    mcu, sim, _, _ = adapter
+    sim.set_estop(True)
+    with pytest.raises(McuCommandFailed) as refused:
+        await mcu.roll_dice(5.0)
+    assert (
+        str(refused.value)
+        == "could not roll the dice: the table refused: the emergency stop is pressed"
+    )
+    with pytest.raises(McuCommandFailed, match="no 100-tile set"):
+        await mcu.build_walls(100, 25, 2, 60.0)
