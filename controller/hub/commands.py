@@ -43,9 +43,15 @@ class ReportStatus(msgspec.Struct, frozen=True, kw_only=True, tag="report_status
 
 
 class ResendResults(msgspec.Struct, frozen=True, kw_only=True, tag="resend_results"):
-    """Send again every result the table still holds from sequence number `since_seq` on."""
+    """Send again every result the table still holds from sequence number `since_seq` on (up to
+    `until_seq` if given), including results the hub refused (re-signed with the table's key)."""
 
     since_seq: Positive
+    until_seq: Positive | None = None
+
+    def __post_init__(self) -> None:
+        if self.until_seq is not None and self.until_seq < self.since_seq:
+            raise ValueError("'until_seq' must not be below 'since_seq'")
 
 
 Action = StartSession | PauseSession | ResumeSession | EndSession | ReportStatus | ResendResults

@@ -71,8 +71,8 @@ class TableControl(Protocol):
 class LinkActions(Protocol):
     """What the hub link itself does for a command."""
 
-    def resend_since(self, seq: int) -> str:
-        """Queue results from `seq` on again; returns a sentence for the reply."""
+    async def resend(self, since: int, until: int | None) -> str:
+        """Queue results in [since, until] again; returns a sentence for the reply."""
         ...
 
     def report_status(self, status: TableStatus) -> None:
@@ -125,13 +125,13 @@ class CommandDispatcher:
             command = self._accept(payload)
         except _Rejected as rejected:
             return Answer(command_id, rejected.code, rejected.message)
-        earlier = self.outbox.recall_reply(command.id)
+        earlier = await self.outbox.recall_reply(command.id)
         if earlier is not None:
             stored = msgspec.json.decode(earlier, type=_Stored)
             return Answer(command.id, stored.code, stored.message)  # type: ignore[arg-type]
         answer = await self._run(command)
         expires = command.expires.timestamp()
-        self.outbox.remember_reply(
+        await self.outbox.remember_reply(
             command.id, msgspec.json.encode(_Stored(answer.code, answer.message)), expires
         )
         self.outbox.forget_replies(self.clock.wall())
@@ -178,7 +178,7 @@ class CommandDispatcher:
                 self.link.report_status(self.control.status())
                 return "status published"
             case ResendResults():
-                return self.link.resend_since(action.since_seq)
+                return await self.link.resend(action.since_seq, action.until_seq)
 
 
 class _Rejected(Exception):

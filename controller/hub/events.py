@@ -116,8 +116,10 @@ class TableStatus(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class LinkCounters(msgspec.Struct, frozen=True, kw_only=True):
-    """The hub link's own health, published with every status."""
+    """The hub link's own health, published with every status; `attention` says in plain words
+    what a technician must do (empty when nothing)."""
 
     pending_results: Count = 0
     dropped_messages: Count = 0
     refused_results: Count = 0
+    attention: Text = ""

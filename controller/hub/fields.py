@@ -13,6 +13,14 @@ SessionId = Annotated[str, Meta(pattern=r"^[\w.:-]{1,64}$", description="A sessi
 MessageId = Annotated[
     str, Meta(pattern=r"^[0-9a-f]{32}$", description="Unique message id (UUID4 hex).")
 ]
+OutboxId = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f]{32}$",
+        description="Random id of the table's outbox file, made with the file: a new id means "
+        "the table's sequence numbers started again (a new or wiped outbox).",
+    ),
+]
 Seat = Annotated[int, Meta(ge=0, le=3, description="Physical seat 0-3, E S W N at session start.")]
 Tile = Annotated[
     str, Meta(pattern=r"^([1-9][mps]|[1-7]z|[1-8]f)$", description="One tile, mpsz notation.")

@@ -7,30 +7,26 @@ import logging
 import random
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
-
-import msgspec
 
 from controller import __version__
 from controller.clock import Clock, SystemClock
+from controller.hub.composer import TableMessages
 from controller.hub.dispatcher import Answer, CommandDispatcher, TableControl
-from controller.hub.events import Event, LinkCounters, TableStatus
+from controller.hub.events import Event, TableStatus
+from controller.hub.health import attention
 from controller.hub.messages import (
     AckMessage,
-    EventMessage,
     HubStateMessage,
     MalformedMessage,
-    ReplyMessage,
-    ResultMessage,
-    StatusMessage,
+    Refusal,
     decode,
-    encode,
-    new_header,
 )
-from controller.hub.outbox import Outbox, PendingResult
+from controller.hub.outbox import Outbox, RefusedResult
 from controller.hub.result import HandResult
 from controller.hub.signing import TableKey
-from controller.hub.timing import LinkTiming, Pacer
+from controller.hub.timing import LinkTiming, Pacer, ResendSchedule
 from controller.hub.topics import Topics
 from controller.hub.transport import (
     Inbound,
@@ -64,6 +60,7 @@ class LinkStats:
     results_sent: int = 0
     results_resent: int = 0
     results_acked: int = 0
+    results_refused: int = 0
 
 
 @dataclass(frozen=True)
@@ -96,40 +93,53 @@ class HubLink:
         )
         self.topics = settings.topics
         self.timing = settings.timing
+        self.messages = TableMessages(
+            settings.table, settings.key, outbox, self.clock, self.timing.keepalive_s
+        )
         self.pacer = Pacer(self.clock, self.timing.tick_s)
         self.connected = False
         self.hub_online = False
         self.stats = LinkStats()
         self._status = TableStatus(software=settings.software)
         self._wake = asyncio.Event()
-        self._due: dict[str, float] = {}
-        self._attempts: dict[str, int] = {}
-        self._refused: set[str] = set()
+        self.schedule = ResendSchedule(self.timing.resend, self.rng)
         self._publishing: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
+        self._connected_at: datetime | None = None
+        self._retry_refused_at_start()
+
+    def _retry_refused_at_start(self) -> None:
+        # A restart is a technician's way to say "try again" (e.g. after fixing the key): each
+        # result refused before is sent once more, signed with the key the table has now.
+        again = self.outbox.reopen(1, None, self.messages.resign, acked=False).refused
+        if again:
+            _log.warning("sending %d results the hub refused before once more (re-signed)", again)
 
     # --- what the session and the app call -------------------------------------------------
 
     def record_result(self, result: HandResult) -> ResultReceipt:
-        """Sign the result and store it durably; only then does the hand count as over."""
+        """Sign the result and store it durably; only then does the hand count as over.
+
+        Blocks for the one fsync of the result (the outbox's writer thread does it);
+        `record_result_async` gives the same guarantee without blocking the event loop.
+        """
         ids: list[str] = []
+        seq = self.outbox.add_result(self.messages.result(result, ids), self.clock.wall())
+        self._wake.set()
+        return ResultReceipt(ids[0], seq)
 
-        def build(seq: int) -> tuple[str, bytes]:
-            fields = new_header(self.settings.table, self.outbox.boot, seq, self.clock)
-            message = self.settings.key.sign(ResultMessage(result=result, **fields))
-            ids.append(message.id)
-            return message.id, encode(message)
-
-        seq = self.outbox.add_result(build, self.clock.wall())
+    async def record_result_async(self, result: HandResult) -> ResultReceipt:
+        """As `record_result`; returns once the result is on disk, the loop running meanwhile."""
+        ids: list[str] = []
+        build = self.messages.result(result, ids)
+        seq = await self.outbox.add_result_async(build, self.clock.wall())
         self._wake.set()
         return ResultReceipt(ids[0], seq)
 
     def publish_event(self, event: Event) -> None:
         """Queue a public play-by-play event (dropped oldest-first if the link stays down)."""
         topic = self.topics.events(self.settings.table)
-        self.outbox.add_feed(
-            "event", topic, lambda seq: encode(EventMessage(event=event, **self._head(seq)))
-        )
+        self.outbox.add_feed("event", topic, self.messages.event(event))
         self._wake.set()
 
     def update_status(self, status: TableStatus) -> None:
@@ -139,15 +149,37 @@ class HubLink:
 
     @property
     def pending_results(self) -> int:
-        """Results the hub has not acknowledged yet."""
+        """Results waiting to be sent or acknowledged (refused ones are counted apart)."""
         return self.outbox.pending_count()
+
+    @property
+    def refused_results(self) -> list[RefusedResult]:
+        """Results the hub refused, oldest first, each with the hub's reason."""
+        return self.outbox.refused
+
+    @property
+    def attention(self) -> str:
+        """What a technician must do about the link, in plain words ('' when nothing)."""
+        return attention(self.outbox.refused)
+
+    async def resend_refused(self) -> int:
+        """Send every refused result again (re-signed with the table's key); returns how many."""
+        again = await self.outbox.reopen_async(1, None, self.messages.resign, acked=False)
+        self._after_resend()
+        return again.refused
 
     async def run(self) -> None:
         """Stay connected until cancelled, reconnecting with jittered exponential backoff."""
+        loop = asyncio.get_running_loop()
+
+        def on_disk() -> None:  # in the outbox's thread: what was queued may now be published
+            loop.call_soon_threadsafe(self._wake.set)
+
+        self.outbox.on_commit = on_disk
         attempt = 0
         while True:
             try:
-                async with self.connector.session(self._will()) as session:
+                async with self.connector.session(await self._will()) as session:
                     attempt = 0
                     await self._serve(session)
             except LinkDown as exc:
@@ -160,13 +192,20 @@ class HubLink:
 
     # --- LinkActions, for the command dispatcher -------------------------------------------
 
-    def resend_since(self, seq: int) -> str:
-        """Make results from `seq` on pending again and send them now."""
-        reopened, oldest = self.outbox.reopen_since(seq)
-        self._due.clear()
-        self._wake.set()
-        held = "none held" if oldest is None else f"oldest held is {oldest}"
-        return f"{reopened} acknowledged results queued again from seq {seq} ({held})"
+    async def resend(self, since: int, until: int | None = None) -> str:
+        """Queue results in [since, until] again, refused ones re-signed, and send them now."""
+        again = await self.outbox.reopen_async(since, until, self.messages.resign)
+        self._after_resend()
+        span = f"seq {since}" + ("" if until is None else f" to {until}")
+        held = "none held" if again.oldest is None else f"oldest held is {again.oldest}"
+        return (
+            f"{again.acked} acknowledged and {again.refused} refused results queued again "
+            f"from {span} ({held})"
+        )
+
+    def _after_resend(self) -> None:
+        self.schedule.send_all_now()
+        self._queue_status(online=True)
 
     def report_status(self, status: TableStatus) -> None:
         """Publish this status now."""
@@ -190,42 +229,32 @@ class HubLink:
     async def _say_goodbye(self, session: MqttSession) -> None:
         with contextlib.suppress(LinkDown, TimeoutError):
             async with asyncio.timeout(1.0):
-                await session.publish(*self._status_payload(online=False), retain=True)
+                await session.publish(*self._status_now(online=False), retain=True)
 
     def _disconnected(self) -> None:
         self.connected = False
         self.hub_online = False
-        self._due.clear()
+        self.schedule.send_all_now()
         self._failure = None
         for task in self._publishing:
             task.cancel()
 
-    def _will(self) -> LastWill:
-        topic, payload = self._status_payload(online=False)
+    async def _will(self) -> LastWill:
+        """The last will: made now, as the connection begins, and labelled as such."""
+        self._connected_at = datetime.fromtimestamp(self.clock.wall(), UTC)
+        topic, payload = self._status_now(online=False, will=True)
+        await self.outbox.flushed()  # its sequence number is on disk before anyone can see it
         return LastWill(topic, payload, retain=True)
 
-    def _head(self, seq: int) -> dict[str, Any]:
-        return new_header(self.settings.table, self.outbox.boot, seq, self.clock)
-
-    def _status_payload(self, online: bool) -> tuple[str, bytes]:
-        return self.topics.status(self.settings.table), self._status_bytes(
-            self.outbox.next_feed_seq(), online
-        )
-
-    def _status_bytes(self, seq: int, online: bool) -> bytes:
-        status = self._status if online else msgspec.structs.replace(self._status, state="offline")
-        counters = LinkCounters(
-            pending_results=self.outbox.pending_count(),
-            dropped_messages=self.outbox.dropped,
-            refused_results=len(self._refused),
-        )
-        return encode(StatusMessage(online=online, status=status, link=counters, **self._head(seq)))
+    def _status_now(self, online: bool, will: bool = False) -> tuple[str, bytes]:
+        """A status published outside the feed (the will, the goodbye)."""
+        build = self.messages.status(self._status, online, self._connected_at, will)
+        return self.topics.status(self.settings.table), build(self.outbox.next_feed_seq())
 
     def _queue_status(self, online: bool) -> None:
         topic = self.topics.status(self.settings.table)
-        self.outbox.add_feed(
-            "status", topic, lambda seq: self._status_bytes(seq, online), retain=True
-        )
+        build = self.messages.status(self._status, online, self._connected_at)
+        self.outbox.add_feed("status", topic, build, retain=True)
         self._wake.set()
 
     # --- receiving ----------------------------------------------------------------------------
@@ -250,7 +279,7 @@ class HubLink:
         online = bool(payload) and decode(payload, HubStateMessage).online
         if online and not self.hub_online:
             _log.info("hub is online: sending results")
-            self._due.clear()
+            self.schedule.send_all_now()
         elif not online and self.hub_online:
             _log.warning("hub is offline: results wait in the outbox")
         self.hub_online = online
@@ -258,37 +287,41 @@ class HubLink:
 
     def _on_ack(self, payload: bytes) -> None:
         ack = decode(payload, AckMessage)
-        if ack.table != self.settings.table or not self.settings.key.verify(payload):
-            _log.warning("ignored an ack not signed for this table (id %s)", ack.id)
+        if ack.table != self.settings.table:
+            _log.warning("ignored an ack for table %s (id %s)", ack.table, ack.id)
             return
-        self.stats.results_acked += self.outbox.mark_acked(ack.results, self.clock.wall())
-        for result_id in ack.results:
-            self._due.pop(result_id, None)
-            self._attempts.pop(result_id, None)
-            self._refused.discard(result_id)
-        for refusal in ack.refused:
-            if refusal.id not in self._refused:
-                _log.error("the hub refuses result %s: %s", refusal.id, refusal.reason)
-            self._refused.add(refusal.id)
+        signed = self.settings.key.verify(payload)
+        if signed:
+            self.stats.results_acked += self.outbox.mark_acked(ack.results, self.clock.wall())
+            self.schedule.forget(ack.results)
+        elif ack.results:
+            _log.warning("ignored an ack not signed with this table's key (id %s)", ack.id)
+        if sum(self._on_refusal(refusal, signed) for refusal in ack.refused):
+            self._queue_status(online=True)
         self._wake.set()
+
+    def _on_refusal(self, refusal: Refusal, signed: bool) -> bool:
+        """Set a refused result aside (a refusal only stops automatic re-sending, so one the
+        table cannot verify is taken too: a hub without this table's key can still say why)."""
+        reason = refusal.reason if signed else f"{refusal.reason} (answer not signed with our key)"
+        refused = self.outbox.mark_refused(refusal.id, reason[:500], self.clock.wall())
+        if refused is None:
+            return False
+        self.schedule.forget([refusal.id])
+        self.stats.results_refused += 1
+        _log.error(
+            "result seq %d (%s) refused by hub: %s; kept in the outbox, not sent again until asked",
+            refused.seq,
+            refused.id,
+            reason,
+        )
+        return True
 
     def _answer(self, answer: Answer) -> None:
         if not answer.ok:
             _log.warning("hub command %s: %s: %s", answer.command, answer.code, answer.message)
         topic = self.topics.replies(self.settings.table)
-
-        def build(seq: int) -> bytes:
-            return encode(
-                ReplyMessage(
-                    command=answer.command,
-                    ok=answer.ok,
-                    code=answer.code,
-                    message=answer.message[:500],
-                    **self._head(seq),
-                )
-            )
-
-        self.outbox.add_feed("reply", topic, build)
+        self.outbox.add_feed("reply", topic, self.messages.reply(answer))
         self._wake.set()
 
     # --- sending ------------------------------------------------------------------------------
@@ -311,14 +344,11 @@ class HubLink:
 
     async def _send_results(self, session: MqttSession) -> None:
         now = self.clock.monotonic()
-        batch = [
-            r
-            for r in self.outbox.pending_results(self.timing.window)
-            if self._due.get(r.id, now) <= now
-        ]
+        pending = self.outbox.pending_results(self.timing.window)
         topic = self.topics.results(self.settings.table)
-        for result in batch:
-            self._schedule_resend(result, now)
+        for result in [r for r in pending if self.schedule.is_due(r.id, now)]:
+            self.stats.results_sent += 1
+            self.stats.results_resent += self.schedule.sent(result.id, now)
             self._spawn(session.publish(topic, result.payload))
 
     def _spawn(self, publish: Coroutine[Any, Any, None]) -> None:
@@ -334,14 +364,6 @@ class HubLink:
             self._failure = error
             self._wake.set()
 
-    def _schedule_resend(self, result: PendingResult, now: float) -> None:
-        attempt = self._attempts.get(result.id, 0)
-        self._attempts[result.id] = attempt + 1
-        self.stats.results_sent += 1
-        self.stats.results_resent += attempt > 0
-        self._due[result.id] = now + self.timing.resend.delay(attempt, self.rng)
-
     def _until_next_due(self) -> float:
-        if not self._due or not self.hub_online:
-            return IDLE_WAIT_S
-        return max(0.0, min(self._due.values()) - self.clock.monotonic())
+        due = self.schedule.next_in(self.clock.monotonic())
+        return IDLE_WAIT_S if due is None or not self.hub_online else due

@@ -12,7 +12,7 @@ from controller.clock import Clock
 from controller.errors import UsageError
 from controller.hub.commands import Action
 from controller.hub.events import Event, LinkCounters, TableStatus
-from controller.hub.fields import Hex64, MessageId, Positive, Text, Timestamp
+from controller.hub.fields import Hex64, MessageId, OutboxId, Positive, Text, Timestamp
 from controller.hub.result import HandResult
 
 VERSION = 1
@@ -55,14 +55,23 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, tag_field="schema"):
     seq: Positive
     id: MessageId
     ts: Timestamp
+    outbox: OutboxId | None = None
 
 
 class StatusMessage(Envelope, frozen=True, kw_only=True, tag="status"):
-    """Retained table status; `online` false is the last will."""
+    """Retained table status; `online` false says the table is gone, `will` true that the broker
+    published it as the table's last will (the table may have died at any moment since
+    `connected_at`, and the broker says so at most 1.5 x `keepalive_s` after the last packet)."""
 
     online: bool
     status: TableStatus
     link: LinkCounters
+    will: bool = False
+    connected_at: Annotated[
+        Timestamp | None,
+        Meta(description="When the table's connection to the broker began (alive then)."),
+    ] = None
+    keepalive_s: Annotated[int, Meta(ge=0, description="The table's MQTT keepalive.")] = 0
 
 
 class EventMessage(Envelope, frozen=True, kw_only=True, tag="event"):
@@ -103,7 +112,12 @@ class Refusal(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class AckMessage(Envelope, frozen=True, kw_only=True, tag="ack"):
-    """Result ids the hub has recorded (or refuses), signed under the table's key."""
+    """Result ids the hub has recorded (or refuses), signed under the table's key.
+
+    A hub with no key (or another key) for the table still says what it refuses: unsigned, or
+    signed with its own key. The table then takes the refusals (they only stop automatic
+    re-sending) and never the acks.
+    """
 
     results: list[MessageId] = []
     refused: list[Refusal] = []
@@ -180,7 +194,25 @@ def peek_id(payload: bytes) -> str | None:
     return None
 
 
-def new_header(table: str, boot: int, seq: int, clock: Clock) -> dict[str, Any]:
-    """Envelope fields of a new message: table, boot, seq, a fresh id and the time now."""
+def peek_place(payload: bytes) -> tuple[str, int] | None:
+    """(outbox id or '', seq) of a payload that may be otherwise invalid, when they can be read."""
+    try:
+        raw: Any = msgspec.json.decode(payload)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    outbox, seq = raw.get("outbox") or "", raw.get("seq")
+    if isinstance(outbox, str) and type(seq) is int and 0 < seq < 2**62:
+        return outbox[:32], seq
+    return None
+
+
+def new_header(
+    table: str, boot: int, seq: int, clock: Clock, outbox: str | None = None
+) -> dict[str, Any]:
+    """Envelope fields of a new message: table, boot, seq, a fresh id, the time now and the
+    sender's outbox id."""
     ts = datetime.fromtimestamp(clock.wall(), UTC)
-    return {"table": table, "boot": boot, "seq": seq, "id": uuid.uuid4().hex, "ts": ts}
+    head = {"table": table, "boot": boot, "seq": seq, "id": uuid.uuid4().hex, "ts": ts}
+    return head if outbox is None else {**head, "outbox": outbox}

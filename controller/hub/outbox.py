@@ -1,50 +1,36 @@
-"""The durable outbox: results wait here (SQLite, WAL, synchronous=FULL) until the hub acks
-their id; status, events and replies wait in a bounded feed that drops its oldest entries.
+"""The durable outbox as the table's event loop sees it: results wait until the hub acks their
+id; status, events and replies wait in a bounded feed that drops its oldest entries.
 
-Sequence numbers and the boot counter live in the same file, so they survive restarts, and a
-result, its sequence number and its payload are written in one transaction.
+The file (SQLite, WAL, synchronous=FULL) is written by one worker thread (`DurableWriter`), and
+the loop works from a copy in memory, so no fsync runs in the loop: a new result blocks only
+until it is on disk (`add_result`; `add_result_async` does not block at all); acks, refusals
+and feed entries go to disk in batches, one transaction each. A feed entry is published only
+once it is on disk, so a sequence number seen by anyone is never used again after a crash.
+Sequence numbers, the boot counter and the outbox's random id live in the same file.
 """
 
+import bisect
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from controller.errors import RuntimeFailure
-from controller.hub.durable import open_durable
+from controller.hub.outbox_file import FeedItem, OutboxFile, PendingResult, RefusedResult
+from controller.hub.writer import DurableWriter
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-    seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, payload BLOB NOT NULL,
-    created REAL NOT NULL, acked REAL);
-CREATE INDEX IF NOT EXISTS results_pending ON results (seq) WHERE acked IS NULL;
-CREATE TABLE IF NOT EXISTS feed (
-    n INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, topic TEXT NOT NULL,
-    retain INTEGER NOT NULL, payload BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS replies (
-    command TEXT PRIMARY KEY, payload BLOB NOT NULL, expires REAL NOT NULL);
-"""
+__all__ = ["FeedItem", "Outbox", "PendingResult", "RefusedResult", "Reopened"]
 
 
 @dataclass(frozen=True)
-class PendingResult:
-    """A result not yet acknowledged by the hub."""
+class Reopened:
+    """What a resend request put back in the queue."""
 
-    seq: int
-    id: str
-    payload: bytes
-
-
-@dataclass(frozen=True)
-class FeedItem:
-    """A status, event or reply waiting to be published."""
-
-    n: int
-    kind: str
-    topic: str
-    retain: bool
-    payload: bytes
+    acked: int
+    refused: int
+    oldest: int | None
 
 
 class Outbox:
@@ -54,167 +40,248 @@ class Outbox:
         self.path = path
         self.max_feed = max_feed
         self.keep_acked = keep_acked
+        self.file = OutboxFile(path)
         try:
-            self._db = open_durable(path, _SCHEMA)
-            with self._write():
-                self.boot = self._bump("boot")
-            self._acked = self._count("acked IS NOT NULL")
+            with self.file.transaction():
+                self.boot = self.file.bump("boot")
+                self.id = self.file.identity(time.time())
+            held = self.file.contents()
+            self._acked_on_disk = self.file.count_acked()
         except sqlite3.Error as exc:
+            self.file.close()
             raise RuntimeFailure(f"outbox {path}: {exc}") from exc
+        self.writer = DurableWriter(self.file.transaction)
+        self.writer.after_batch = self._batch_done
+        self.on_commit: Callable[[], None] = _nothing
+        self._pending: dict[int, PendingResult] = {}
+        self._order: list[int] = []
+        self._refused = {r.seq: r for r in held.refused}
+        self._seq_of = {r.id: r.seq for r in held.refused}
+        for result in held.pending:
+            self._hold(result)
+        self._feed = {item.n: item for item in held.feed}
+        self._status_n = max((i.n for i in held.feed if i.kind == "status"), default=None)
+        self._feed_seq = max([held.feed_seq, *self._feed])
+        self._dropped = held.dropped
+        self._written_feed = self._committed_feed = self._feed_seq
+        self._closed = False
 
     def close(self) -> None:
-        """Close the file; everything committed is already on disk."""
-        self._db.close()
+        """Write what is queued and close the file."""
+        if not self._closed:
+            self._closed = True
+            self.writer.close()
+            self.file.close()
 
-    def _write(self) -> "_Transaction":
-        return _Transaction(self._db)
+    async def flushed(self) -> None:
+        """Return once everything queued so far is on disk."""
+        await self.writer.flushed()
 
-    def _get(self, key: str) -> int:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return int(row[0]) if row else 0
+    def flush(self) -> None:
+        """Block until everything queued so far is on disk."""
+        self.writer.wait(_nothing)
 
-    def _bump(self, key: str, by: int = 1) -> int:
-        value = self._get(key) + by
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
-        return value
+    def _batch_done(self) -> None:
+        # In the writer thread: feed entries written so far may now be published.
+        self._committed_feed = self._written_feed
+        self.on_commit()
+
+    # --- results ------------------------------------------------------------------------------
 
     def add_result(self, build: Callable[[int], tuple[str, bytes]], now: float) -> int:
         """Give the next result sequence number to `build(seq) -> (id, payload)` and store the
-        result durably; returns the sequence number once it is on disk."""
-        with self._write():
-            seq = self._bump("result_seq")
-            result_id, payload = build(seq)
-            self._db.execute(
-                "INSERT INTO results (seq, id, payload, created) VALUES (?, ?, ?, ?)",
-                (seq, result_id, payload, now),
-            )
-        return seq
+        result durably; returns the sequence number once it is on disk (blocks until then)."""
+        return self._hold(self.writer.wait(partial(self._insert, build, now))).seq
+
+    async def add_result_async(self, build: Callable[[int], tuple[str, bytes]], now: float) -> int:
+        """As `add_result`, but the event loop keeps running while the disk works."""
+        return self._hold(await self.writer.call(partial(self._insert, build, now))).seq
+
+    def _insert(self, build: Callable[[int], tuple[str, bytes]], now: float) -> PendingResult:
+        try:
+            with self.file.transaction():
+                seq = self.file.bump("result_seq")
+                result_id, payload = build(seq)
+                self.file.insert_result(seq, result_id, payload, now)
+        except sqlite3.Error as exc:
+            raise RuntimeFailure(f"outbox {self.path}: the result was not stored: {exc}") from exc
+        return PendingResult(seq, result_id, payload)
+
+    def _hold(self, result: PendingResult) -> PendingResult:
+        if result.seq not in self._pending:
+            bisect.insort(self._order, result.seq)
+        self._pending[result.seq] = result
+        self._seq_of[result.id] = result.seq
+        return result
+
+    def _release(self, seq: int) -> PendingResult | None:
+        result = self._pending.pop(seq, None)
+        if result is not None:
+            del self._order[bisect.bisect_left(self._order, seq)]
+        return result
 
     def pending_results(self, limit: int, after_seq: int = 0) -> list[PendingResult]:
-        """Unacknowledged results in sequence order."""
-        rows = self._db.execute(
-            "SELECT seq, id, payload FROM results WHERE acked IS NULL AND seq > ? "
-            "ORDER BY seq LIMIT ?",
-            (after_seq, limit),
-        ).fetchall()
-        return [PendingResult(int(s), str(i), bytes(p)) for s, i, p in rows]
+        """Results to send (not acknowledged, not refused), in sequence order."""
+        start = bisect.bisect_right(self._order, after_seq)
+        return [self._pending[seq] for seq in self._order[start : start + limit]]
 
     def pending_count(self) -> int:
-        """How many results the hub has not acknowledged yet."""
-        return self._count("acked IS NULL")
+        """How many results wait to be sent or acknowledged (refused ones not counted)."""
+        return len(self._pending)
 
-    def _count(self, condition: str) -> int:
-        query = f"SELECT count(*) FROM results WHERE {condition}"
-        return int(self._db.execute(query).fetchone()[0])
+    @property
+    def refused(self) -> list[RefusedResult]:
+        """Results the hub refused, oldest first; kept until acked or sent again on request."""
+        return [self._refused[seq] for seq in sorted(self._refused)]
 
     def mark_acked(self, ids: Iterable[str], now: float) -> int:
         """Record the hub's acknowledgement of these result ids; returns how many were new."""
         id_list = list(ids)
-        with self._write():
-            changed = sum(
-                self._db.execute(
-                    "UPDATE results SET acked = ? WHERE id = ? AND acked IS NULL", (now, i)
-                ).rowcount
-                for i in id_list
-            )
-            self._acked += changed
-            self._prune_acked()
+        changed = 0
+        for result_id in id_list:
+            seq = self._seq_of.pop(result_id, None)
+            if seq is not None:
+                changed += 1
+                self._release(seq)
+                self._refused.pop(seq, None)
+        if changed:
+            self.writer.later(partial(self._write_acks, id_list, now))
         return changed
 
-    def _prune_acked(self) -> None:
+    def _write_acks(self, ids: list[str], now: float) -> None:
+        self._acked_on_disk += self.file.mark_acked(ids, now)
         # Pruning scans the acked results, so it runs only once they exceed the limit by 10%.
-        if self._acked <= self.keep_acked + self.keep_acked // 10:
-            return
-        self._acked -= self._db.execute(
-            "DELETE FROM results WHERE acked IS NOT NULL AND seq NOT IN "
-            "(SELECT seq FROM results WHERE acked IS NOT NULL ORDER BY seq DESC LIMIT ?)",
-            (self.keep_acked,),
-        ).rowcount
+        if self._acked_on_disk > self.keep_acked + self.keep_acked // 10:
+            self._acked_on_disk -= self.file.prune_acked(self.keep_acked)
 
-    def reopen_since(self, seq: int) -> tuple[int, int | None]:
-        """Make acknowledged results from `seq` on pending again (the hub asked for them);
-        returns how many, and the oldest sequence number still held."""
-        with self._write():
-            reopened = self._db.execute(
-                "UPDATE results SET acked = NULL WHERE seq >= ? AND acked IS NOT NULL", (seq,)
-            ).rowcount
-            self._acked -= reopened
-        oldest = self._db.execute("SELECT min(seq) FROM results").fetchone()[0]
-        return reopened, None if oldest is None else int(oldest)
+    def mark_refused(self, result_id: str, reason: str, now: float) -> RefusedResult | None:
+        """Set a result aside as refused by the hub; None if it is not pending (any more)."""
+        seq = self._seq_of.get(result_id)
+        result = None if seq is None else self._release(seq)
+        if result is None:
+            return None
+        refused = RefusedResult(result.seq, result.id, result.payload, reason, now)
+        self._refused[result.seq] = refused
+        self.writer.later(partial(self.file.mark_refused, result_id, reason, now))
+        return refused
+
+    def reopen(
+        self, since: int, until: int | None, resign: Callable[[bytes], bytes], acked: bool = True
+    ) -> Reopened:
+        """Queue results in [since, until] again: refused ones (re-signed with `resign`), and
+        with `acked` also those the hub acknowledged. Blocks until the file says which."""
+        return self._reopened(self.writer.wait(partial(self._reopen, since, until, resign, acked)))
+
+    async def reopen_async(
+        self, since: int, until: int | None, resign: Callable[[bytes], bytes], acked: bool = True
+    ) -> Reopened:
+        """As `reopen`, but the event loop keeps running while the disk works."""
+        job = partial(self._reopen, since, until, resign, acked)
+        return self._reopened(await self.writer.call(job))
+
+    def _reopen(
+        self, since: int, until: int | None, resign: Callable[[bytes], bytes], acked: bool
+    ) -> tuple[list[PendingResult], list[PendingResult], int | None]:
+        with self.file.transaction():
+            again = self.file.reopen_acked(since, until) if acked else []
+            retried = self.file.retry_refused(since, until, resign)
+        self._acked_on_disk -= len(again)
+        return again, retried, self.file.oldest_seq()
+
+    def _reopened(
+        self, found: tuple[list[PendingResult], list[PendingResult], int | None]
+    ) -> Reopened:
+        again, retried, oldest = found
+        for result in retried:
+            self._refused.pop(result.seq, None)
+        for result in again + retried:
+            self._hold(result)
+        return Reopened(len(again), len(retried), oldest)
+
+    # --- the feed -----------------------------------------------------------------------------
 
     def add_feed(
         self, kind: str, topic: str, build: Callable[[int], bytes], *, retain: bool = False
     ) -> None:
         """Queue a status, event or reply; a new status replaces any status still queued, and
         past `max_feed` entries the oldest are dropped and counted."""
-        with self._write():
-            payload = build(self._bump("feed_seq"))
-            if kind == "status":
-                self._db.execute("DELETE FROM feed WHERE kind = 'status'")
-            self._db.execute(
-                "INSERT INTO feed (kind, topic, retain, payload) VALUES (?, ?, ?, ?)",
-                (kind, topic, int(retain), payload),
-            )
-            self._drop_over_limit()
+        self._feed_seq += 1
+        item = FeedItem(self._feed_seq, kind, topic, retain, build(self._feed_seq))
+        gone = []
+        if kind == "status" and self._status_n is not None:
+            gone.append(self._status_n)
+            self._feed.pop(self._status_n, None)
+        self._feed[item.n] = item
+        if kind == "status":
+            self._status_n = item.n
+        while len(self._feed) > self.max_feed:
+            oldest = next(iter(self._feed))
+            del self._feed[oldest]
+            gone.append(oldest)
+            self._dropped += 1
+            self._status_n = None if oldest == self._status_n else self._status_n
+        self.writer.later(partial(self._write_feed, item, gone, self._dropped))
 
-    def _drop_over_limit(self) -> None:
-        excess = int(self._db.execute("SELECT count(*) FROM feed").fetchone()[0]) - self.max_feed
-        if excess > 0:
-            self._db.execute(
-                "DELETE FROM feed WHERE n IN (SELECT n FROM feed ORDER BY n LIMIT ?)", (excess,)
-            )
-            self._bump("dropped", excess)
+    def _write_feed(self, item: FeedItem, gone: list[int], dropped: int) -> None:
+        self.file.delete_feed(gone)
+        self.file.insert_feed(item)
+        self.file.put("dropped", dropped)
+        self._write_feed_seq(item.n)
+
+    def _write_feed_seq(self, seq: int) -> None:
+        self.file.put("feed_seq", seq)
+        self._written_feed = seq
 
     def next_feed_seq(self) -> int:
-        """Take a feed sequence number for a message that is not queued (the last will)."""
-        with self._write():
-            return self._bump("feed_seq")
+        """Take a feed sequence number for a message that is not queued (the last will); it is
+        on disk after the next `flushed()`."""
+        self._feed_seq += 1
+        self.writer.later(partial(self._write_feed_seq, self._feed_seq))
+        return self._feed_seq
 
     def feed_head(self, limit: int) -> list[FeedItem]:
-        """The oldest queued feed entries."""
-        rows = self._db.execute(
-            "SELECT n, kind, topic, retain, payload FROM feed ORDER BY n LIMIT ?", (limit,)
-        ).fetchall()
-        return [FeedItem(int(n), str(k), str(t), bool(r), bytes(p)) for n, k, t, r, p in rows]
+        """The oldest queued feed entries that are already on disk."""
+        head: list[FeedItem] = []
+        for item in self._feed.values():
+            if item.n > self._committed_feed or len(head) == limit:
+                break
+            head.append(item)
+        return head
+
+    def feed_backlog(self) -> int:
+        """Feed entries waiting, on disk or not yet."""
+        return len(self._feed)
 
     def remove_feed(self, n: int) -> None:
         """Forget a feed entry once the broker has it."""
-        with self._write():
-            self._db.execute("DELETE FROM feed WHERE n = ?", (n,))
+        if self._feed.pop(n, None) is not None:
+            self.writer.later(partial(self.file.delete_feed, [n]))
+        if n == self._status_n:
+            self._status_n = None
 
     @property
     def dropped(self) -> int:
         """Feed entries dropped since the outbox was created."""
-        return self._get("dropped")
+        return self._dropped
 
-    def remember_reply(self, command: str, payload: bytes, expires: float) -> None:
+    # --- replies to hub commands --------------------------------------------------------------
+
+    async def remember_reply(self, command: str, payload: bytes, expires: float) -> None:
         """Keep the reply to a command until it expires, so a repeat gets the same answer."""
-        with self._write():
-            self._db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?)", (command, payload, expires)
-            )
+        await self.writer.call(partial(self._write_reply, command, payload, expires))
 
-    def recall_reply(self, command: str) -> bytes | None:
+    def _write_reply(self, command: str, payload: bytes, expires: float) -> None:
+        with self.file.transaction():
+            self.file.remember_reply(command, payload, expires)
+
+    async def recall_reply(self, command: str) -> bytes | None:
         """The reply already given to `command`, if any."""
-        row = self._db.execute(
-            "SELECT payload FROM replies WHERE command = ?", (command,)
-        ).fetchone()
-        return None if row is None else bytes(row[0])
+        return await self.writer.call(partial(self.file.recall_reply, command))
 
     def forget_replies(self, now: float) -> None:
         """Forget replies to commands that have expired."""
-        with self._write():
-            self._db.execute("DELETE FROM replies WHERE expires < ?", (now,))
+        self.writer.later(partial(self.file.forget_replies, now))
 
 
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK when the block raises."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, value: object, tb: object) -> None:
-        self._db.execute("ROLLBACK" if kind else "COMMIT")
+def _nothing() -> None:
+    return None

@@ -1,6 +1,7 @@
 """The venue recorder: takes every table's results off the broker, verifies their signatures,
-records each once, acks them, audits the wall, and asks a table to resend when its sequence
-numbers show a hole. Its retained `hub/state` tells tables whether anyone is recording."""
+records each once, acks them (and says why it refuses any), audits the wall, asks a table to
+resend what it is missing (`gaps.GapWatch`), notes when each table was last heard and when it
+went offline. Its retained `hub/state` tells tables whether anyone is recording."""
 
 import asyncio
 import logging
@@ -9,15 +10,20 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import msgspec
+
 from controller.clock import Clock, SystemClock
 from controller.hub.audit import audit_wall
 from controller.hub.commands import Action, ResendResults
 from controller.hub.events import HandStarted
+from controller.hub.gaps import GapWatch, Source
 from controller.hub.keyring import KeyRing
 from controller.hub.messages import (
     HUB_TABLE,
+    NO_SIGNATURE,
     AckMessage,
     CommandMessage,
+    Envelope,
     EventMessage,
     HubStateMessage,
     MalformedMessage,
@@ -29,6 +35,7 @@ from controller.hub.messages import (
     encode,
     new_header,
     peek_id,
+    peek_place,
 )
 from controller.hub.signing import TableKey
 from controller.hub.store import ResultStore
@@ -56,6 +63,16 @@ class RecorderSettings:
     timing: LinkTiming = field(default_factory=LinkTiming)
     command_lifetime_s: float = 300.0
     batch: int = 500
+    gap_asks: int = 5
+
+
+@dataclass
+class _Batch:
+    """What handling one batch of messages leaves to do once it is committed."""
+
+    acks: dict[str, "_Acks"] = field(default_factory=lambda: defaultdict(_Acks))
+    sources: set[Source] = field(default_factory=set)
+    asks: list[tuple[str, Action]] = field(default_factory=list)
 
 
 @dataclass
@@ -98,9 +115,7 @@ class Recorder:
         self.counters = RecorderCounters()
         self.boot = store.bump("boot")
         self.connected = asyncio.Event()
-        self._floor: dict[str, int] = defaultdict(int)
-        self._gaps: dict[str, tuple[int, float]] = {}
-        self._asked: dict[str, float] = {}
+        self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
 
     async def run(self) -> None:
         """Record until cancelled, reconnecting with jittered exponential backoff."""
@@ -149,15 +164,17 @@ class Recorder:
 
     async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
         while True:
-            batch = await self._next_batch(inbox)
-            acks: dict[str, _Acks] = defaultdict(_Acks)
+            messages = await self._next_batch(inbox)
+            batch = _Batch()
             with self.store:
-                for message in batch:
-                    self._handle(message, acks)
-                first_seq = self.store.reserve("seq", len(acks))
-            for seq, (table, ack) in enumerate(acks.items(), start=first_seq):
+                for message in messages:
+                    self._handle(message, batch)
+                first_seq = self.store.reserve("seq", len(batch.acks))
+            for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
                 await self._send_ack(session, table, ack, seq)
-            await self._check_gaps(session, set(acks) | set(self._gaps))
+            batch.asks += self.gaps.holes(batch.sources, self.clock.monotonic())
+            for table, action in batch.asks:
+                await self.send_command(session, table, action)
 
     async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
         try:
@@ -170,28 +187,48 @@ class Recorder:
             batch.append(inbox.get_nowait())
         return batch
 
-    def _handle(self, message: Inbound, acks: dict[str, _Acks]) -> None:
+    def _handle(self, message: Inbound, batch: _Batch) -> None:
         where = self.topics.table_of(message.topic)
         if where is None or not message.payload:
             return
         table, leaf = where
+        heard: Envelope | None
         try:
             if leaf == "results":
-                self._on_result(table, message.payload, acks[table])
+                heard = self._on_result(table, message.payload, batch)
             elif leaf == "events":
-                self._on_event(table, message.payload)
+                heard = self._on_event(table, message.payload)
             elif leaf == "status":
-                self._on_status(table, message.payload)
+                heard = self._on_status(table, message.payload, message.retain)
             elif leaf == "replies":
-                self._on_reply(table, message.payload)
+                heard = self._on_reply(table, message.payload)
+            else:
+                return
         except MalformedMessage as exc:
             _log.warning("ignored a %s message from table %s: %s", leaf, table, exc)
-
-    def _on_result(self, table: str, payload: bytes, ack: _Acks) -> None:
-        key = self.keys.get(table)
-        message = self._accepted(table, key, payload, ack)
-        if message is None:
             return
+        if heard is not None and not message.retain:
+            self._heard(table, heard, batch)
+
+    def _heard(self, table: str, message: Envelope, batch: _Batch) -> None:
+        """The table itself sent this just now (not a will, not an old retained status)."""
+        self.store.heard(table, self.clock.wall())
+        if self.keys.get(table) is None:
+            return
+        ask = self.gaps.meet(table, message.outbox or "", message.boot, self.clock.wall())
+        if ask is not None:
+            batch.asks.append((table, ask))
+
+    def _notice(self, table: str, kind: str, text: str) -> None:
+        if self.store.add_notice(table, kind, text, self.clock.wall()):
+            _log.warning("%s: %s", kind.replace("_", " ").upper(), text)
+
+    def _on_result(self, table: str, payload: bytes, batch: _Batch) -> ResultMessage | None:
+        key = self.keys.get(table)
+        message = self._accepted(table, key, payload, batch.acks[table])
+        if message is None:
+            return None
+        batch.sources.add((table, message.outbox or ""))
         r = message.result
         published = self.store.commitment(table, r.session, r.hand)
         verdict = audit_wall(published, r.wall.commitment, r.wall.order, r.wall.salt)
@@ -211,7 +248,8 @@ class Recorder:
                 )
         else:
             self.counters.duplicates += 1
-        ack.ids.append(message.id)
+        batch.acks[table].ids.append(message.id)
+        return message
 
     def _accepted(
         self, table: str, key: TableKey | None, payload: bytes, ack: _Acks
@@ -219,21 +257,24 @@ class Recorder:
         """The result if it is genuine and well formed; otherwise refuse it and say why."""
         reason, message = _check_result(table, key, payload)
         if message is None:
-            self._refuse(table, peek_id(payload), reason, ack if key else None)
+            self._refuse(table, payload, reason, ack)
         return message
 
-    def _refuse(self, table: str, result_id: str | None, reason: str, ack: _Acks | None) -> None:
+    def _refuse(self, table: str, payload: bytes, reason: str, ack: _Acks) -> None:
+        result_id = peek_id(payload)
         self.counters.refused += 1
         _log.warning("REFUSED result %s from table %s: %s", result_id or "(no id)", table, reason)
-        self.store.add_refusal(table, result_id, reason, self.clock.wall())
-        if ack is not None and result_id is not None:
+        self.store.add_refusal(table, result_id, reason, self.clock.wall(), peek_place(payload))
+        if result_id is not None:
             ack.refused.append(Refusal(id=result_id, reason=reason[:500]))
 
-    def _on_event(self, table: str, payload: bytes) -> None:
+    def _on_event(self, table: str, payload: bytes) -> EventMessage | None:
         message = decode(payload, EventMessage)
         event = message.event
-        if message.table != table or not isinstance(event, HandStarted):
-            return
+        if message.table != table:
+            return None
+        if not isinstance(event, HandStarted):
+            return message
         now = self.clock.wall()
         added = self.store.add_commitment(
             table, event.session, event.hand, event.wall_commitment, now
@@ -248,6 +289,7 @@ class Recorder:
             )
         if added:
             self._reaudit(table, event.session, event.hand, event.wall_commitment)
+        return message
 
     def _reaudit(self, table: str, session: str, hand: int, published: str) -> None:
         for result_id, payload in self.store.hand_results(table, session, hand):
@@ -255,50 +297,41 @@ class Recorder:
             verdict = audit_wall(published, wall.commitment, wall.order, wall.salt)
             self.store.set_audit(result_id, verdict)
 
-    def _on_status(self, table: str, payload: bytes) -> None:
+    def _on_status(self, table: str, payload: bytes, retained: bool) -> StatusMessage | None:
         message = decode(payload, StatusMessage)
-        if message.table == table:
-            self.store.set_status(table, payload, self.clock.wall())
+        if message.table != table:
+            return None
+        now = self.clock.wall()
+        self.store.set_status(table, payload, now)
+        if message.online or retained:
+            return message if message.online else None
+        # Seen live, not retained: the table said goodbye, or the broker gave its will now.
+        self.store.went_offline(table, now, message.will)
+        if message.will:
+            _log.warning("table %s is gone: the broker published its last will", table)
+            return None
+        return message
 
-    def _on_reply(self, table: str, payload: bytes) -> None:
+    def _on_reply(self, table: str, payload: bytes) -> ReplyMessage | None:
         message = decode(payload, ReplyMessage)
         if message.table != table:
-            return
+            return None
         self.store.add_reply(table, message.command, payload, self.clock.wall())
         level = logging.INFO if message.ok else logging.WARNING
         _log.log(level, "table %s: %s: %s", table, message.code, message.message)
+        return message
 
     async def _send_ack(self, session: MqttSession, table: str, ack: _Acks, seq: int) -> None:
         key = self.keys.get(table)
-        if key is None:
-            return
         head = new_header(table, self.boot, seq, self.clock)
-        message = key.sign(AckMessage(results=ack.ids, refused=ack.refused, **head))
-        await session.publish(self.topics.acks(table), encode(message))
-
-    async def _check_gaps(self, session: MqttSession, tables: set[str]) -> None:
-        now = self.clock.monotonic()
-        for table in tables:
-            gap, top = self.store.first_gap(table, self._floor[table])
-            if gap is None:
-                self._floor[table] = top
-                self._gaps.pop(table, None)
-                continue
-            self._floor[table] = gap - 1
-            first_seen = self._gaps.setdefault(table, (gap, now))[1]
-            if self._gaps[table][0] != gap:
-                self._gaps[table] = (gap, now)
-                continue
-            if now - first_seen >= self.timing.gap_grace_s and self._may_ask(table, now):
-                await self.send_command(session, table, ResendResults(since_seq=gap))
-                self.counters.resend_requests += 1
-                _log.info("table %s: results from seq %d missing; asked for a resend", table, gap)
-
-    def _may_ask(self, table: str, now: float) -> bool:
-        if now - self._asked.get(table, float("-inf")) < self.timing.gap_grace_s:
-            return False
-        self._asked[table] = now
-        return True
+        message = AckMessage(results=ack.ids, refused=ack.refused, **head)
+        if key is None:
+            # Unsigned, so only refusals: the table takes those from anyone, acks never.
+            message = msgspec.structs.replace(message, results=[], sig=NO_SIGNATURE)
+        else:
+            message = key.sign(message)
+        if message.results or message.refused:
+            await session.publish(self.topics.acks(table), encode(message))
 
     async def send_command(self, session: MqttSession, table: str, action: Action) -> str:
         """Sign and publish a command to one table; returns its id."""
@@ -315,6 +348,7 @@ class Recorder:
             self.settings.command_lifetime_s,
         )
         await session.publish(self.topics.commands(table), encode(message))
+        self.counters.resend_requests += isinstance(action, ResendResults)
         return message.id
 
 

@@ -26,7 +26,8 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # (channel id, address under the root, message type, table's action, retained, what it is)
 CHANNELS: tuple[tuple[str, str, type[Envelope], str, bool, str], ...] = (
     ("tableStatus", "tables/{table}/status", StatusMessage, "send", True,
-     "Retained table status; the table's last will publishes it with online=false."),
+     "Retained table status. The last will has online=false and will=true and was made when "
+     "the connection began (connected_at); the recorder notes when it saw it arrive."),
     ("tableEvents", "tables/{table}/events", EventMessage, "send", False,
      "Public play-by-play; never a concealed tile or the wall while a hand is live."),
     ("tableResults", "tables/{table}/results", ResultMessage, "send", False,
@@ -36,13 +37,15 @@ CHANNELS: tuple[tuple[str, str, type[Envelope], str, bool, str], ...] = (
     ("tableCommands", "cmd/{table}", CommandMessage, "receive", False,
      "Signed, expiring, idempotent commands from the hub."),
     ("hubAcks", "hub/ack/{table}", AckMessage, "receive", False,
-     "End-to-end acks: result ids the hub has recorded or refuses."),
+     "End-to-end acks: result ids the hub has recorded, and those it refuses with the reason "
+     "(refusals may come unsigned when the hub has no key for the table; acks never do)."),
     ("hubState", "hub/state", HubStateMessage, "receive", True,
      "The hub's retained state; its last will says offline."),
 )  # fmt: skip
 SIGNING = (
     "Results, commands and acks carry `sig`: HMAC-SHA256 under the table's key over the "
-    "message's JSON without `sig`, keys sorted at every level, no whitespace."
+    "message's JSON without `sig`, keys sorted at every level, no whitespace. A table's "
+    "messages carry `outbox`, the random id of its outbox file: `seq` counts within it."
 )
 
 

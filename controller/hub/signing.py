@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from controller.errors import UsageError
-from controller.hub.messages import Envelope, MalformedMessage
+from controller.hub.messages import Envelope, MalformedMessage, decode, encode
 
 M = TypeVar("M", bound=Envelope)
 MIN_KEY_LENGTH = 16
@@ -36,6 +36,13 @@ class TableKey:
         """A copy of `message` with its `sig` set."""
         fields = msgspec.to_builtins(message)
         return msgspec.structs.replace(message, sig=self._digest(fields))
+
+    def resigned(self, payload: bytes, kind: type[M]) -> bytes:
+        """The payload signed under this key (the same bytes when it already is); raises
+        MalformedMessage when it is not a valid message of `kind`."""
+        if self.verify(payload):
+            return payload
+        return encode(self.sign(decode(payload, kind)))
 
     def verify(self, payload: bytes) -> bool:
         """True when the payload's `sig` is this key's signature of the rest of it."""

@@ -1,5 +1,6 @@
-"""The recorder's store: hand results kept once each by id, wall commitments, refusals and the
-latest status of every table, in one SQLite file (WAL, synchronous=FULL)."""
+"""The recorder's store: hand results kept once each by id, wall commitments, refusals, the
+outboxes each table has used, notices for the venue, and the latest status of every table with
+when it was last heard, in one SQLite file (WAL, synchronous=FULL)."""
 
 import sqlite3
 from collections.abc import Iterator
@@ -8,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub.durable import open_durable
+from controller.hub.durable import add_columns, open_durable
 from controller.hub.messages import ResultMessage
 
 _SCHEMA = """
@@ -28,6 +29,23 @@ CREATE TABLE IF NOT EXISTS statuses (
     table_id TEXT PRIMARY KEY, payload BLOB NOT NULL, updated REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS replies (
     table_id TEXT NOT NULL, command TEXT, payload BLOB NOT NULL, received REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sources (
+    table_id TEXT NOT NULL, outbox TEXT NOT NULL, first_seen REAL NOT NULL,
+    PRIMARY KEY (table_id, outbox));
+CREATE TABLE IF NOT EXISTS notices (
+    at REAL NOT NULL, table_id TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    UNIQUE (table_id, kind, text));
+CREATE TABLE IF NOT EXISTS presence (
+    table_id TEXT PRIMARY KEY, heard REAL, offline_at REAL, by_will INTEGER NOT NULL DEFAULT 0);
+"""
+# Columns newer than the first stores (added to older files when they are opened).
+_COLUMNS = {
+    "results": {"outbox": "TEXT NOT NULL DEFAULT ''"},
+    "refusals": {"outbox": "TEXT", "seq": "INTEGER"},
+}
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS results_by_source ON results (table_id, outbox, seq);
+CREATE INDEX IF NOT EXISTS refusals_by_source ON refusals (table_id, outbox, seq);
 """
 
 
@@ -40,6 +58,27 @@ class StoredResult:
     seq: int
     audit: str
     payload: bytes
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the venue must know about a table, in plain words."""
+
+    at: float
+    table: str
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Presence:
+    """When the recorder last heard a table, and when it saw it go offline (None: not seen)."""
+
+    table: str
+    heard: float | None
+    offline_at: float | None
+    by_will: bool
+    status: bytes | None
 
 
 def open_store(spec: str) -> "ResultStore":
@@ -61,6 +100,9 @@ class ResultStore:
         self.path = path
         try:
             self._db = open_durable(path, _SCHEMA)
+            for table, columns in _COLUMNS.items():
+                add_columns(self._db, table, columns)
+            self._db.executescript(_INDEXES)
         except sqlite3.Error as exc:
             raise RuntimeFailure(f"results store {path}: {exc}") from exc
 
@@ -96,7 +138,9 @@ class ResultStore:
         """Record a verified result; False if its id is already recorded (a resend)."""
         r = message.result
         cursor = self._db.execute(
-            "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO results (id, table_id, boot, seq, session, hand, ruleset, "
+            "ended_at, audit, received, payload, outbox) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 message.id,
                 message.table,
@@ -109,6 +153,7 @@ class ResultStore:
                 audit,
                 now,
                 payload,
+                message.outbox or "",
             ),
         )
         return cursor.rowcount == 1
@@ -141,10 +186,20 @@ class ResultStore:
         """Change the audit verdict of a recorded result."""
         self._db.execute("UPDATE results SET audit = ? WHERE id = ?", (audit, result_id))
 
-    def add_refusal(self, table: str, result_id: str | None, reason: str, now: float) -> None:
-        """Remember a result that was refused and why."""
+    def add_refusal(
+        self,
+        table: str,
+        result_id: str | None,
+        reason: str,
+        now: float,
+        where: tuple[str, int] | None = None,
+    ) -> None:
+        """Remember a result that was refused and why (`where`: its outbox and seq if known)."""
+        outbox, seq = where or (None, None)
         self._db.execute(
-            "INSERT INTO refusals VALUES (?, ?, ?, ?)", (now, table, result_id, reason)
+            "INSERT INTO refusals (at, table_id, id, reason, outbox, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (now, table, result_id, reason, outbox, seq),
         )
 
     def refusals(self) -> list[tuple[str, str | None, str]]:
@@ -171,18 +226,83 @@ class ResultStore:
         rows = self._db.execute("SELECT payload FROM replies WHERE command = ?", (command,))
         return [bytes(p) for (p,) in rows.fetchall()]
 
-    def first_gap(self, table: str, floor: int) -> tuple[int | None, int]:
-        """(first missing seq above `floor`, highest seq) of a table's recorded results."""
-        top = self._db.execute(
-            "SELECT coalesce(max(seq), 0) FROM results WHERE table_id = ?", (table,)
-        ).fetchone()[0]
-        row = self._db.execute(
-            "SELECT r.seq + 1 FROM results r WHERE r.table_id = ?1 AND r.seq >= ?2 "
-            "AND r.seq < ?3 AND NOT EXISTS (SELECT 1 FROM results s "
-            "WHERE s.table_id = ?1 AND s.seq = r.seq + 1) ORDER BY r.seq LIMIT 1",
-            (table, floor, top),
-        ).fetchone()
-        return (None if row is None else int(row[0])), int(top)
+    def first_gap(self, table: str, outbox: str, floor: int) -> tuple[tuple[int, int] | None, int]:
+        """(first hole above `floor` as (first, last) missing seq, highest seq seen) among the
+        results of one outbox; a refused result fills its place (it came, it was refused)."""
+        rows = self._db.execute(
+            "SELECT seq FROM results WHERE table_id = ?1 AND outbox = ?2 AND seq > ?3 UNION "
+            "SELECT seq FROM refusals WHERE table_id = ?1 AND outbox = ?2 AND seq > ?3 "
+            "ORDER BY seq",
+            (table, outbox, floor),
+        )
+        expected = floor + 1
+        for (seq,) in rows:
+            if seq > expected:
+                return (expected, int(seq) - 1), int(seq)
+            expected = int(seq) + 1
+        return None, expected - 1
+
+    def top_seq(self, table: str, outbox: str) -> int:
+        """The highest result seq recorded from one outbox of a table (0: none)."""
+        return int(
+            self._db.execute(
+                "SELECT coalesce(max(seq), 0) FROM results WHERE table_id = ? AND outbox = ?",
+                (table, outbox),
+            ).fetchone()[0]
+        )
+
+    def outboxes(self, table: str) -> list[str]:
+        """The outbox ids a table has used, oldest first."""
+        rows = self._db.execute(
+            "SELECT outbox FROM sources WHERE table_id = ? ORDER BY first_seen, rowid", (table,)
+        )
+        return [str(o) for (o,) in rows]
+
+    def add_source(self, table: str, outbox: str, now: float) -> None:
+        """Remember an outbox a table uses."""
+        self._db.execute("INSERT OR IGNORE INTO sources VALUES (?, ?, ?)", (table, outbox, now))
+
+    def add_notice(self, table: str, kind: str, text: str, now: float) -> bool:
+        """Keep a notice for the venue; False if the same one is already kept."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO notices VALUES (?, ?, ?, ?)", (now, table, kind, text)
+        )
+        return cursor.rowcount == 1
+
+    def notices(self) -> list[Notice]:
+        """Every notice, oldest first."""
+        rows = self._db.execute("SELECT at, table_id, kind, text FROM notices ORDER BY at, rowid")
+        return [Notice(float(a), str(t), str(k), str(x)) for a, t, k, x in rows]
+
+    def heard(self, table: str, now: float) -> None:
+        """The table itself sent something just now: it is alive."""
+        self._db.execute(
+            "INSERT INTO presence (table_id, heard) VALUES (?, ?) "
+            "ON CONFLICT (table_id) DO UPDATE SET heard = excluded.heard, offline_at = NULL",
+            (table, now),
+        )
+
+    def went_offline(self, table: str, at: float, by_will: bool) -> None:
+        """The table said goodbye, or the broker published its will, at `at`."""
+        self._db.execute(
+            "INSERT INTO presence (table_id, offline_at, by_will) VALUES (?, ?, ?) "
+            "ON CONFLICT (table_id) DO UPDATE SET offline_at = excluded.offline_at, "
+            "by_will = excluded.by_will",
+            (table, at, int(by_will)),
+        )
+
+    def presence(self) -> list[Presence]:
+        """Every table the recorder has a status or a sign of life from, by table id."""
+        rows = self._db.execute(
+            "SELECT t.table_id, p.heard, p.offline_at, coalesce(p.by_will, 0), s.payload FROM "
+            "(SELECT table_id FROM presence UNION SELECT table_id FROM statuses) t "
+            "LEFT JOIN presence p USING (table_id) LEFT JOIN statuses s USING (table_id) "
+            "ORDER BY t.table_id"
+        )
+        return [
+            Presence(str(t), h, o, bool(w), None if p is None else bytes(p))
+            for t, h, o, w, p in rows
+        ]
 
     def count(self) -> int:
         """How many results are recorded."""

@@ -7,6 +7,7 @@ of a second; on the table the SystemClock makes the same code wait for real.
 
 import asyncio
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from controller.clock import Clock
@@ -38,6 +39,41 @@ class LinkTiming:
     keepalive_s: int = 30
     window: int = 256
     gap_grace_s: float = 5.0
+
+
+class ResendSchedule:
+    """When each result sent but not yet acknowledged is due to be sent again."""
+
+    def __init__(self, backoff: Backoff, rng: random.Random) -> None:
+        self.backoff = backoff
+        self.rng = rng
+        self._due: dict[str, float] = {}
+        self._attempts: dict[str, int] = {}
+
+    def is_due(self, result_id: str, now: float) -> bool:
+        """True for a result never sent, or whose wait for an ack is over."""
+        return self._due.get(result_id, now) <= now
+
+    def sent(self, result_id: str, now: float) -> bool:
+        """Note a send and schedule the next; True when it was a resend."""
+        attempt = self._attempts.get(result_id, 0)
+        self._attempts[result_id] = attempt + 1
+        self._due[result_id] = now + self.backoff.delay(attempt, self.rng)
+        return attempt > 0
+
+    def forget(self, ids: Iterable[str]) -> None:
+        """Stop scheduling these results (acked or refused)."""
+        for result_id in ids:
+            self._due.pop(result_id, None)
+            self._attempts.pop(result_id, None)
+
+    def send_all_now(self) -> None:
+        """Make every result due at once (a new connection, the hub back, a resend request)."""
+        self._due.clear()
+
+    def next_in(self, now: float) -> float | None:
+        """Seconds until the next result is due, None when none is scheduled."""
+        return max(0.0, min(self._due.values()) - now) if self._due else None
 
 
 class Pacer:

@@ -19,6 +19,8 @@ from controller.hub.timing import LinkTiming
 from controller.hub.transport import BrokerAddress
 from tests.hub.factories import FAST, KEY_TEXT
 
+OPENED: list[Outbox] = []  # closed after each test by tests/hub/conftest.py
+
 
 async def eventually(check: Callable[[], bool], what: str, limit_s: float = 20.0) -> None:
     """Wait (polling, real time) until `check()` holds; fail saying `what` did not happen."""
@@ -58,18 +60,31 @@ def make_link(
     clock: Clock | None = None,
     timing: LinkTiming = FAST,
     tls: dict[str, Path] | None = None,
+    key: str = KEY_TEXT,
 ) -> HubLink:
     """A table's hub link on `url` with its own outbox file."""
-    settings = LinkSettings(table=table, key=TableKey(KEY_TEXT), timing=timing)
+    settings = LinkSettings(table=table, key=TableKey(key), timing=timing)
     address = BrokerAddress.from_url(url, client_id=f"table-{table}", **(tls or {}))
-    return HubLink(settings, Outbox(outbox_path), AiomqttConnector(address, timing), control, clock)
+    outbox = opened(outbox_path)
+    return HubLink(settings, outbox, AiomqttConnector(address, timing), control, clock)
+
+
+def opened(path: Path) -> Outbox:
+    """An outbox that the test's teardown closes (its writer thread stops)."""
+    OPENED.append(Outbox(path))
+    return OPENED[-1]
 
 
 def make_recorder(
-    url: str, db: Path, tables: tuple[str, ...] = ("t1",), tls: dict[str, Path] | None = None
+    url: str,
+    db: Path,
+    tables: tuple[str, ...] = ("t1",),
+    tls: dict[str, Path] | None = None,
+    clock: Clock | None = None,
+    timing: LinkTiming = FAST,
 ) -> Recorder:
     """A recorder on `url` that knows the tests' key for every table in `tables`."""
     keys = KeyRing({t: TableKey(KEY_TEXT) for t in tables})
-    settings = RecorderSettings(timing=FAST)
+    settings = RecorderSettings(timing=timing)
     hub = connector(url, "hub-test", persistent=True, tls=tls)
-    return Recorder(settings, ResultStore(db), keys, hub)
+    return Recorder(settings, ResultStore(db), keys, hub, clock)

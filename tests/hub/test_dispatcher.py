@@ -1,6 +1,7 @@
 """Hub commands on the table: carried out once, answered always, and never a crash on bad input."""
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,12 @@ class LinkSide:
     """What the hub link does for resend and status commands, recorded."""
 
     def __init__(self) -> None:
-        self.resends: list[int] = []
+        self.resends: list[tuple[int, int | None]] = []
         self.statuses: list[TableStatus] = []
 
-    def resend_since(self, seq: int) -> str:
-        self.resends.append(seq)
-        return f"queued from {seq}"
+    async def resend(self, since: int, until: int | None) -> str:
+        self.resends.append((since, until))
+        return f"queued from {since}"
 
     def report_status(self, status: TableStatus) -> None:
         self.statuses.append(status)
@@ -57,10 +58,10 @@ def link_side() -> LinkSide:
 @pytest.fixture
 def dispatcher(
     tmp_path: Path, book: SessionBook, link_side: LinkSide, clock: ManualClock
-) -> CommandDispatcher:
-    return CommandDispatcher(
-        "t1", TableKey(KEY_TEXT), book, link_side, Outbox(tmp_path / "o.db"), clock
-    )
+) -> Iterator[CommandDispatcher]:
+    outbox = Outbox(tmp_path / "o.db")
+    yield CommandDispatcher("t1", TableKey(KEY_TEXT), book, link_side, outbox, clock)
+    outbox.close()
 
 
 async def test_a_session_is_started_paused_resumed_and_ended(
@@ -96,7 +97,8 @@ async def test_status_and_resend_are_passed_to_the_link(
     assert (await dispatcher.handle(command(ReportStatus(), clock))).ok
     answer = await dispatcher.handle(command(ResendResults(since_seq=7), clock))
     assert answer.message == "queued from 7"
-    assert link_side.resends == [7] and link_side.statuses[0].state == "idle"
+    await dispatcher.handle(command(ResendResults(since_seq=3, until_seq=5), clock))
+    assert link_side.resends == [(7, None), (3, 5)] and link_side.statuses[0].state == "idle"
 
 
 @pytest.mark.parametrize(
@@ -193,10 +195,13 @@ async def test_malformed_commands_get_an_error_and_the_table_keeps_serving(
     # Re-signing lets only the schema check refuse it; a broken `sig` itself is sent as is.
     resigned = signed and isinstance(fields.get("sig"), str)
     payload = resign(fields) if resigned else msgspec.json.encode(fields)
-    answer = await dispatcher.handle(payload)
-    assert not answer.ok and answer.code != "error", answer
-    assert book.log == [] and link_side.resends == []
-    assert (await dispatcher.handle(command(START, CLOCK))).ok
+    try:
+        answer = await dispatcher.handle(payload)
+        assert not answer.ok and answer.code != "error", answer
+        assert book.log == [] and link_side.resends == []
+        assert (await dispatcher.handle(command(START, CLOCK))).ok
+    finally:
+        outbox.close()
 
 
 @settings(max_examples=60, deadline=None)
@@ -207,7 +212,10 @@ async def test_any_bytes_get_an_answer_never_an_exception(
     book = SessionBook()
     outbox = Outbox(tmp_path_factory.mktemp("o") / "o.db")
     dispatcher = CommandDispatcher("t1", TableKey(KEY_TEXT), book, LinkSide(), outbox, CLOCK)
-    answer = await dispatcher.handle(junk)
+    try:
+        answer = await dispatcher.handle(junk)
+    finally:
+        outbox.close()
     assert not answer.ok and book.log == []
 
 

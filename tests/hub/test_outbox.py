@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.hub.outbox import Outbox
+from controller.hub.outbox import Outbox, Reopened
 
 
 def _add(outbox: Outbox, n: int) -> list[str]:
@@ -37,7 +37,7 @@ def test_a_result_leaves_only_when_acked_and_a_resend_request_brings_it_back(
     assert outbox.mark_acked(ids[:2], 1.0) == 2
     assert outbox.mark_acked(ids[:2], 2.0) == 0
     assert [r.seq for r in outbox.pending_results(10)] == [3, 4]
-    assert outbox.reopen_since(2) == (1, 1)
+    assert outbox.reopen(2, None, _same) == Reopened(acked=1, refused=0, oldest=1)
     assert [r.seq for r in outbox.pending_results(10)] == [2, 3, 4]
 
 
@@ -45,7 +45,11 @@ def test_only_the_newest_acked_results_are_kept(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "o.db", keep_acked=2)
     ids = _add(outbox, 5)
     outbox.mark_acked(ids, 1.0)
-    assert outbox.reopen_since(1) == (2, 4)
+    assert outbox.reopen(1, None, _same) == Reopened(acked=2, refused=0, oldest=4)
+
+
+def _same(payload: bytes) -> bytes:
+    return payload
 
 
 def _constant(payload: bytes) -> Callable[[int], bytes]:
@@ -56,6 +60,7 @@ def test_the_feed_drops_oldest_first_and_counts_it(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "o.db", max_feed=10)
     for i in range(25):
         outbox.add_feed("event", "e", _constant(b"%d" % i))
+    outbox.flush()
     assert [item.payload for item in outbox.feed_head(100)] == [b"%d" % i for i in range(15, 25)]
     assert outbox.dropped == 15
 
@@ -65,6 +70,7 @@ def test_a_new_status_replaces_the_one_still_waiting(tmp_path: Path) -> None:
     outbox.add_feed("status", "s", lambda seq: b"old", retain=True)
     outbox.add_feed("event", "e", lambda seq: b"move")
     outbox.add_feed("status", "s", lambda seq: b"new", retain=True)
+    outbox.flush()
     assert [(i.payload, i.retain) for i in outbox.feed_head(10)] == [
         (b"move", False),
         (b"new", True),

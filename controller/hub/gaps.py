@@ -1,0 +1,118 @@
+"""What the recorder is missing from each table, and when to ask for it.
+
+Results are numbered per outbox (the table's outbox file has a random id carried in every
+message). The recorder asks a table for a resend:
+- when it meets a table's outbox or boot for the first time in this run (a store that never
+  heard of the outbox asks from seq 1; otherwise from just after the highest seq it holds, which
+  also brings back results lost from the store's tail, e.g. after a restore from backup);
+- when the results of one outbox show a hole, for exactly that range, a bounded number of times
+  with growing waits, after which the hole is written down as a notice and no longer asked for.
+A table that starts a new outbox (a wiped or replaced file, so its numbers start again) is
+written down as a notice too; its results are new hands, recorded under the new outbox.
+"""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from controller.hub.commands import ResendResults
+from controller.hub.store import ResultStore
+
+_log = logging.getLogger(__name__)
+Source = tuple[str, str]  # (table, outbox id; '' for a sender that names none)
+Notify = Callable[[str, str, str], None]  # (table, kind, text)
+
+
+@dataclass
+class _Hole:
+    first: int
+    last: int
+    due: float
+    asked: int = 0
+
+
+class GapWatch:
+    """Per table outbox: the boots met, the results held without a hole, the hole being asked."""
+
+    def __init__(self, store: ResultStore, grace_s: float, max_asks: int, notify: Notify) -> None:
+        self.store = store
+        self.grace_s = grace_s
+        self.max_asks = max_asks
+        self.notify = notify
+        self.asks = 0
+        self._met: dict[str, tuple[str, int]] = {}
+        self._floor: dict[Source, int] = {}
+        self._holes: dict[Source, _Hole] = {}
+
+    def meet(self, table: str, outbox: str, boot: int, now: float) -> ResendResults | None:
+        """A live message from `table`: the resend to ask for if this outbox or boot is new."""
+        if self._met.get(table) == (outbox, boot):
+            return None
+        self._met[table] = (outbox, boot)
+        known = self.store.outboxes(table)
+        if outbox not in known:
+            self.store.add_source(table, outbox, now)
+            earlier = [o for o in known if o]
+            if outbox and earlier:
+                self._new_outbox(table, outbox, earlier[-1])
+        since = self.store.top_seq(table, outbox) + 1
+        _log.info("table %s (outbox %s, boot %d): asking for results from seq %d",
+                  table, outbox[:8] or "?", boot, since)  # fmt: skip
+        self.asks += 1
+        return ResendResults(since_seq=since)
+
+    def _new_outbox(self, table: str, outbox: str, previous: str) -> None:
+        top = self.store.top_seq(table, previous)
+        self.notify(
+            table,
+            "outbox_reset",
+            f"table {table} started a new outbox ({outbox[:8]}): its result numbers begin "
+            f"again; the previous outbox ({previous[:8]}) had reached seq {top}. Results "
+            "recorded from it stay; any it had not delivered were lost with it (was the "
+            "table's outbox file wiped or replaced?)",
+        )
+
+    def holes(self, sources: set[Source], now: float) -> list[tuple[str, ResendResults]]:
+        """The resends to ask for now, for these sources and any with a hole open."""
+        asks = []
+        for source in sources | set(self._holes):
+            action = self._check(source, now)
+            if action is not None:
+                asks.append((source[0], action))
+        return asks
+
+    def _check(self, source: Source, now: float) -> ResendResults | None:
+        table, outbox = source
+        found, top = self.store.first_gap(table, outbox, self._floor.get(source, 0))
+        if found is None:
+            self._floor[source] = top
+            self._holes.pop(source, None)
+            return None
+        first, last = found
+        self._floor[source] = first - 1
+        hole = self._holes.get(source)
+        if hole is None or (hole.first, hole.last) != found:
+            self._holes[source] = _Hole(first, last, due=now + self.grace_s)
+            return None
+        if now < hole.due:
+            return None
+        if hole.asked >= self.max_asks:
+            self._give_up(source, hole)
+            return None
+        hole.asked += 1
+        hole.due = now + self.grace_s * 2**hole.asked
+        self.asks += 1
+        _log.info("table %s: results %d-%d missing; asked for a resend", table, first, last)
+        return ResendResults(since_seq=first, until_seq=last)
+
+    def _give_up(self, source: Source, hole: _Hole) -> None:
+        table, outbox = source
+        self.notify(
+            table,
+            "missing",
+            f"results {hole.first}-{hole.last} of table {table} (outbox {outbox[:8] or '?'}) "
+            f"never arrived although asked for {hole.asked} times: the table no longer holds "
+            "them or cannot send them",
+        )
+        self._floor[source] = hole.last
+        del self._holes[source]

@@ -1,0 +1,32 @@
+"""The hub link's health in words a venue technician reads on a dashboard."""
+
+from collections.abc import Sequence
+
+from controller.hub.events import LinkCounters
+from controller.hub.outbox_file import RefusedResult
+
+ASK_AGAIN = (
+    "kept in the outbox and not sent again until asked: fix the cause (a table key that "
+    "differs from the hub's keys file?), then `mahjong-table hub send TABLE resend` or restart "
+    "the table"
+)
+
+
+def attention(refused: Sequence[RefusedResult]) -> str:
+    """What a technician must do about refused results, or '' when nothing."""
+    if not refused:
+        return ""
+    first = refused[0]
+    others = len(refused) - 1
+    which = f"result seq {first.seq}" + (f" and {others} more" if others else "")
+    return f"{which} refused by hub: {first.reason}; {ASK_AGAIN}"[:500]
+
+
+def link_counters(pending: int, dropped: int, refused: Sequence[RefusedResult]) -> LinkCounters:
+    """The counters published with every status."""
+    return LinkCounters(
+        pending_results=pending,
+        dropped_messages=dropped,
+        refused_results=len(refused),
+        attention=attention(refused),
+    )

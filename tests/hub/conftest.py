@@ -1,0 +1,14 @@
+"""Hub test set-up: every outbox a test opened is closed afterwards (its writer thread stops)."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.hub.helpers import OPENED
+
+
+@pytest.fixture(autouse=True)
+def _close_outboxes() -> Iterator[None]:
+    yield
+    while OPENED:
+        OPENED.pop().close()
