@@ -132,12 +132,14 @@ class TableApp:
         sink: ResultSink | None = None,
         link_settings: LinkSettings | None = None,
         tick_s: float = 0.25,
+        restart_s: float = 0.5,
     ) -> None:
         self.config = config
         self.hardware = hardware
         self.clock = clock or SystemClock()
         self.notifier = notifier or SystemdNotifier()
         self.tick_s = tick_s
+        self.restart_s = restart_s
         self.tiles, self.setup_problem = load_tiles(hardware.tileset)
         self.cycle = HandCycle(self.tiles, cycle_settings(config))
         settings = link_settings or LinkSettings(reconnect_max=config.serial.reconnect_max_s)
@@ -148,7 +150,14 @@ class TableApp:
         self.sink = sink or self._sink()
         self.runner = TableRunner(self.cycle, self.mcu, hardware.panel, self.clock, self.sink)
         self.control.attach(self.runner)
-        self.runner.observe(lambda view: self.notifier.status(headline(view)))
+        self._headline = ""
+        self.runner.observe(self._tell_systemd)
+
+    def _tell_systemd(self, view: TableView) -> None:
+        line = headline(view)
+        if line != self._headline:
+            self._headline = line
+            self.notifier.status(line)
 
     def ruleset(self, name: str) -> Ruleset:
         """A ruleset by name, with the venue's house rules laid over it if configured."""
@@ -223,7 +232,7 @@ class TableApp:
                 attempt += 1
                 log.error("%s failed: %s", name, error)
                 self.runner.submit(ev.ServiceFailed(name, str(error)))
-                await asyncio.sleep(min(RESTART_MAX_S, 0.5 * 2**attempt))
+                await asyncio.sleep(min(RESTART_MAX_S, self.restart_s * 2**attempt))
 
     async def _watchdog(self) -> None:
         interval = self.notifier.watchdog_interval_s

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from controller.app import Hardware, TableApp
+from controller.app import Hardware, Service, TableApp
 from controller.clock import ManualClock
 from controller.config import SessionSection, TableConfig, TableSection
 from controller.devices.panel import GpioPanel
@@ -38,15 +38,24 @@ class Rig:
         speed: float = 0.0,
         over_pty: bool = False,
         players: bool = True,
+        config: TableConfig | None = None,
+        notifier: SystemdNotifier | None = None,
+        tileset: Path | None = None,
+        app_sink: bool = False,
+        services: tuple[tuple[str, Service], ...] | None = None,
     ) -> None:
         self.sim = SimulatedHardware(
             tmp_path, seed=seed, speed=speed, faults=faults, over_pty=over_pty
         )
-        self.config = TableConfig(
+        self.config = config or TableConfig(
             table=TableSection(ruleset=ruleset), session=SessionSection(hands=hands)
         )
         self.clock = ManualClock()
         self.sink = LogSink()
+        self.notifier = notifier or SystemdNotifier({})
+        self.tileset = tileset
+        self.app_sink = app_sink
+        self.services = services
         self.players = SimulatedPlayers(self.sim.table, self.sim.buttons, habits)
         self.with_players = players
         self.over_pty = over_pty
@@ -55,15 +64,21 @@ class Rig:
     async def __aenter__(self) -> "Rig":
         opener = await self.sim.start()
         self.panel: GpioPanel = self.sim.panel()
-        services = (("simulated players", self.players.run),) if self.with_players else ()
-        hardware = Hardware(opener, self.panel, self.sim.write_tileset(), services, self.sim.stop)
+        services: tuple[tuple[str, Service], ...] = ()
+        if self.services is not None:
+            services = self.services
+        elif self.with_players:
+            services = (("simulated players", self.players.run),)
+        tileset = self.tileset or self.sim.write_tileset()
+        hardware = Hardware(opener, self.panel, tileset, services, self.sim.stop)
         self.app = TableApp(
             self.config,
             hardware,
             clock=self.clock,
-            notifier=SystemdNotifier({}),
-            sink=self.sink,
+            notifier=self.notifier,
+            sink=None if self.app_sink else self.sink,
             tick_s=3600,
+            restart_s=0.01,
         )
         self._task = asyncio.create_task(self.app.run())
         return self
@@ -72,9 +87,15 @@ class Rig:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         assert self._task is not None
-        self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._task
+        if not self._task.done():
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def stopped(self) -> None:
+        """Wait for the daemon to end on its own (a bug ends it)."""
+        assert self._task is not None
+        await self._task
 
     @property
     def cycle(self) -> HandCycle:

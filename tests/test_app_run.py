@@ -1,0 +1,74 @@
+"""`mahjong-table run --sim` as systemd runs it: a separate process that plays on the simulated
+table (its MCU served on a real pty), and stops cleanly on SIGTERM."""
+
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CONFIG = """
+[table]
+id = "sim-table"
+ruleset = "zung-jung"
+
+[session]
+hands = 3
+
+[hand]
+zone_settle_s = 0.2
+zone_absence_s = 0.2
+"""
+
+
+def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[str]:
+    """Lines of stderr up to the first one containing `text`."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + within
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if selector.select(timeout=deadline - time.monotonic()):
+                line = process.stderr.readline()
+                if not line:
+                    break
+                lines.append(line.rstrip())
+                if text in line:
+                    return lines
+    raise AssertionError(f"no '{text}' within {within} s; the daemon said:\n" + "\n".join(lines))
+
+
+def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG)
+    command = [
+        sys.executable,
+        "-m",
+        "controller",
+        "run",
+        "--config",
+        str(config),
+        "--sim",
+        "--sim-pty",
+        "--sim-speed",
+        "0",
+        "--sim-think",
+        "0",
+    ]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = _wait_for(process, "hand 1 stored as result", within=30)
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == 0
+    said = "\n".join(lines)
+    assert "hand 1: wall checked, raising the walls" in said
+    assert "hand 1: deal checked, play" in said
+    assert process.stderr is not None
+    assert "INFO controller.commands.run_cmd: stopped" in process.stderr.read()
