@@ -10,6 +10,8 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.config import MqttSection, OutboxSection, SessionSection, TableConfig, TableSection
+from controller.hub.commands import StartSession
+from controller.hub.dispatcher import CommandRefused
 from controller.hub.messages import ResultMessage, decode
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase
@@ -111,3 +113,21 @@ async def test_a_failing_service_restarts_but_a_bug_ends_the_daemon(
     assert calls == 2
     assert ended.group_contains(RuntimeError, match="a bug")
     assert "flaky service failed (the pins went away); restarting it" in notices
+
+
+async def test_the_hub_starts_and_ends_sessions(tmp_path: Path, pins: MockFactory) -> None:
+    order = StartSession(session="hub-1", ruleset="sichuan", players=["a", "b", "c", "d"], hands=3)
+    async with Rig(tmp_path, hands=1, players=False) as rig:
+        control = rig.app.control
+        await rig.until_phase(Phase.WALLS_RAISED)
+        with pytest.raises(CommandRefused, match="is in play: end it first"):
+            await control.start_session(order)
+        await control.end_session("closing time")
+        view = await rig.until_phase(Phase.SESSION_OVER)
+        assert view.over_reason == "closing time"
+        with pytest.raises(CommandRefused, match="no session is in play"):
+            await control.pause_session("tea")
+        await control.start_session(order)
+        view = await rig.until(lambda v: v.session == "hub-1" and v.phase is Phase.WALLS_RAISED)
+        assert (view.ruleset, view.players, view.hand) == ("sichuan", ("a", "b", "c", "d"), 1)
+        assert control.status().state == "walls_raised"
