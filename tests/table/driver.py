@@ -33,9 +33,8 @@ class Driver:
         self.t = 0.0
         self.effects: list[fx.Effect] = []
 
-    @property
     def view(self) -> TableView:
-        """The table as people see it."""
+        """The table as people see it now."""
         return self.cycle.view()
 
     def feed(self, event: ev.Input, after: float = 0.0) -> list[fx.Effect]:
@@ -84,4 +83,4 @@ class Driver:
         self.build()
         self.raise_and_roll((3, 4), (2, 2))
         self.deal_as_planned()
-        assert self.view.phase is Phase.PLAYING, self.view
+        assert self.view().phase is Phase.PLAYING, self.view
