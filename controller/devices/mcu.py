@@ -65,6 +65,8 @@ from firmware_bridge.messages import Zone as WireZone
 
 log = logging.getLogger(__name__)
 STOP_WAIT_S = 0.5
+GIVE_UP = "update the firmware or the daemon"
+"""The link stops reconnecting only on a protocol mismatch, whose reason ends with this."""
 
 TILE_SETS = {
     144: TileSetKind.WITH_FLOWERS_144,
@@ -232,7 +234,7 @@ def translate(item: Item) -> McuEvent | None:
             cause = identify.reset_cause.name.lower().replace("_", " ")
             return McuOnline(mcu_reset, reconnected, cause)
         case Disconnected(reason):
-            return McuOffline(reason, final="protocol" in reason and "update" in reason)
+            return McuOffline(reason, final=GIVE_UP in reason)
     return None
 
 

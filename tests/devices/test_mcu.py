@@ -13,6 +13,7 @@ from controller.table.ports import (
     McuEvent,
     McuFault,
     McuFaultKind,
+    McuOffline,
     McuOnline,
     Motion,
     MotionEnded,
@@ -95,3 +96,26 @@ async def test_a_refusal_is_said_in_words(
     )
     with pytest.raises(McuCommandFailed, match="no 100-tile set"):
         await mcu.build_walls(100, 25, 2, 60.0)
+
+
+async def test_a_firmware_that_speaks_another_protocol_is_final() -> None:
+    sim = SimulatedTable(seed=3, speed=0, inventory_period=None, table_hash=0x12345678)
+    async with sim:
+        mcu = LinkMcu(Link(sim.memory_opener(), LinkSettings(connect_timeout=1.0)))
+        events: list[McuEvent] = []
+        gave_up = asyncio.Event()
+
+        def keep(event: McuEvent) -> None:
+            events.append(event)
+            gave_up.set()
+
+        mcu.subscribe(keep)
+        task = asyncio.create_task(mcu.run())
+        async with asyncio.timeout(3):
+            await gave_up.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    [offline] = events
+    assert isinstance(offline, McuOffline) and offline.final
+    assert "update the firmware or the daemon" in offline.reason
