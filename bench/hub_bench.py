@@ -1,6 +1,8 @@
-"""Hub link benchmark: results delivered end to end (recorded and acked) against plain aiomqtt.
+"""Hub link benchmark: results delivered end to end (recorded and acked) against plain aiomqtt,
+and how long the outbox's disk writes hold up the table's event loop.
 
     .venv/bin/python bench/hub_bench.py [--results 2000] [--tables 50] [--per-table 100]
+                                        [--events 5000] [--rate 200] [--only stalls|delivery]
 
 1. One table: --results signed results wait in a table's outbox; the link sends them and the
    recorder (`mahjong-table hub`, its own process) verifies, records and acks each. Baseline
@@ -10,7 +12,15 @@
 2. Venue: --tables tables (one process, one link each) with --per-table results each, and one
    recorder run as `mahjong-table hub` in its own process; figures: results/s end to end and
    the recorder's CPU (user+system seconds per second of wall time, from /proc).
-A real mosquitto is started on a free port (the same helper the tests use).
+3. Event-loop stalls: --events public events (a status every 10, a result every 100, an ack
+   for each result) written through the outbox while a probe task notes the longest time the
+   loop was held between two of its turns. Baseline in the same run, to the same kind of file:
+   the same writes committed in the loop one transaction (one fsync) each, and each event
+   deleted once "published" (as the outbox did before its writer thread). Once as fast as the
+   loop goes, once paced at --rate events a second for 3 s. Figures: the loop's worst and
+   99.9th-percentile stall, the worst and total time the loop spent inside outbox calls,
+   commits (fsyncs) made, and before/after ratios.
+A real mosquitto is started on a free port (bench/hub_support.py; nothing from the tests).
 """
 
 import argparse
@@ -27,15 +37,14 @@ import aiomqtt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.hub_stalls import stall_report
+from bench.hub_support import KEY_TEXT, Mosquitto, make_link, sample_result
 from controller.clock import SystemClock
 from controller.hub.messages import ResultMessage, encode, new_header
 from controller.hub.outbox import Outbox
 from controller.hub.signing import TableKey
 from controller.hub.store import ResultStore
 from controller.hub.timing import LinkTiming
-from tests.broker import Broker
-from tests.hub.factories import KEY_TEXT, SessionBook, hand_result
-from tests.hub.helpers import make_link
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = LinkTiming()  # the table's production timing
@@ -50,8 +59,8 @@ def fill_outbox(path: Path, table: str, count: int) -> list[bytes]:
     for hand in range(1, count + 1):
 
         def build(seq: int, hand: int = hand) -> tuple[str, bytes]:
-            head = new_header(table, outbox.boot, seq, clock)
-            message = key.sign(ResultMessage(result=hand_result(hand), **head))
+            head = new_header(table, outbox.boot, seq, clock, outbox=outbox.id)
+            message = key.sign(ResultMessage(result=sample_result(hand), **head))
             payloads.append(encode(message))
             return message.id, payloads[-1]
 
@@ -81,7 +90,7 @@ async def wait_until(check: object, limit_s: float = 300.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def plain(broker: Broker, payloads: list[bytes], window: int) -> float:
+async def plain(broker: Mosquitto, payloads: list[bytes], window: int) -> float:
     """Seconds for plain aiomqtt QoS 1 publishes of the payloads, `window` awaited at a time."""
     async with aiomqtt.Client(broker.host, broker.port, max_inflight_messages=max(20, window)) as c:
         c.pending_calls_threshold = 10 * window
@@ -99,7 +108,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def venue(
-    broker: Broker, work: Path, tables: int, per_table: int
+    broker: Mosquitto, work: Path, tables: int, per_table: int
 ) -> tuple[float, float, list[bytes]]:
     """(results/s, recorder CPU fraction, payloads of the first table) for `tables` tables
     sending to one recorder process."""
@@ -115,16 +124,15 @@ async def venue(
         "--keys", str(keys), stdout=log, stderr=log, cwd=ROOT,
     )  # fmt: skip
     try:
-        links = [
-            make_link(broker.url, work / f"{n}.db", SessionBook(), table=n, timing=TIMING)
-            for n in names
-        ]
-        await wait_until(lambda: db.exists() and ResultStore(db).bump("probe") > 0)
+        links = [make_link(broker.url, work / f"{n}.db", n, TIMING) for n in names]
+        await wait_until(lambda: db.exists() and _store_ready(db))
         async with running(*(link.run() for link in links)):
             await wait_until(lambda: all(link.hub_online for link in links))
             cpu0, start = cpu_seconds(hub.pid), time.perf_counter()
             await wait_until(lambda: all(link.outbox.pending_count() == 0 for link in links))
             elapsed, cpu = time.perf_counter() - start, cpu_seconds(hub.pid) - cpu0
+        for link in links:
+            link.outbox.close()
     finally:
         hub.terminate()
         await hub.wait()
@@ -132,12 +140,24 @@ async def venue(
     return tables * per_table / elapsed, cpu / elapsed, payloads[0]
 
 
+def _store_ready(db: Path) -> bool:
+    store = ResultStore(db)
+    try:
+        return store.bump("probe") > 0
+    finally:
+        store.close()
+
+
 async def main(args: argparse.Namespace) -> None:
-    """Run both measurements and print the figures."""
-    with tempfile.TemporaryDirectory(prefix="hub-bench-") as tmp:
+    """Run the measurements and print the figures."""
+    with tempfile.TemporaryDirectory(prefix="hub-bench-", dir=args.dir) as tmp:
         work = Path(tmp)
-        broker = Broker(work / "broker")
-        broker.start()
+        if args.only in (None, "stalls"):
+            for line in await stall_report(work / "stalls", args.events, args.rate):
+                print(line)
+        if args.only == "stalls":
+            return
+        broker = Mosquitto(work / "broker")
         try:
             rate, cpu, payloads = await venue(broker, work / "one", 1, args.results)
             one = args.results / await plain(broker, payloads, 1)
@@ -160,4 +180,10 @@ if __name__ == "__main__":
     parser.add_argument("--results", type=int, default=2000, help="results from one table")
     parser.add_argument("--tables", type=int, default=50, help="tables sending at once")
     parser.add_argument("--per-table", type=int, default=100, help="results per table")
+    parser.add_argument("--events", type=int, default=5000, help="events for the stall figures")
+    parser.add_argument("--rate", type=float, default=200, help="events a second, paced run")
+    parser.add_argument("--only", choices=("stalls", "delivery"), help="run one part only")
+    parser.add_argument(
+        "--dir", help="where the files go (the disk being measured; default: the temp dir)"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -3,6 +3,8 @@
 mahjong-table hub [--mqtt URL] [--db PATH] [--keys PATH]     record results (runs until stopped)
 mahjong-table hub export [--db PATH] [--results F] [--standings F] [--session ID]
 mahjong-table hub send TABLE ACTION [...]                    send one command and show the reply
+mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
+mahjong-table hub notices [--db PATH]                        outbox resets, results never come
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
 """
 
@@ -19,7 +21,7 @@ import msgspec
 
 from controller.clock import SystemClock
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub import export, schemas
+from controller.hub import export, overview, schemas
 from controller.hub.aiomqtt_transport import AiomqttConnector
 from controller.hub.commands import (
     Action,
@@ -33,7 +35,7 @@ from controller.hub.commands import (
 from controller.hub.keyring import KeyRing
 from controller.hub.messages import ReplyMessage, decode, encode
 from controller.hub.recorder import Recorder, RecorderSettings, make_command
-from controller.hub.store import open_store
+from controller.hub.store import ResultStore, open_store
 from controller.hub.topics import Topics
 from controller.hub.transport import BrokerAddress
 from controller.logs import setup_logging
@@ -59,6 +61,7 @@ def register(commands: Any) -> None:
     actions = hub.add_subparsers(dest="action", metavar="ACTION")
     _register_export(actions)
     _register_send(actions)
+    _register_views(actions)
     _register_schemas(actions)
 
 
@@ -118,8 +121,29 @@ def _register_send(actions: Any) -> None:
     send.add_argument("--deadline", type=int, default=0, help="start: minutes (0: none)")
     send.add_argument("--reason", default="", help="pause/end: why, shown to players")
     send.add_argument("--since", type=int, default=1, help="resend: first sequence number")
+    send.add_argument("--until", type=int, help="resend: last sequence number (default: all)")
     send.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the reply")
     send.set_defaults(handler=run_send)
+
+
+def _register_views(actions: Any) -> None:
+    tables = actions.add_parser(
+        "tables",
+        help="show every table: online or gone since when, activity, results waiting or refused",
+        description="What the recorder knows of each table: online, or offline since when "
+        "(its goodbye, or its last will as the recorder received it), the last time the table "
+        "itself was heard, what it is doing, and anything a technician must act on.",
+    )
+    _db_option(tables)
+    tables.set_defaults(handler=run_tables)
+    notices = actions.add_parser(
+        "notices",
+        help="show what the venue must know: outbox resets, results that never came",
+        description="Notices the recorder wrote down: a table that started a new outbox (its "
+        "numbers began again), and results asked for several times that never arrived.",
+    )
+    _db_option(notices)
+    notices.set_defaults(handler=run_notices)
 
 
 def _register_schemas(actions: Any) -> None:
@@ -179,11 +203,49 @@ async def _until_signal(job: Any) -> None:
         await task
 
 
+def _existing_store(spec: str) -> ResultStore:
+    if not spec.startswith(("postgres", "sqlite://")) and not Path(spec).exists():
+        raise UsageError(f"--db {spec}: no such results store")
+    return open_store(spec)
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    """Print what the recorder knows of every table."""
+    store = _existing_store(args.db)
+    try:
+        seen = store.presence()
+        refusals = store.refusals()
+    finally:
+        store.close()
+    for presence in seen:
+        print("\n".join(overview.table_lines(presence)))
+    if refusals:
+        print(f"{len(refusals)} results refused by this recorder: see `hub notices` and the log")
+    if not seen:
+        print("no table has been heard yet")
+    return 0
+
+
+def run_notices(args: argparse.Namespace) -> int:
+    """Print the notices, oldest first."""
+    store = _existing_store(args.db)
+    try:
+        notices = store.notices()
+        refusals = store.refusals()
+    finally:
+        store.close()
+    for notice in notices:
+        print(overview.notice_line(notice))
+    for table, result_id, reason in refusals:
+        print(f"refused  {table}  result {result_id or '(no id)'}: {reason}")
+    if not notices and not refusals:
+        print("nothing to report")
+    return 0
+
+
 def run_export(args: argparse.Namespace) -> int:
     """Write results.csv and standings.csv."""
-    if not args.db.startswith(("postgres", "sqlite://")) and not Path(args.db).exists():
-        raise UsageError(f"--db {args.db}: no such results store")
-    store = open_store(args.db)
+    store = _existing_store(args.db)
     try:
         rows = export.decoded(store.results(), args.session)
     finally:
@@ -257,9 +319,9 @@ def _action(args: argparse.Namespace) -> Action:
         case "status":
             return ReportStatus()
         case _:
-            if args.since < 1:
-                raise UsageError("--since must be 1 or more")
-            return ResendResults(since_seq=args.since)
+            if args.since < 1 or (args.until is not None and args.until < args.since):
+                raise UsageError("--since must be 1 or more, and --until not below it")
+            return ResendResults(since_seq=args.since, until_seq=args.until)
 
 
 def _start(args: argparse.Namespace) -> StartSession:

@@ -44,10 +44,11 @@ class GapWatch:
         self._floor: dict[Source, int] = {}
         self._holes: dict[Source, _Hole] = {}
 
-    def meet(self, table: str, outbox: str, boot: int, now: float) -> ResendResults | None:
-        """A live message from `table`: the resend to ask for if this outbox or boot is new."""
+    def meet(self, table: str, outbox: str, boot: int, now: float) -> bool:
+        """A live message from `table`: True if this outbox or boot is new to this run, so the
+        table should be asked for what the store lacks (`tail`, once the batch is stored)."""
         if self._met.get(table) == (outbox, boot):
-            return None
+            return False
         self._met[table] = (outbox, boot)
         known = self.store.outboxes(table)
         if outbox not in known:
@@ -55,9 +56,17 @@ class GapWatch:
             earlier = [o for o in known if o]
             if outbox and earlier:
                 self._new_outbox(table, outbox, earlier[-1])
-        since = self.store.top_seq(table, outbox) + 1
-        _log.info("table %s (outbox %s, boot %d): asking for results from seq %d",
-                  table, outbox[:8] or "?", boot, since)  # fmt: skip
+        return True
+
+    def tail(self, source: Source) -> ResendResults:
+        """Ask for everything after the highest seq the store holds from this outbox.
+
+        Asked after the acks of the same batch went out, so the table (which gets our messages
+        in order) reopens only results it believes acked that the store does not hold.
+        """
+        since = self.store.top_seq(*source) + 1
+        _log.info("table %s (outbox %s): asking for results from seq %d",
+                  source[0], source[1][:8] or "?", since)  # fmt: skip
         self.asks += 1
         return ResendResults(since_seq=since)
 

@@ -204,7 +204,8 @@ class HubLink:
         )
 
     def _after_resend(self) -> None:
-        self.schedule.send_all_now()
+        # The results queued again are new to the schedule, so due now; the ones in flight
+        # keep waiting for their ack (sending them again would only make duplicates).
         self._queue_status(online=True)
 
     def report_status(self, status: TableStatus) -> None:

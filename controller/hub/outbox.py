@@ -91,11 +91,12 @@ class Outbox:
     def add_result(self, build: Callable[[int], tuple[str, bytes]], now: float) -> int:
         """Give the next result sequence number to `build(seq) -> (id, payload)` and store the
         result durably; returns the sequence number once it is on disk (blocks until then)."""
-        return self._hold(self.writer.wait(partial(self._insert, build, now))).seq
+        return self._hold(self.writer.wait(partial(self._insert, build, now), urgent=True)).seq
 
     async def add_result_async(self, build: Callable[[int], tuple[str, bytes]], now: float) -> int:
         """As `add_result`, but the event loop keeps running while the disk works."""
-        return self._hold(await self.writer.call(partial(self._insert, build, now))).seq
+        job = partial(self._insert, build, now)
+        return self._hold(await self.writer.call(job, urgent=True)).seq
 
     def _insert(self, build: Callable[[int], tuple[str, bytes]], now: float) -> PendingResult:
         try:

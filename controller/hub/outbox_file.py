@@ -89,6 +89,10 @@ class OutboxFile:
         """Close the file; everything committed is already on disk."""
         self._db.close()
 
+    def trace(self, watch: Callable[[str], None] | None) -> None:
+        """Show every SQL statement to `watch`, in the thread that runs it (None: stop)."""
+        self._db.set_trace_callback(watch)
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK when the block raises."""

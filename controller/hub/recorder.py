@@ -72,7 +72,7 @@ class _Batch:
 
     acks: dict[str, "_Acks"] = field(default_factory=lambda: defaultdict(_Acks))
     sources: set[Source] = field(default_factory=set)
-    asks: list[tuple[str, Action]] = field(default_factory=list)
+    met: list[Source] = field(default_factory=list)
 
 
 @dataclass
@@ -172,8 +172,9 @@ class Recorder:
                 first_seq = self.store.reserve("seq", len(batch.acks))
             for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
                 await self._send_ack(session, table, ack, seq)
-            batch.asks += self.gaps.holes(batch.sources, self.clock.monotonic())
-            for table, action in batch.asks:
+            asks = [(source[0], self.gaps.tail(source)) for source in batch.met]
+            asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
+            for table, action in asks:
                 await self.send_command(session, table, action)
 
     async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
@@ -192,32 +193,34 @@ class Recorder:
         if where is None or not message.payload:
             return
         table, leaf = where
-        heard: Envelope | None
+        alive: Envelope | None
         try:
             if leaf == "results":
-                heard = self._on_result(table, message.payload, batch)
+                alive = self._on_result(table, message.payload, batch)
             elif leaf == "events":
-                heard = self._on_event(table, message.payload)
+                alive = self._on_event(table, message.payload)
             elif leaf == "status":
-                heard = self._on_status(table, message.payload, message.retain)
+                alive = self._on_status(table, message.payload, message.retain)
             elif leaf == "replies":
-                heard = self._on_reply(table, message.payload)
+                alive = self._on_reply(table, message.payload)
             else:
                 return
         except MalformedMessage as exc:
             _log.warning("ignored a %s message from table %s: %s", leaf, table, exc)
             return
-        if heard is not None and not message.retain:
-            self._heard(table, heard, batch)
+        if alive is not None:
+            self._alive(table, alive, batch, heard_now=not message.retain)
 
-    def _heard(self, table: str, message: Envelope, batch: _Batch) -> None:
-        """The table itself sent this just now (not a will, not an old retained status)."""
-        self.store.heard(table, self.clock.wall())
+    def _alive(self, table: str, message: Envelope, batch: _Batch, heard_now: bool) -> None:
+        """The table is connected: it sent this just now, or its retained status says online
+        (its will would have replaced that status if it had gone)."""
+        if heard_now:
+            self.store.heard(table, self.clock.wall())
         if self.keys.get(table) is None:
             return
-        ask = self.gaps.meet(table, message.outbox or "", message.boot, self.clock.wall())
-        if ask is not None:
-            batch.asks.append((table, ask))
+        outbox = message.outbox or ""
+        if self.gaps.meet(table, outbox, message.boot, self.clock.wall()):
+            batch.met.append((table, outbox))
 
     def _notice(self, table: str, kind: str, text: str) -> None:
         if self.store.add_notice(table, kind, text, self.clock.wall()):
@@ -305,12 +308,13 @@ class Recorder:
         self.store.set_status(table, payload, now)
         if message.online or retained:
             return message if message.online else None
-        # Seen live, not retained: the table said goodbye, or the broker gave its will now.
-        self.store.went_offline(table, now, message.will)
+        # Seen live: the table said goodbye itself, or the broker gave its will just now.
         if message.will:
             _log.warning("table %s is gone: the broker published its last will", table)
-            return None
-        return message
+        else:
+            self.store.heard(table, now)
+        self.store.went_offline(table, now, message.will)
+        return None
 
     def _on_reply(self, table: str, payload: bytes) -> ReplyMessage | None:
         message = decode(payload, ReplyMessage)

@@ -3,15 +3,18 @@
 Jobs run in the order they were given. Small writes (queued events and status, acks, refusals)
 are handed over with `later` and share one transaction, so one fsync per batch rather than one
 per write: whatever arrives while the disk is busy goes into the next batch. A job the caller
-must see on disk (a new result) is run with `wait` (blocking) or `call` (awaitable).
+must see on disk (a new result) is run with `wait` (blocking) or `call` (awaitable); an
+`urgent` one (a new result, which nothing queued depends on) goes ahead of the batch that is
+still waiting, so a caller blocked on it waits for at most the batch being written and its own.
 """
 
 import asyncio
 import contextlib
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TypeVar
@@ -42,6 +45,7 @@ class DurableWriter:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
         self._lock = threading.Lock()
         self._batch: list[Callable[[], None]] = []
+        self._urgent: deque[Callable[[], None]] = deque()
         self._scheduled = False
         self._closed = False
         self.after_batch: Callable[[], None] = _nothing
@@ -59,15 +63,39 @@ class DurableWriter:
             self._scheduled = True
         self._executor.submit(self._commit_batch)
 
-    def wait(self, job: Callable[[], T]) -> T:
-        """Run a job after everything queued before it and block until it is done."""
-        self.stats.jobs += 1
-        return self._executor.submit(job).result()
+    def wait(self, job: Callable[[], T], urgent: bool = False) -> T:
+        """Run a job after everything queued before it (`urgent`: after the batch being
+        written only) and block until it is done."""
+        return self._submit(job, urgent).result()
 
-    async def call(self, job: Callable[[], T]) -> T:
-        """Run a job after everything queued before it; the event loop keeps running."""
+    async def call(self, job: Callable[[], T], urgent: bool = False) -> T:
+        """As `wait`, but the event loop keeps running meanwhile."""
+        return await asyncio.wrap_future(self._submit(job, urgent))
+
+    def _submit(self, job: Callable[[], T], urgent: bool) -> "Future[T]":
         self.stats.jobs += 1
-        return await asyncio.wrap_future(self._executor.submit(job))
+        if not urgent:
+            return self._executor.submit(job)
+        done: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                done.set_result(job())
+            except BaseException as exc:
+                done.set_exception(exc)
+
+        with self._lock:
+            self._urgent.append(run)
+        self._executor.submit(self._run_urgent)  # in case no batch starts before it
+        return done
+
+    def _run_urgent(self) -> None:
+        while True:
+            with self._lock:
+                if not self._urgent:
+                    return
+                run = self._urgent.popleft()
+            run()
 
     async def flushed(self) -> None:
         """Return once everything queued so far is on disk."""
@@ -80,6 +108,7 @@ class DurableWriter:
         self._executor.shutdown(wait=True)
 
     def _commit_batch(self) -> None:
+        self._run_urgent()
         with self._lock:
             writes, self._batch, self._scheduled = self._batch, [], False
         try:

@@ -11,11 +11,13 @@ from controller.hub.aiomqtt_transport import AiomqttConnector
 from controller.hub.dispatcher import TableControl
 from controller.hub.keyring import KeyRing
 from controller.hub.link import HubLink, LinkSettings
+from controller.hub.messages import StatusMessage, decode
 from controller.hub.outbox import Outbox
 from controller.hub.recorder import Recorder, RecorderSettings
 from controller.hub.signing import TableKey
 from controller.hub.store import ResultStore
 from controller.hub.timing import LinkTiming
+from controller.hub.topics import Topics
 from controller.hub.transport import BrokerAddress
 from tests.hub.factories import FAST, KEY_TEXT
 
@@ -44,6 +46,17 @@ async def running(job: Coroutine[Any, Any, None]) -> AsyncIterator[asyncio.Task[
             await task
 
 
+async def retained_status(url: str, table: str = "t1") -> StatusMessage:
+    """The table's retained status as a dashboard connecting now would read it."""
+    address = BrokerAddress.from_url(url)
+    async with AiomqttConnector(address, FAST).session(None) as reader:
+        await reader.subscribe(Topics().status(table))
+        async with asyncio.timeout(5):
+            async for message in reader.incoming():
+                return decode(message.payload, StatusMessage)
+    raise AssertionError("no retained status")
+
+
 def connector(
     url: str, client_id: str = "", persistent: bool = False, tls: dict[str, Path] | None = None
 ) -> AiomqttConnector:
@@ -61,17 +74,18 @@ def make_link(
     timing: LinkTiming = FAST,
     tls: dict[str, Path] | None = None,
     key: str = KEY_TEXT,
+    keep_acked: int = 10_000,
 ) -> HubLink:
     """A table's hub link on `url` with its own outbox file."""
     settings = LinkSettings(table=table, key=TableKey(key), timing=timing)
     address = BrokerAddress.from_url(url, client_id=f"table-{table}", **(tls or {}))
-    outbox = opened(outbox_path)
+    outbox = opened(outbox_path, keep_acked)
     return HubLink(settings, outbox, AiomqttConnector(address, timing), control, clock)
 
 
-def opened(path: Path) -> Outbox:
+def opened(path: Path, keep_acked: int = 10_000) -> Outbox:
     """An outbox that the test's teardown closes (its writer thread stops)."""
-    OPENED.append(Outbox(path))
+    OPENED.append(Outbox(path, keep_acked=keep_acked))
     return OPENED[-1]
 
 

@@ -1,5 +1,6 @@
 """A TCP proxy that can stall the network: while paused nothing passes either way and new
-connections wait, like a cable pulled without either end noticing."""
+connections wait, like a cable pulled without either end noticing; `cut()` drops every
+connection at once, like a table losing power (the broker sees the connection die)."""
 
 import asyncio
 import contextlib
@@ -15,6 +16,7 @@ class PausingProxy:
         self._open.set()
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._writers: list[asyncio.StreamWriter] = []
 
     @property
     def url(self) -> str:
@@ -37,6 +39,11 @@ class PausingProxy:
     def resume(self) -> None:
         self._open.set()
 
+    def cut(self) -> None:
+        for writer in self._writers:
+            writer.transport.abort()
+        self._writers.clear()
+
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await self._open.wait()
         try:
@@ -44,6 +51,7 @@ class PausingProxy:
         except OSError:
             writer.close()
             return
+        self._writers += [writer, up_writer]
         for src, dst in ((reader, up_writer), (up_reader, writer)):
             task = asyncio.ensure_future(self._pump(src, dst))
             self._tasks.add(task)

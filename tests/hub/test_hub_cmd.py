@@ -1,6 +1,7 @@
 """`mahjong-table hub`: the recorder as a venue runs it, its will, the CSV export, sending a
 command to a table, and the schema files CI keeps current."""
 
+import ast
 import asyncio
 import csv
 import sys
@@ -131,3 +132,11 @@ def test_export_of_a_missing_store_says_so(
     assert "no such results store" in capsys.readouterr().err
     assert not (tmp_path / "none.db").exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_hub_bench_stands_on_its_own() -> None:
+    for path in (ROOT / "bench").glob("hub*.py"):
+        tree = ast.parse(path.read_text())
+        imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [m for m in imported if m.split(".")[0] == "tests"], path.name

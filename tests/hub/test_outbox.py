@@ -5,6 +5,7 @@ import contextlib
 import sqlite3
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -109,3 +110,34 @@ def test_kill_9_while_writing_loses_nothing_that_was_reported_on_disk(tmp_path: 
     assert held == list(range(1, len(held) + 1)), "sequence numbers have no hole"
     assert set(reported) <= set(held)
     assert outbox.add_result(lambda seq: ("d" * 32, b"{}"), 0.0) == len(held) + 1
+
+
+async def test_events_status_and_acks_never_wait_for_the_disk_in_the_event_loop(
+    tmp_path: Path,
+) -> None:
+    outbox = Outbox(tmp_path / "o.db")
+    commits: list[str] = []
+
+    def watch(sql: str) -> None:
+        if sql == "COMMIT":
+            commits.append(threading.current_thread().name)
+
+    outbox.file.trace(watch)
+    ids = _add(outbox, 3)
+    results_committed = len(commits)
+    for i in range(200):
+        outbox.add_feed("event", "e", _constant(b"%d" % i))
+        if i % 20 == 0:
+            outbox.add_feed("status", "s", _constant(b"status"), retain=True)
+    outbox.mark_acked(ids, 1.0)
+    assert outbox.pending_count() == 0, "the table sees the ack at once"
+    await outbox.flushed()
+    outbox.file.trace(None)
+    assert commits and {name.split("_")[0] for name in commits} == {"outbox-writer"}
+    assert results_committed == 3, "each result is committed before add_result returns"
+    assert len(commits) - 3 < 100, "events, status and acks share commits"
+    outbox.close()
+    with sqlite3.connect(tmp_path / "o.db") as db:
+        kinds = db.execute("SELECT kind, count(*) FROM feed GROUP BY kind").fetchall()
+        acked = db.execute("SELECT count(*) FROM results WHERE acked IS NOT NULL").fetchone()
+    assert sorted(kinds) == [("event", 200), ("status", 1)] and acked == (3,)

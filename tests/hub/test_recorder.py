@@ -81,8 +81,10 @@ async def test_a_missing_result_is_asked_for_again(broker: Broker, tmp_path: Pat
         async with running(recorder.run()):
             receipts.append(link.record_result(hand_result(6)))
             await eventually(lambda: recorder.store.count() == 6, "seq 3 recovered")
+            await eventually(lambda: link.pending_results == 0, "all resent results acked")
     assert recorder.counters.resend_requests >= 1
     assert {s.id for s in recorder.store.results()} == {r.id for r in receipts}
+    assert recorder.counters.duplicates == 0, "only seq 3 was asked for"
 
 
 async def test_the_wall_audit_flags_a_swapped_wall(broker: Broker, tmp_path: Path) -> None:
