@@ -22,7 +22,8 @@ class SystemdNotifier:
         return bool(self.address)
 
     def notify(self, *lines: str) -> None:
-        """Send `KEY=value` lines in one datagram; errors are ignored (systemd may be gone)."""
+        """Send `KEY=value` lines in one datagram without blocking; errors are ignored (systemd
+        may be gone, or its queue full: a lost status line is better than a frozen loop)."""
         if not self.address:
             return
         target = "\0" + self.address[1:] if self.address.startswith("@") else self.address
@@ -30,6 +31,7 @@ class SystemdNotifier:
             contextlib.suppress(OSError),
             socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock,
         ):
+            sock.setblocking(False)
             sock.sendto("\n".join(lines).encode(), target)
 
     def ready(self, status: str = "") -> None:

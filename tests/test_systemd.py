@@ -23,3 +23,13 @@ def test_without_systemd_nothing_happens() -> None:
     assert not notifier.enabled
     assert notifier.watchdog_interval_s is None
     notifier.ready()
+
+
+def test_a_full_systemd_queue_never_blocks_the_daemon(tmp_path: Path) -> None:
+    path = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as server:
+        server.bind(str(path))
+        notifier = SystemdNotifier({"NOTIFY_SOCKET": str(path)})
+        for _ in range(5000):  # far more than the socket queue holds; nobody reads
+            notifier.status("building walls")
+        assert server.recv(256) == b"STATUS=building walls"
