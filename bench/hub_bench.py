@@ -2,7 +2,7 @@
 and how long the outbox's disk writes hold up the table's event loop.
 
     .venv/bin/python bench/hub_bench.py [--results 2000] [--tables 50] [--per-table 100]
-                                        [--events 5000] [--rate 200] [--only stalls|delivery]
+                                        [--events 2000] [--rate 200] [--only stalls|delivery]
 
 1. One table: --results signed results wait in a table's outbox; the link sends them and the
    recorder (`mahjong-table hub`, its own process) verifies, records and acks each. Baseline
@@ -180,7 +180,7 @@ if __name__ == "__main__":
     parser.add_argument("--results", type=int, default=2000, help="results from one table")
     parser.add_argument("--tables", type=int, default=50, help="tables sending at once")
     parser.add_argument("--per-table", type=int, default=100, help="results per table")
-    parser.add_argument("--events", type=int, default=5000, help="events for the stall figures")
+    parser.add_argument("--events", type=int, default=2000, help="events for the stall figures")
     parser.add_argument("--rate", type=float, default=200, help="events a second, paced run")
     parser.add_argument("--only", choices=("stalls", "delivery"), help="run one part only")
     parser.add_argument(

@@ -4,7 +4,8 @@ Results are numbered per outbox (the table's outbox file has a random id carried
 message). The recorder asks a table for a resend:
 - when it meets a table's outbox or boot for the first time in this run (a store that never
   heard of the outbox asks from seq 1; otherwise from just after the highest seq it holds, which
-  also brings back results lost from the store's tail, e.g. after a restore from backup);
+  also brings back results lost from the store's tail, e.g. after a restore from backup), and
+  for the results it refused before (its keys file may have been fixed since);
 - when the results of one outbox show a hole, for exactly that range, a bounded number of times
   with growing waits, after which the hole is written down as a notice and no longer asked for.
 A table that starts a new outbox (a wiped or replaced file, so its numbers start again) is
@@ -46,7 +47,7 @@ class GapWatch:
 
     def meet(self, table: str, outbox: str, boot: int, now: float) -> bool:
         """A live message from `table`: True if this outbox or boot is new to this run, so the
-        table should be asked for what the store lacks (`tail`, once the batch is stored)."""
+        table should be asked for what the store lacks (`on_meeting`, once the batch is stored)."""
         if self._met.get(table) == (outbox, boot):
             return False
         self._met[table] = (outbox, boot)
@@ -58,17 +59,21 @@ class GapWatch:
                 self._new_outbox(table, outbox, earlier[-1])
         return True
 
-    def tail(self, source: Source) -> ResendResults:
-        """Ask for everything after the highest seq the store holds from this outbox.
+    def on_meeting(self, source: Source) -> list[ResendResults]:
+        """What to ask a table met anew: what it refused before (the venue may have fixed a
+        key since) and everything after the highest seq the store holds from this outbox.
 
         Asked after the acks of the same batch went out, so the table (which gets our messages
         in order) reopens only results it believes acked that the store does not hold.
         """
+        asks = [ResendResults(since_seq=a, until_seq=b) for a, b in _spans(
+            self.store.refused_seqs(*source))]  # fmt: skip
         since = self.store.top_seq(*source) + 1
-        _log.info("table %s (outbox %s): asking for results from seq %d",
-                  source[0], source[1][:8] or "?", since)  # fmt: skip
-        self.asks += 1
-        return ResendResults(since_seq=since)
+        asks.append(ResendResults(since_seq=since))
+        _log.info("table %s (outbox %s): asking for results from seq %d (and %d refused spans)",
+                  source[0], source[1][:8] or "?", since, len(asks) - 1)  # fmt: skip
+        self.asks += len(asks)
+        return asks
 
     def _new_outbox(self, table: str, outbox: str, previous: str) -> None:
         top = self.store.top_seq(table, previous)
@@ -125,3 +130,14 @@ class GapWatch:
         )
         self._floor[source] = hole.last
         del self._holes[source]
+
+
+def _spans(seqs: list[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as runs: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
+    spans: list[tuple[int, int]] = []
+    for seq in seqs:
+        if spans and spans[-1][1] == seq - 1:
+            spans[-1] = (spans[-1][0], seq)
+        else:
+            spans.append((seq, seq))
+    return spans

@@ -172,7 +172,7 @@ class Recorder:
                 first_seq = self.store.reserve("seq", len(batch.acks))
             for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
                 await self._send_ack(session, table, ack, seq)
-            asks = [(source[0], self.gaps.tail(source)) for source in batch.met]
+            asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
             asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
             for table, action in asks:
                 await self.send_command(session, table, action)

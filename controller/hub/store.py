@@ -251,6 +251,16 @@ class ResultStore:
             ).fetchone()[0]
         )
 
+    def refused_seqs(self, table: str, outbox: str) -> list[int]:
+        """Seqs of one outbox that were refused and are still not recorded."""
+        rows = self._db.execute(
+            "SELECT DISTINCT seq FROM refusals WHERE table_id = ?1 AND outbox = ?2 AND seq "
+            "IS NOT NULL AND seq NOT IN (SELECT seq FROM results WHERE table_id = ?1 AND "
+            "outbox = ?2) ORDER BY seq",
+            (table, outbox),
+        )
+        return [int(seq) for (seq,) in rows]
+
     def outboxes(self, table: str) -> list[str]:
         """The outbox ids a table has used, oldest first."""
         rows = self._db.execute(
