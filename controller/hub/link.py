@@ -26,7 +26,7 @@ from controller.hub.messages import (
 from controller.hub.outbox import Outbox, RefusedResult
 from controller.hub.result import HandResult
 from controller.hub.signing import TableKey
-from controller.hub.timing import LinkTiming, Pacer, ResendSchedule
+from controller.hub.timing import LinkTiming, Pacer, ResendSchedule, raise_if_cancelled
 from controller.hub.topics import Topics
 from controller.hub.transport import (
     Inbound,
@@ -266,6 +266,7 @@ class HubLink:
                 await self._on_message(message)
             except MalformedMessage as exc:
                 _log.warning("ignored a message on %s: %s", message.topic, exc)
+            raise_if_cancelled()
 
     async def _on_message(self, message: Inbound) -> None:
         t = self.settings.table

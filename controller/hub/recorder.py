@@ -39,7 +39,7 @@ from controller.hub.messages import (
 )
 from controller.hub.signing import TableKey
 from controller.hub.store import ResultStore
-from controller.hub.timing import LinkTiming, Pacer
+from controller.hub.timing import LinkTiming, Pacer, raise_if_cancelled
 from controller.hub.topics import Topics
 from controller.hub.transport import (
     Inbound,
@@ -164,6 +164,7 @@ class Recorder:
 
     async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
         while True:
+            raise_if_cancelled()
             messages = await self._next_batch(inbox)
             batch = _Batch()
             with self.store:

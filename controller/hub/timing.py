@@ -86,9 +86,9 @@ class Pacer:
     async def sleep(self, seconds: float, wake: asyncio.Event | None = None) -> None:
         """Return once `seconds` have passed on the clock, or when `wake` is set."""
         deadline = self.clock.monotonic() + seconds
-        _raise_if_cancelled()
+        raise_if_cancelled()
         while (left := deadline - self.clock.monotonic()) > 0:
-            _raise_if_cancelled()
+            raise_if_cancelled()
             step = min(left, self.tick_s)
             if wake is None:
                 await asyncio.sleep(step)
@@ -102,7 +102,7 @@ class Pacer:
             return
 
 
-def _raise_if_cancelled() -> None:
+def raise_if_cancelled() -> None:
     """Raise a cancellation a library call swallowed (`asyncio.wait_for` of Python 3.11 can,
     when the awaited result arrives as the cancellation does); the task would go on otherwise."""
     task = asyncio.current_task()
