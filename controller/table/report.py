@@ -46,7 +46,7 @@ class LogSink:
         """Keep the incident."""
         self.incidents.append(incident)
 
-    def record(self, hand: FinishedHand) -> str:
+    async def record(self, hand: FinishedHand) -> str:
         """Log the result; returns a fresh id."""
         self.results.append(hand)
         payments = " ".join(f"{seat_name(p)} {a:+d}" for p, a in enumerate(hand.payments))
@@ -89,13 +89,13 @@ class HubSink:
                 IncidentNoted(session=start.session, hand=start.hand, incident=_incident(incident))
             )
 
-    def record(self, hand: FinishedHand) -> str:
-        """Store the result in the outbox (signed, durable) and announce the hand's end."""
+    async def record(self, hand: FinishedHand) -> str:
+        """Store the result in the outbox (signed, fsynced) and announce the hand's end."""
         start = hand.start
         reveal = self._reveals.get((start.session, start.hand)) or WallReveal.seal(
             [tile_str(kind) for kind in start.wall_order]
         )
-        receipt = self.link.record_result(hand_result(hand, reveal))
+        receipt = await self.link.record_result_async(hand_result(hand, reveal))
         self.link.publish_event(
             HandEnded(
                 session=start.session,

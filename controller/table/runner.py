@@ -30,8 +30,9 @@ class ResultSink(Protocol):
         """An irregularity was recorded."""
         ...
 
-    def record(self, hand: FinishedHand) -> str:
-        """Store a result durably and return its id; raise TableError or OSError if it cannot."""
+    async def record(self, hand: FinishedHand) -> str:
+        """Store a result durably and return its id; raise TableError or OSError if it cannot.
+        The event loop keeps running while the disk writes."""
         ...
 
     def status(self, view: TableView) -> None:
@@ -142,8 +143,13 @@ class TableRunner:
                 self._move(effect)
 
     def _record(self, hand: FinishedHand) -> None:
+        if self._group is None:
+            raise RuntimeError("the table runner is not running")
+        self._group.create_task(self._store(hand), name="store-result")
+
+    async def _store(self, hand: FinishedHand) -> None:
         try:
-            result_id = self.sink.record(hand)
+            result_id = await self.sink.record(hand)
         except (TableError, OSError) as error:
             self.submit(ev.RecordFailed(str(error)))
         else:
