@@ -11,13 +11,24 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntFlag
 from functools import cached_property
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
+from controller.rules.blocks import Block, Reading
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
 from controller.rules.score import PatternValue
-from controller.rules.shapes import FORM_NAMES, Arrangement, Block, Form, count_tiles
+from controller.rules.shapes import FORM_NAMES, Arrangement, Form, count_tiles
+from controller.rules.suits import (
+    HOLDS_456,
+    HOLDS_ANY,
+    HOLDS_FOUR,
+    HOLDS_MIDDLE,
+    HOLDS_NINE,
+    HOLDS_TERMINAL,
+    PROFILE_BITS,
+    hand_profile,
+)
 
 _FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
 
@@ -52,88 +63,125 @@ class Feature(IntFlag):
     """Two identical sequences."""
     NO_SUITS = 32768
     """Honours only."""
+    SIMPLES_ONLY = 1 << 16
+    """Only 2-8 number tiles (no terminal, no honour)."""
+    THREE_SUITS = 1 << 17
+    """Number tiles of all three suits."""
+    NINE_OF_A_SUIT = 1 << 18
+    """Nine or more tiles of one suit (room for three sets of it)."""
+    SEQUENCES_4 = 1 << 19
+    TRIPLETS_4 = 1 << 20
+    CONCEALED_3 = 1 << 21
+    CONCEALED_4 = 1 << 22
+    CONCEALED_HAND = 1 << 23
+    """Nothing melded from a discard (concealed kongs allowed)."""
+    DECLARED = 1 << 24
+    """At least one declared meld (a concealed kong included)."""
+    FLOWERS = 1 << 25
+    """At least one flower held."""
+    FOUR_OF_A_KIND = 1 << 26
+    """All four tiles of some kind (a kong, or four held)."""
 
 
 _PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
-# Plain ints: IntFlag arithmetic is too slow for the scoring loop.
-_HONOURS = Feature.HONOURS.value
-_ORPHANS = Feature.ORPHANS.value
-_ONE_SUIT = Feature.ONE_SUIT.value
-_SEQUENCES_2 = Feature.SEQUENCES_2.value
-_SEQUENCES_3 = Feature.SEQUENCES_3.value
-_TRIPLETS_2 = Feature.TRIPLETS_2.value
-_TRIPLETS_3 = Feature.TRIPLETS_3.value
+
+
+def _by_count(*features: tuple[int, Feature]) -> tuple[int, ...]:
+    """Feature bits by count (0-14): each (n, feature) holds from a count of n up."""
+    return tuple(
+        sum(int(feature) for least, feature in features if count >= least) for count in range(15)
+    )
+
+
+# Plain ints looked up by count: IntFlag arithmetic is too slow for the scoring loop.
+_SEQUENCE_BITS = _by_count(
+    (2, Feature.SEQUENCES_2), (3, Feature.SEQUENCES_3), (4, Feature.SEQUENCES_4)
+)
+_TRIPLET_BITS = _by_count((2, Feature.TRIPLETS_2), (3, Feature.TRIPLETS_3), (4, Feature.TRIPLETS_4))
+_CONCEALED_BITS = _by_count(
+    (2, Feature.CONCEALED_2), (3, Feature.CONCEALED_3), (4, Feature.CONCEALED_4)
+)
+_HONOUR_SET_BITS = _by_count((1, Feature.HONOUR_SET), (2, Feature.HONOUR_SETS_2))
 _KONG = Feature.KONG.value
-_CONCEALED_2 = Feature.CONCEALED_2.value
 _SPECIAL_WIN = Feature.SPECIAL_WIN.value
-_HONOUR_SET = Feature.HONOUR_SET.value
-_HONOUR_SETS_2 = Feature.HONOUR_SETS_2.value
-_ORPHANS_ONLY = Feature.ORPHANS_ONLY.value
-_NO_456 = Feature.NO_456.value
+_CONCEALED_HAND = Feature.CONCEALED_HAND.value
+_DECLARED = Feature.DECLARED.value
+_FLOWERS = Feature.FLOWERS.value
 _SEQUENCE_REPEAT = Feature.SEQUENCE_REPEAT.value
-_NO_SUITS = Feature.NO_SUITS.value
-
-
-_TERMINAL, _MIDDLE, _456 = 2, 4, 8
-_SUIT_BITS: dict[tuple[int, ...], int] = {}
-
-
-def _suit_bits(part: tuple[int, ...]) -> int:
-    """Memoised: 1 any tile, 2 a terminal, 4 a 2-8, 8 a 4-6 of this suit's 9 counts."""
-    bits = _SUIT_BITS.get(part, -1)
-    if bits < 0:
-        bits = (
-            bool(any(part))
-            | (bool(part[0] or part[8]) << 1)
-            | (bool(any(part[1:8])) << 2)
-            | (bool(any(part[3:6])) << 3)
-        )
-        _SUIT_BITS[part] = bits
-    return bits
 
 
 class TileFacts:
-    """Facts about all of a hand's tiles (melds included) that no arrangement changes."""
+    """Facts about all of a hand's tiles (melds included) that no arrangement changes.
 
-    __slots__ = (
-        "counts",
-        "features",
-        "honours",
-        "orphans_only",
-        "simples_only",
-        "suits",
-        "terminals_only",
-    )
+    They follow from which kinds of tile each suit holds, so hands with the same profile
+    share one object (`tile_facts`).
+    """
 
-    def __init__(self, counts: Sequence[int]) -> None:
-        self.counts = counts
-        row = tuple(counts)
-        bits = [_suit_bits(row[0:9]), _suit_bits(row[9:18]), _suit_bits(row[18:27])]
-        self.suits: tuple[int, ...] = tuple(s for s in (0, 1, 2) if bits[s])
+    __slots__ = ("features", "honours", "orphans_only", "simples_only", "suits", "terminals_only")
+
+    def __init__(self, packed: int) -> None:
+        """The facts of a packed profile (`suits.hand_profile`)."""
+        mask = (1 << PROFILE_BITS) - 1
+        bits = [packed >> (PROFILE_BITS * suit) & mask for suit in range(4)]
+        self.suits = tuple(suit for suit in (0, 1, 2) if bits[suit] & HOLDS_ANY)
         """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
-        self.honours = any(row[27:34])
+        self.honours = bool(bits[3] & HOLDS_ANY)
         every = bits[0] | bits[1] | bits[2]
-        middles = every & _MIDDLE
-        self.simples_only = not self.honours and not every & _TERMINAL
-        self.orphans_only = not middles
-        self.terminals_only = not middles and not self.honours
-        features = _HONOURS if self.honours else 0
-        if not self.simples_only:
-            features |= _ORPHANS
-        if len(self.suits) == 1:
-            features |= _ONE_SUIT
-        elif not self.suits:
-            features |= _NO_SUITS
-        if not middles:
-            features |= _ORPHANS_ONLY
-        if not every & _456:
-            features |= _NO_456
-        self.features = features
+        self.simples_only = not self.honours and not every & HOLDS_TERMINAL
+        self.orphans_only = not every & HOLDS_MIDDLE
+        self.terminals_only = self.orphans_only and not self.honours
+        checks = {
+            Feature.HONOURS: self.honours,
+            Feature.ORPHANS: not self.simples_only,
+            Feature.SIMPLES_ONLY: self.simples_only,
+            Feature.ONE_SUIT: len(self.suits) == 1,
+            Feature.THREE_SUITS: len(self.suits) == 3,
+            Feature.NO_SUITS: not self.suits,
+            Feature.ORPHANS_ONLY: self.orphans_only,
+            Feature.NO_456: not every & HOLDS_456,
+            Feature.NINE_OF_A_SUIT: bool(every & HOLDS_NINE),
+            Feature.FOUR_OF_A_KIND: bool((every | bits[3]) & HOLDS_FOUR),
+        }
+        self.features = sum(int(feature) for feature, present in checks.items() if present)
 
     @classmethod
     def of(cls, tiles: Sequence[int]) -> "TileFacts":
         """Facts about these tiles."""
-        return cls(count_tiles(tiles))
+        return tile_facts(hand_profile(count_tiles(tiles)))
+
+
+_FACTS: dict[int, TileFacts] = {}
+
+
+def tile_facts(packed: int) -> TileFacts:
+    """The shared facts of a packed profile (`suits.hand_profile`)."""
+    found = _FACTS.get(packed)
+    if found is None:
+        found = _FACTS[packed] = TileFacts(packed)
+    return found
+
+
+class Context:
+    """What every arrangement of one declared win shares, worked out once per hand."""
+
+    __slots__ = ("counts", "facts", "features", "melded", "self_drawn", "win")
+
+    def __init__(self, win: Win, counts: Sequence[int], facts: TileFacts, self_drawn: bool) -> None:
+        self.win = win
+        self.counts = counts
+        self.facts = facts
+        self.self_drawn = self_drawn
+        self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
+        features = facts.features
+        if win.win_type not in _PLAIN_WINS:
+            features |= _SPECIAL_WIN
+        if not self.melded:
+            features |= _CONCEALED_HAND
+        if win.melds:
+            features |= _DECLARED
+        if win.flowers:
+            features |= _FLOWERS
+        self.features = features
 
 
 class HandView:
@@ -143,10 +191,11 @@ class HandView:
     """
 
     __slots__ = (
+        "_index",
         "_memo",
-        "arrangement",
         "blocks",
         "concealed_triplets",
+        "counts",
         "facts",
         "features",
         "form",
@@ -161,59 +210,48 @@ class HandView:
         "win_block",
     )
 
-    def __init__(
-        self, arrangement: Arrangement, win: Win, facts: TileFacts, self_drawn: bool
-    ) -> None:
-        self.arrangement = arrangement
-        self.form = arrangement.form
-        self.blocks = blocks = arrangement.blocks
-        self.win = win
-        self.facts = facts
-        self.self_drawn = self_drawn
-        self.win_block: Block | None = blocks[arrangement.win_block] if blocks else None
-        self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
+    def __init__(self, form: Form, reading: Reading, win_index: int, context: Context) -> None:
+        """The view of a reading in `form`, its winning tile in block `win_index`."""
+        self.form = form
+        self.blocks = blocks = reading.blocks
+        self._index = win_index
+        self.win_block: Block | None = blocks[win_index] if blocks else None
+        self.win = context.win
+        self.counts = context.counts
+        """Counts per kind (34) of all the hand's tiles, melds included."""
+        self.facts = context.facts
+        self.self_drawn = context.self_drawn
+        self.melded = context.melded
         self._memo: dict[str, object] | None = None
-        sequences: list[int] = []
-        triplets: list[int] = []
-        pairs: list[int] = []
-        kongs = concealed = honour_sets = 0
-        for shape, tile, hidden, _ in blocks:
-            if shape == 0:
-                sequences.append(tile)
-            elif shape == 3:
-                pairs.append(tile)
-            else:
-                triplets.append(tile)
-                if tile >= 27:
-                    honour_sets += 1
-                if shape == 2:
-                    kongs += 1
-                if hidden:
-                    concealed += 1
-        sequences.sort()
-        triplets.sort()
-        self.sequences = tuple(sequences)
-        self.triplets = tuple(triplets)
-        self.pairs = tuple(pairs)
+        self.sequences = sequences = reading.sequences
+        self.triplets = triplets = reading.triplets
+        self.pairs = pairs = reading.pairs
         self.pair = pairs[0] if len(pairs) == 1 else -1
-        self.kongs = kongs
-        self.concealed_triplets = concealed
-        features = facts.features
-        if len(sequences) >= 2:
-            features |= _SEQUENCES_3 | _SEQUENCES_2 if len(sequences) >= 3 else _SEQUENCES_2
-            if len(set(sequences)) < len(sequences):
-                features |= _SEQUENCE_REPEAT
-        if len(triplets) >= 2:
-            features |= _TRIPLETS_3 | _TRIPLETS_2 if len(triplets) >= 3 else _TRIPLETS_2
-        if honour_sets:
-            features |= _HONOUR_SETS_2 | _HONOUR_SET if honour_sets >= 2 else _HONOUR_SET
-        if kongs:
+        self.kongs = reading.kongs
+        self.concealed_triplets = reading.concealed
+        features = (
+            context.features
+            | _SEQUENCE_BITS[len(sequences)]
+            | _TRIPLET_BITS[len(triplets)]
+            | _CONCEALED_BITS[reading.concealed]
+            | _HONOUR_SET_BITS[reading.honour_sets]
+        )
+        if reading.kongs:
             features |= _KONG
-        if concealed >= 2:
-            features |= _CONCEALED_2
-        if win.win_type not in _PLAIN_WINS:
-            features |= _SPECIAL_WIN
+        if len(sequences) >= 2 and len(set(sequences)) < len(sequences):
+            features |= _SEQUENCE_REPEAT
         self.features = features
+
+    @classmethod
+    def of(cls, arrangement: Arrangement, context: Context) -> "HandView":
+        """The view of any arrangement (its blocks are summed up here)."""
+        form, blocks, win_index = arrangement
+        return cls(form, Reading.of(blocks), win_index, context)
+
+    @property
+    def arrangement(self) -> Arrangement:
+        """The arrangement this view shows."""
+        return Arrangement(self.form, self.blocks, self._index)
 
     @property
     def sets(self) -> tuple[Block, ...]:
@@ -292,23 +330,23 @@ def _forms(names: object, pattern: str) -> frozenset[Form]:
     return frozenset(_FORMS_BY_NAME[name] for name in names)
 
 
-class Hit(NamedTuple):
+class Hit:
     """A pattern found in a hand, `times` times."""
 
-    spec: PatternSpec
-    times: int
+    __slots__ = ("counted", "spec", "times", "value")
 
-    @property
-    def value(self) -> int:
+    def __init__(self, spec: PatternSpec, times: int) -> None:
+        self.spec = spec
+        self.times = times
+        self.value = spec.value * times
         """The pattern's value times the number of times it is present."""
-        return self.spec.value * self.times
-
-    @property
-    def counted(self) -> PatternValue:
+        self.counted = (
+            spec.once if times == 1 else PatternValue(f"{spec.name} x{times}", self.value)
+        )
         """As a score lists it: the name (with `xN` when counted N > 1 times) and the value."""
-        if self.times == 1:
-            return self.spec.once
-        return PatternValue(f"{self.spec.name} x{self.times}", self.spec.value * self.times)
+
+    def __repr__(self) -> str:
+        return f"Hit({self.spec.name!r}, {self.times})"
 
 
 class Compiled:
@@ -317,14 +355,26 @@ class Compiled:
     __slots__ = ("_asked", "_specs")
 
     def __init__(self, specs: Sequence[PatternSpec]) -> None:
-        self._specs = tuple((spec.needs, spec.predicate, spec) for spec in specs if spec.value)
-        self._asked: dict[int, tuple[tuple[Predicate, PatternSpec], ...]] = {}
+        groups: dict[str, int] = {}
+        for spec in specs:
+            groups.setdefault(spec.group, 1 << len(groups))
+        self._specs = tuple(
+            (spec.needs, spec.predicate, Hit(spec, 1), groups[spec.group])
+            for spec in specs
+            if spec.value
+        )
+        self._asked: dict[int, tuple[tuple[Predicate, Hit, int], ...]] = {}
 
-    def asked(self, features: int) -> tuple[tuple[Predicate, PatternSpec], ...]:
-        """The (predicate, spec) pairs whose needed features are all in `features`."""
+    def asked(self, features: int) -> tuple[tuple[Predicate, Hit, int], ...]:
+        """The predicates whose needed features are all in `features`, in data order, each
+        with the hit it makes when its pattern is present once and its group's bit."""
         found = self._asked.get(features)
         if found is None:
-            found = tuple((p, s) for mask, p, s in self._specs if features & mask == mask)
+            found = tuple(
+                (predicate, once, group)
+                for mask, predicate, once, group in self._specs
+                if features & mask == mask
+            )
             self._asked[features] = found
         return found
 
@@ -340,11 +390,37 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
     `compiled` is the entry of `by_form` for the view's form.
     """
     hits = []
-    for predicate, spec in compiled.asked(view.features):
+    for predicate, once, _ in compiled.asked(view.features):
         times = predicate(view)
         if times:
-            hits.append(Hit(spec, int(times)))
+            hits.append(once if times == 1 else Hit(once.spec, int(times)))
     return hits
+
+
+def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
+    """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group."""
+    hits: list[Hit] = []
+    seen = 0
+    for predicate, once, group in compiled.asked(view.features):
+        times = predicate(view)
+        if not times:
+            continue
+        hit = once if times == 1 else Hit(once.spec, int(times))
+        if seen & group:
+            _keep_better(hits, hit)
+        else:
+            seen |= group
+            hits.append(hit)
+    return hits
+
+
+def _keep_better(hits: list[Hit], hit: Hit) -> None:
+    """Replace the hit of the same group if this one is worth more (it comes later in data
+    order, so it goes last)."""
+    held = next(h for h in hits if h.spec.group == hit.spec.group)
+    if hit.value > held.value:
+        hits.remove(held)
+        hits.append(hit)
 
 
 def best_per_group(hits: list[Hit]) -> list[Hit]:

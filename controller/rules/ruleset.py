@@ -17,23 +17,35 @@ from controller.rules.errors import RulesError
 from controller.rules.hand import Meld, Win, WinType
 from controller.rules.notation import tile_str
 from controller.rules.patterns import (
+    Context,
     HandView,
     PatternSpec,
     Predicate,
-    TileFacts,
     by_form,
     load_patterns,
+    tile_facts,
 )
 from controller.rules.rotation import DealState, HandOutcome, RotationRules
 from controller.rules.score import Payments, Score, Tally, no_payments
 from controller.rules.seats import Seat
-from controller.rules.shapes import FORM_NAMES, Arrangement, Form, arrangements, waits
-from controller.rules.tiles import FLOWER_BASE, KINDS
+from controller.rules.shapes import (
+    FORM_NAMES,
+    Arrangement,
+    Form,
+    declared_reading,
+    irregular_arrangements,
+    regular_readings,
+    waits,
+)
+from controller.rules.suits import hand_profile, packed_profile, suit_tables
+from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
 from controller.rules.wall import WallLayout, WallPlan
 
 _FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
 _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
+# Module constants: looking a member up on its enum class is slow in the scoring loop.
+_REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,7 @@ class Ruleset(ABC):
         self.four_in_pairs: bool = get(data, "hand.seven_pairs_four_of_a_kind", bool)
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
+        self._allowed_counts = frozenset(range(self.tiles.copies + 1))
 
     # --- hooks a ruleset module writes or may override
 
@@ -129,7 +142,7 @@ class Ruleset(ABC):
             return None
         if win.discarder is not None:
             return win.discarder
-        return Seat.E if win.win_type is WinType.EARTHLY else win.seat.previous
+        return _DEALER if win.win_type is _EARTHLY else win.seat.previous
 
     def score(self, win: Win) -> Score:
         """Validate and score a declared win; an invalid hand is a normal answer (valid False)."""
@@ -214,21 +227,17 @@ class Ruleset(ABC):
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
-        if max(concealed, default=0) >= FLOWER_BASE:
-            raise RulesError("a flower in the hand: flowers are passed separately")
         counts = [0] * KINDS
-        for tile in concealed:
-            counts[tile] += 1
-        total = counts
-        if melds:
-            total = list(counts)
-            for meld in melds:
-                for tile in meld.tiles:
-                    total[tile] += 1
-        if max(total) > self.tiles.copies:
+        try:
+            for tile in concealed:
+                counts[tile] += 1
+        except IndexError:  # a kind past the 34 tiles: a flower
+            raise RulesError("a flower in the hand: flowers are passed separately") from None
+        total = _with_melds(counts, melds) if melds else counts
+        if not self._allowed_counts.issuperset(total):
             tile = total.index(max(total))
             raise RulesError(f"more than {self.tiles.copies} tiles {tile_str(tile)} in the hand")
-        if self._missing_kinds and any(total[kind] for kind in self._missing_kinds):
+        if self._missing_kinds and any(map(total.__getitem__, self._missing_kinds)):
             tile = next(kind for kind in self._missing_kinds if total[kind])
             raise RulesError(f"{self.name} plays without {tile_str(tile)}")
         return counts
@@ -243,28 +252,42 @@ class Ruleset(ABC):
     # --- internals
 
     def _best(self, win: Win, counts: list[int]) -> tuple[Tally, Arrangement] | str:
-        self_drawn = win.win_type in self.self_drawn_wins
-        total = counts
-        if win.melds:
-            total = list(counts)
-            for meld in win.melds:
-                for tile in meld.tiles:
-                    total[tile] += 1
-        facts = TileFacts(total)
-        best: tuple[Tally, Arrangement] | None = None
+        best: tuple[Tally, HandView] | None = None
         rejected = ""
-        found = arrangements(
-            counts, win.melds, win.win_tile, self_drawn, self.forms, self.four_in_pairs
-        )
-        if Form.SPECIAL in self.forms:
-            found += self.extra_arrangements(win, counts)
-        for arrangement in found:
-            tally = self.tally(HandView(arrangement, win, facts, self_drawn))
+        for view in self._views(win, counts):
+            tally = self.tally(view)
             if tally.rejected:
                 rejected = rejected or tally.rejected
             elif best is None or self.better(tally, best[0]):
-                best = (tally, arrangement)
-        return best or rejected or self._not_a_shape(bool(win.melds))
+                best = (tally, view)
+        if best is None:
+            return rejected or self._not_a_shape(bool(win.melds))
+        return best[0], best[1].arrangement
+
+    def _views(self, win: Win, counts: list[int]) -> list[HandView]:
+        """A view of every arrangement of the hand, in the order they are scored."""
+        self_drawn = win.win_type in self.self_drawn_wins
+        tables = suit_tables(counts)
+        packed = packed_profile(tables)
+        if win.melds:
+            every = _with_melds(counts, win.melds)
+            context = Context(win, every, tile_facts(hand_profile(every)), self_drawn)
+        else:
+            context = Context(win, counts, tile_facts(packed), self_drawn)
+        views = []
+        if _REGULAR in self.forms:
+            declared = declared_reading(win.melds)
+            for reading, index in regular_readings(tables, declared, win.win_tile, self_drawn):
+                views.append(HandView(_REGULAR, reading, index, context))
+        if not win.melds:
+            irregular = irregular_arrangements(
+                counts, packed, win.win_tile, self.forms, self.four_in_pairs
+            )
+            views += [HandView.of(arrangement, context) for arrangement in irregular]
+        if _SPECIAL in self.forms:
+            extra = self.extra_arrangements(win, counts)
+            views += [HandView.of(arrangement, context) for arrangement in extra]
+        return views
 
     def _not_a_shape(self, melded: bool) -> str:
         shapes = ["four sets and a pair"]
@@ -294,3 +317,12 @@ class Ruleset(ABC):
             return [WinType(str(name)) for name in names]
         except ValueError as exc:
             raise RulesError(f"hand.self_drawn: {exc}") from None
+
+
+def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:
+    """Counts of the concealed tiles and the melds' tiles together."""
+    total = list(counts)
+    for meld in melds:
+        for tile in meld.tiles:
+            total[tile] += 1
+    return total

@@ -39,6 +39,7 @@ def a_win(view: HandView) -> bool:
     return True
 
 
+@needs(Feature.FLOWERS)
 def flowers(view: HandView) -> int:
     """Per flower held."""
     return len(view.win.flowers)
@@ -87,6 +88,7 @@ def win_on_kong(view: HandView) -> bool:
     return view.win.win_type is WinType.KONG_REPLACEMENT
 
 
+@needs(Feature.DECLARED)
 def big_crane(view: HandView) -> bool:
     """Four declared sets, won on the single tile left in the hand (大吊车)."""
     return len(view.win.melds) == 4
@@ -119,6 +121,7 @@ def earthly(view: HandView) -> bool:
     return view.win.win_type is WinType.EARTHLY
 
 
+@needs(Feature.FLOWERS)
 def eight_flowers(view: HandView) -> bool:
     """All eight flowers held."""
     return len(view.win.flowers) == FLOWERS

@@ -85,9 +85,10 @@ def pungs_258(view: HandView) -> bool:
     return len(view.triplets) == 4 and all(tile % 9 in (1, 4, 7) for tile in tiles)
 
 
+@needs(Feature.FOUR_OF_A_KIND)
 def dragon_seven_pairs(view: HandView) -> bool:
     """龙七对: seven pairs holding four of a kind."""
-    return 4 in view.facts.counts
+    return 4 in view.counts
 
 
 @needs(Feature.ONE_SUIT)
@@ -102,7 +103,7 @@ def pure_terminal_sets(view: HandView) -> bool:
     return pure_one_suit(view) and terminal_sets(view)
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, Feature.FOUR_OF_A_KIND)
 def pure_dragon_seven_pairs(view: HandView) -> bool:
     """清龙七对: 龙七对 of one suit."""
     return pure_one_suit(view) and dragon_seven_pairs(view)
@@ -120,9 +121,10 @@ def _won(win_type: WinType) -> Predicate:
 # --- extras
 
 
+@needs(Feature.FOUR_OF_A_KIND)
 def roots(view: HandView) -> int:
     """根: per tile kind held four times (melded as a kong or not)."""
-    return view.facts.counts.count(4)
+    return view.counts.count(4)
 
 
 def self_drawn(view: HandView) -> bool:
@@ -194,7 +196,9 @@ class Sichuan(Ruleset):
         if not bases:
             return Tally((), 0, 0, rejected="no base pattern counts for this hand")
         found = roots(view)
-        top = max(bases, key=lambda hit: (hit.value, self._roots_kept(hit, found)))
+        top = bases[0]
+        if len(bases) > 1:
+            top = max(bases, key=lambda hit: (hit.value, self._roots_kept(hit, found)))
         kept = self._roots_kept(top, found)
         counted: list[Hit] = []
         for hit in hits:
@@ -206,8 +210,8 @@ class Sichuan(Ruleset):
                     counted.append(Hit(hit.spec, kept))
             else:
                 counted.append(hit)
-        patterns = tuple(hit.counted for hit in counted)
-        fan = sum(pattern.value for pattern in patterns)
+        patterns = tuple([hit.counted for hit in counted])
+        fan = sum([hit.value for hit in counted])
         limits: tuple[str, ...] = ()
         if self.max_fan and fan > self.max_fan:
             limits = (f"limit: {fan} fan capped at {self.max_fan}",)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from controller.rules.data import Table, get
 from controller.rules.hand import Win, WinType
-from controller.rules.patterns import Feature, HandView, Predicate, best_per_group, evaluate, needs
+from controller.rules.patterns import Feature, HandView, Predicate, evaluate_best, needs
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
@@ -23,17 +23,19 @@ _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 # --- 1 trivial
 
 
-@needs(Feature.SEQUENCES_3)
+@needs(Feature.SEQUENCES_4)
 def all_sequences(view: HandView) -> bool:
     """Four sequences."""
     return len(view.sequences) == 4
 
 
+@needs(Feature.CONCEALED_HAND)
 def concealed_hand(view: HandView) -> bool:
     """No set melded from a discard (concealed kongs allowed, winning on a discard allowed)."""
     return not view.melded
 
 
+@needs(Feature.SIMPLES_ONLY)
 def no_terminals(view: HandView) -> bool:
     """Only 2-8 number tiles."""
     return view.facts.simples_only
@@ -89,10 +91,12 @@ def _wind_sets(view: HandView) -> int:
 @needs(Feature.HONOUR_SET)
 def value_honor(view: HandView) -> int:
     """Per set: a triplet or kong of dragons or of the seat's own wind (no prevailing wind)."""
-    if not view.facts.honours:
-        return 0
-    seat_wind = view.win.seat.wind
-    return sum(1 for tile in view.triplets if tile >= WHITE or tile == seat_wind)
+    seat_wind = WINDS[view.win.seat]
+    sets = 0
+    for tile in view.triplets:
+        if tile >= WHITE or tile == seat_wind:
+            sets += 1
+    return sets
 
 
 @needs(Feature.HONOUR_SETS_2)
@@ -140,14 +144,17 @@ def all_honors(view: HandView) -> bool:
 # --- 4 triplets and kongs
 
 
-@needs(Feature.TRIPLETS_3)
+@needs(Feature.TRIPLETS_4)
 def all_triplets(view: HandView) -> bool:
     """Four triplets or kongs."""
     return len(view.triplets) == 4
 
 
+_CONCEALED = {2: Feature.CONCEALED_2, 3: Feature.CONCEALED_3, 4: Feature.CONCEALED_4}
+
+
 def _concealed(count: int) -> Predicate:
-    @needs(Feature.CONCEALED_2)
+    @needs(_CONCEALED[count])
     def predicate(view: HandView) -> bool:
         return view.concealed_triplets == count
 
@@ -212,23 +219,23 @@ def _in_all_suits(tiles: tuple[int, ...]) -> bool:
     return any(tile + 9 in tiles and tile + 18 in tiles for tile in tiles if tile < 9)
 
 
-@needs(Feature.SEQUENCES_3)
+@needs(Feature.SEQUENCES_3, Feature.THREE_SUITS)
 def three_similar_sequences(view: HandView) -> bool:
     """The same sequence in all three suits."""
     return _in_all_suits(view.sequences)
 
 
-@needs(Feature.TRIPLETS_2)
+@needs(Feature.TRIPLETS_2, Feature.THREE_SUITS)
 def small_three_similar_triplets(view: HandView) -> bool:
     """Triplets of one number in two suits and the pair of that number in the third."""
     pair = view.pair
     if not 0 <= pair < 27:
         return False
-    twins = [pair % 9 + 9 * suit for suit in (0, 1, 2) if suit != pair // 9]
-    return twins[0] in view.triplets and twins[1] in view.triplets
+    # the same number in the other two suits: 9 and 18 kinds further on, round the 27
+    return (pair + 9) % 27 in view.triplets and (pair + 18) % 27 in view.triplets
 
 
-@needs(Feature.TRIPLETS_3)
+@needs(Feature.TRIPLETS_3, Feature.THREE_SUITS)
 def three_similar_triplets(view: HandView) -> bool:
     """Triplets of one number in all three suits."""
     return _in_all_suits(view.triplets)
@@ -237,7 +244,7 @@ def three_similar_triplets(view: HandView) -> bool:
 # --- 7 consecutive sets
 
 
-@needs(Feature.SEQUENCES_3)
+@needs(Feature.SEQUENCES_3, Feature.NINE_OF_A_SUIT)
 def nine_tile_straight(view: HandView) -> bool:
     """123, 456 and 789 of one suit."""
     runs = view.sequences
@@ -254,13 +261,13 @@ def _run_of_triplets(view: HandView, length: int) -> bool:
     )
 
 
-@needs(Feature.TRIPLETS_3)
+@needs(Feature.TRIPLETS_3, Feature.NINE_OF_A_SUIT)
 def three_consecutive_triplets(view: HandView) -> bool:
     """Triplets of three consecutive numbers in one suit."""
     return _run_of_triplets(view, 3)
 
 
-@needs(Feature.TRIPLETS_3)
+@needs(Feature.TRIPLETS_4, Feature.NINE_OF_A_SUIT)
 def four_consecutive_triplets(view: HandView) -> bool:
     """Triplets of four consecutive numbers in one suit."""
     return len(view.triplets) == 4 and _run_of_triplets(view, 4)
@@ -281,13 +288,13 @@ def _every_block_has_orphan(view: HandView) -> bool:
     return True
 
 
-@needs(Feature.NO_456)
+@needs(Feature.NO_456, Feature.ORPHANS)
 def mixed_lesser_terminals(view: HandView) -> bool:
     """Every set and the pair hold a terminal or an honour."""
     return _every_block_has_orphan(view)
 
 
-@needs(Feature.NO_456)
+@needs(Feature.NO_456, Feature.ORPHANS)
 def pure_lesser_terminals(view: HandView) -> bool:
     """Every set and the pair hold a terminal; no honours."""
     return not view.facts.honours and _every_block_has_orphan(view)
@@ -396,18 +403,19 @@ class ZungJung(Ruleset):
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""
-        hits = best_per_group(evaluate(self.patterns_by_form[view.form], view))
+        hits = evaluate_best(self.patterns_by_form[view.form], view)
         if not hits:
             return self._chicken
         top = hits[0]
+        total = 0
         for hit in hits:
+            total += hit.value
             if hit.spec.value > top.spec.value:
                 top = hit
         if top.spec.value >= self.limit:
             note = f"limit: {top.spec.name} is worth {self.limit} or more, so it counts alone"
             return Tally((top.counted,), top.value, top.value, (note,))
         patterns = tuple([hit.counted for hit in hits])
-        total = sum([pattern.value for pattern in patterns])
         if total >= self.limit:
             note = f"limit: total {total} capped at {self.limit}"
             return Tally(patterns, self.limit, self.limit, (note,))

@@ -1,0 +1,169 @@
+"""Blocks (sets and pairs) and readings: a hand's blocks with what they add up to.
+
+A `Reading` carries, beside its blocks, the facts the pattern checks read (sequences,
+triplets, pairs, kongs, concealed sets), so they are worked out once per suit reading and
+joined per hand instead of being recounted for every arrangement.
+"""
+
+from collections.abc import Mapping, Sequence
+from enum import IntEnum
+from types import MappingProxyType
+from typing import NamedTuple
+
+from controller.rules.hand import Meld, MeldKind
+from controller.rules.tiles import KINDS
+
+
+class Shape(IntEnum):
+    """What a block of tiles is."""
+
+    SEQUENCE = 0
+    TRIPLET = 1
+    KONG = 2
+    PAIR = 3
+
+
+_SIZES = (3, 3, 4, 2)
+
+
+class Block(NamedTuple):
+    """A set or pair: its shape, lowest tile, whether it is concealed, whether it was declared."""
+
+    shape: Shape
+    tile: int
+    concealed: bool
+    declared: bool = False
+
+    def tiles(self) -> tuple[int, ...]:
+        """The tile kinds of the block."""
+        if self.shape is Shape.SEQUENCE:
+            return (self.tile, self.tile + 1, self.tile + 2)
+        return (self.tile,) * _SIZES[self.shape]
+
+    def holds(self, kind: int) -> bool:
+        """Whether the block contains a tile of `kind`."""
+        if self.shape is Shape.SEQUENCE:
+            return self.tile <= kind <= self.tile + 2
+        return self.tile == kind
+
+
+# Every block exists once: readings are tuples of these shared objects.
+BLOCKS = {
+    (shape, tile, concealed, declared): Block(shape, tile, concealed, declared)
+    for shape in Shape
+    for tile in range(KINDS)
+    for concealed in (False, True)
+    for declared in (False, True)
+}
+
+
+def block(shape: Shape, tile: int, concealed: bool = True, declared: bool = False) -> Block:
+    """The shared Block object for these values."""
+    return BLOCKS[shape, tile, concealed, declared]
+
+
+def meld_block(meld: Meld) -> Block:
+    """The block a declared meld stands for."""
+    if meld.kind is MeldKind.CHOW:
+        return block(Shape.SEQUENCE, meld.first, False, True)
+    if meld.kind is MeldKind.PUNG:
+        return block(Shape.TRIPLET, meld.first, False, True)
+    return block(Shape.KONG, meld.first, meld.kind is MeldKind.CONCEALED_KONG, True)
+
+
+NO_PLACES: Mapping[int, tuple[int, ...]] = MappingProxyType({})
+
+
+class Reading(NamedTuple):
+    """Blocks of a hand, or of one suit of it, and what they add up to.
+
+    `sequences`, `triplets` (kongs included) and `pairs` are the blocks' lowest tiles, the
+    first two ascending; `concealed` counts concealed triplets and kongs, `honour_sets` the
+    triplets and kongs of winds and dragons. A suit's reading also knows its `places`: for
+    each tile kind, the index of the first block of each shape holding it.
+    """
+
+    blocks: tuple[Block, ...]
+    sequences: tuple[int, ...]
+    triplets: tuple[int, ...]
+    pairs: tuple[int, ...]
+    kongs: int
+    concealed: int
+    honour_sets: int
+    places: Mapping[int, tuple[int, ...]] = NO_PLACES
+
+    @classmethod
+    def of(cls, blocks: tuple[Block, ...]) -> "Reading":
+        """Count up any blocks (the declared melds, seven pairs, a ruleset's own shapes)."""
+        sequences: list[int] = []
+        triplets: list[int] = []
+        pairs: list[int] = []
+        kongs = concealed = honour_sets = 0
+        for shape, tile, hidden, _ in blocks:
+            if shape == 0:
+                sequences.append(tile)
+            elif shape == 3:
+                pairs.append(tile)
+            else:
+                triplets.append(tile)
+                honour_sets += tile >= 27
+                kongs += shape == 2
+                concealed += hidden
+        sequences.sort()
+        triplets.sort()
+        return cls(
+            blocks, tuple(sequences), tuple(triplets), tuple(pairs), kongs, concealed, honour_sets
+        )
+
+    @classmethod
+    def of_suit(cls, blocks: tuple[Block, ...]) -> "Reading":
+        """A reading of one suit's concealed tiles, with the places of its tile kinds."""
+        reading = cls.of(blocks)
+        kinds = {kind for item in blocks for kind in item.tiles()}
+        return reading._replace(places={kind: _places(blocks, kind) for kind in kinds})
+
+    def opened(self, index: int) -> "Reading":
+        """The reading with its concealed triplet at `index` completed by a discard (exposed)."""
+        blocks = self.blocks
+        exposed = BLOCKS[Shape.TRIPLET, blocks[index].tile, False, False]
+        return self._replace(
+            blocks=blocks[:index] + (exposed,) + blocks[index + 1 :], concealed=self.concealed - 1
+        )
+
+
+def _places(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
+    """The index of the first block of each shape that holds `kind`, in block order."""
+    seen: set[Shape] = set()
+    found = []
+    for index, item in enumerate(blocks):
+        if item.shape not in seen and item.holds(kind):
+            seen.add(item.shape)
+            found.append(index)
+    return tuple(found)
+
+
+def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
+    """The hand's reading from its suits' readings (characters, dots, bamboo, honours, in
+    that order, so their tiles stay ascending) and the declared melds, if any."""
+    m, p, s, z = parts
+    triplets = m.triplets + p.triplets + s.triplets + z.triplets
+    reading = Reading(
+        m.blocks + p.blocks + s.blocks + z.blocks,
+        m.sequences + p.sequences + s.sequences,
+        triplets,
+        m.pairs + p.pairs + s.pairs + z.pairs,
+        0,
+        len(triplets),
+        len(z.triplets),
+    )
+    if declared is None:
+        return reading
+    return Reading(
+        reading.blocks + declared.blocks,
+        tuple(sorted(reading.sequences + declared.sequences)),
+        tuple(sorted(triplets + declared.triplets)),
+        reading.pairs,
+        declared.kongs,
+        reading.concealed + declared.concealed,
+        reading.honour_sets + declared.honour_sets,
+    )
