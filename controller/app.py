@@ -130,6 +130,7 @@ class TableApp:
         clock: Clock | None = None,
         notifier: SystemdNotifier | None = None,
         sink: ResultSink | None = None,
+        wrap_sink: Callable[[ResultSink], ResultSink] | None = None,
         link_settings: LinkSettings | None = None,
         tick_s: float = 0.25,
         restart_s: float = 0.5,
@@ -148,6 +149,8 @@ class TableApp:
         self.control = RunnerControl(self.ruleset, margin, __version__)
         self.hub: HubLink | None = None
         self.sink = sink or self._sink()
+        if wrap_sink is not None:  # a watcher sees every report on its way (simulate's tally)
+            self.sink = wrap_sink(self.sink)
         self.runner = TableRunner(self.cycle, self.mcu, hardware.panel, self.clock, self.sink)
         self.control.attach(self.runner)
         self._headline = ""

@@ -2,6 +2,13 @@
 
 from types import ModuleType
 
-from controller.commands import config_cmd, diag_cmd, hub_cmd, rules_cmd, run_cmd
+from controller.commands import config_cmd, diag_cmd, hub_cmd, rules_cmd, run_cmd, simulate_cmd
 
-COMMAND_MODULES: tuple[ModuleType, ...] = (config_cmd, hub_cmd, diag_cmd, rules_cmd, run_cmd)
+COMMAND_MODULES: tuple[ModuleType, ...] = (
+    config_cmd,
+    hub_cmd,
+    diag_cmd,
+    rules_cmd,
+    run_cmd,
+    simulate_cmd,
+)

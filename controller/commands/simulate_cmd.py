@@ -1,0 +1,174 @@
+"""`mahjong-table simulate`: a whole session with four simulated players on the simulated table,
+watched live (or as plain log lines), with a summary at the end; the demo and soak tool.
+
+With `--mqtt URL` the results travel as on a real table: signed, into a durable outbox, to the
+venue broker, and the command waits (bounded) until the recorder has acked every one.
+"""
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import re
+import signal
+import tempfile
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+
+from controller.config import RULESETS
+from controller.errors import RuntimeFailure, UsageError
+from controller.hub.keyring import KeyRing
+from controller.hub.transport import BrokerAddress
+from controller.logs import RedactingFilter, setup_logging
+from controller.rules import available
+from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
+from controller.sim.view import EventFeed, board, hand_line, summary_lines
+from controller.table.records import FinishedHand
+
+INTERRUPTED = "interrupted"
+_TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
+
+
+def register(commands: Any) -> None:
+    """Add the `simulate` command to the CLI."""
+    sim = commands.add_parser(
+        "simulate",
+        help="play a whole session on the simulated table, watched live",
+        description="Power on the simulated table with four simulated players and play one "
+        "session of N hands under the daemon, showing the table live; print a summary at the "
+        "end. Exits 1 with one line if a fault stops the session or the hub does not ack "
+        "every result.",
+    )
+    sim.add_argument("--ruleset", choices=RULESETS, default="zung-jung", help="(zung-jung)")
+    sim.add_argument("--hands", type=int, default=8, help="hands in the session (8)")
+    sim.add_argument("--seed", type=int, default=0, help="tile tags, shuffles and dice (0)")
+    sim.add_argument("--fast", action="store_true", help="machine and players at full speed")
+    sim.add_argument("--plain", action="store_true", help="log lines, even on a terminal")
+    hub = sim.add_argument_group("hub link")
+    hub.add_argument("--mqtt", metavar="URL", help="send results to this broker's recorder")
+    hub.add_argument("--db", type=Path, help="the table's outbox file (default: a temp file)")
+    hub.add_argument(
+        "--keys", type=Path, help="the recorder's keys file: sign with this table's key in it"
+    )
+    hub.add_argument("--table", default="sim-table", help="table id (sim-table)")
+    hub.add_argument(
+        "--ack-wait", type=float, default=30.0, help="seconds to wait for the hub's acks (30)"
+    )
+    sim.set_defaults(handler=run_simulate)
+
+
+def run_simulate(args: argparse.Namespace) -> int:
+    """Play the session, print the summary; exit 0 only if it played out and reached the hub."""
+    plan = session_plan(args)
+    console = Console()
+    live = console.is_terminal and not args.plain
+    with _logging(plan, live) as feed, tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp:
+        outcome = asyncio.run(_play(plan, Path(tmp), console if live else None, feed))
+    for line in summary_lines(outcome):
+        print(line)
+    if outcome.stopped == INTERRUPTED:
+        raise KeyboardInterrupt
+    if not outcome.ok:
+        raise RuntimeFailure(outcome.stopped or outcome.problems[0])
+    return 0
+
+
+def session_plan(args: argparse.Namespace) -> DemoPlan:
+    """The arguments checked and turned into a plan; UsageError names the bad one."""
+    if args.ruleset not in available():
+        raise UsageError(f"--ruleset {args.ruleset}: not in this version ({available()})")
+    if not 1 <= args.hands <= 1000:
+        raise UsageError("--hands must be between 1 and 1000")
+    if not _TABLE_ID.fullmatch(args.table):
+        raise UsageError(f"--table {args.table!r}: lower-case letters, digits, - and _")
+    if args.ack_wait < 0:
+        raise UsageError("--ack-wait must not be negative")
+    if args.mqtt is None and (args.db or args.keys):
+        raise UsageError("--db and --keys belong to the hub link: give --mqtt URL too")
+    if args.mqtt is not None:
+        BrokerAddress.from_url(args.mqtt)
+    return DemoPlan(
+        ruleset=args.ruleset,
+        hands=args.hands,
+        seed=args.seed,
+        pace=FAST if args.fast else REAL,
+        table=args.table,
+        mqtt_url=args.mqtt,
+        key=table_key(args.keys, args.table) if args.keys else DEMO_KEY,
+        outbox=args.db,
+        ack_wait_s=args.ack_wait,
+    )
+
+
+def table_key(path: Path, table: str) -> str:
+    """The key of `table` in a recorder's keys file (`[tables]` then `id = "key"`)."""
+    if KeyRing.load(path).get(table) is None:
+        raise UsageError(f"keys file {path}: no key for table {table} (add: {table} = \"...\")")
+    key = tomllib.loads(path.read_text(encoding="utf-8"))["tables"][table]
+    assert isinstance(key, str)
+    return key
+
+
+@contextlib.contextmanager
+def _logging(plan: DemoPlan, live: bool) -> Iterator[EventFeed]:
+    """Log lines to stderr, or into the live board's event lines; restored afterwards."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    feed = EventFeed()
+    if live:
+        feed.addFilter(RedactingFilter([plan.key]))
+        feed.setFormatter(logging.Formatter("%(message)s"))
+        for old in list(root.handlers):
+            root.removeHandler(old)
+        root.addHandler(feed)
+        root.setLevel(logging.INFO)
+    else:
+        setup_logging("info", secrets=[plan.key])
+    try:
+        yield feed
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in saved[0]:
+            root.addHandler(handler)
+        root.setLevel(saved[1])
+
+
+async def _play(
+    plan: DemoPlan, scratch: Path, console: Console | None, feed: EventFeed
+) -> Outcome:
+    session = DemoSession(plan, scratch, on_result=None if console else _print_hand)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, session.stop, INTERRUPTED)
+    try:
+        if console is None:
+            return await session.run()
+        return await _watch_live(session, console, feed)
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+async def _watch_live(session: DemoSession, console: Console, feed: EventFeed) -> Outcome:
+    """Run the session under a live board, repainted eight times a second."""
+    plan = session.plan
+    with Live(console=console, auto_refresh=False) as live:
+        task = asyncio.create_task(session.run())
+        while not task.done():
+            snap = session.snapshot()
+            if snap is not None:
+                live.update(board(snap, plan, list(feed.lines)), refresh=True)
+            await asyncio.wait({task}, timeout=0.125)
+        outcome = task.result()
+        live.update(board(outcome.last, plan, list(feed.lines)), refresh=True)
+    return outcome
+
+
+def _print_hand(hand: FinishedHand) -> None:
+    print(hand_line(hand), flush=True)

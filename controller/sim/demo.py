@@ -1,0 +1,312 @@
+"""One whole session on the simulated table, watched from power-on to its end: the daemon's own
+composition root with four simulated players, stopped when the session is over, when a fault
+stops it, or when it makes no progress; with a hub link, kept up until the hub has acked every
+result (or a bounded wait ran out)."""
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.app import TableApp, simulated_hardware
+from controller.config import (
+    HandSection,
+    MqttSection,
+    OutboxSection,
+    SessionSection,
+    TableConfig,
+    TableSection,
+)
+from controller.hub.link import HubLink
+from controller.sim.hardware import SimOptions
+from controller.systemd import SystemdNotifier
+from controller.table.cycle import Phase, TableView
+from controller.table.records import FinishedHand, HandStart, IncidentRecord
+from controller.table.report import LogSink
+from controller.table.runner import ResultSink
+
+DEMO_KEY = "simulated-table-demo-key-not-for-real-tables"
+"""The key simulated tables sign with when no keys file is given (a demo recorder knows it)."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast the simulated table and its players go, and how long they may take."""
+
+    speed: float
+    """Machine time factor (0: instant)."""
+    think_s: float
+    """The players' pause between moves."""
+    settle_s: float
+    """Zone reads unchanged this long count as settled."""
+    tick_s: float
+    """How often the hand cycle looks at the clock."""
+    stall_s: float
+    """No change at the table for this long stops the session."""
+    hand_budget_s: float
+    """The session may take this long per hand (plus one hand's worth for power-on)."""
+
+
+FAST = Pace(speed=0.0, think_s=0.0, settle_s=0.1, tick_s=0.02, stall_s=20.0, hand_budget_s=30.0)
+REAL = Pace(speed=1.0, think_s=0.8, settle_s=1.5, tick_s=0.25, stall_s=180.0, hand_budget_s=900.0)
+
+
+@dataclass(frozen=True)
+class DemoPlan:
+    """What to simulate: rules, length, dice and tags, pace, and where results go."""
+
+    ruleset: str = "zung-jung"
+    hands: int = 8
+    seed: int = 0
+    pace: Pace = FAST
+    table: str = "sim-table"
+    mqtt_url: str | None = None
+    """The venue broker; None keeps results in the log."""
+    key: str = DEMO_KEY
+    outbox: Path | None = None
+    """The table's outbox file (None: one in the scratch folder)."""
+    ack_wait_s: float = 30.0
+    """After the session, wait at most this long for the hub's acks."""
+
+    @property
+    def budget_s(self) -> float:
+        """The longest the session may take."""
+        return self.pace.hand_budget_s * (self.hands + 1)
+
+
+def demo_config(plan: DemoPlan, scratch: Path) -> TableConfig:
+    """The table's configuration for a simulated session."""
+    mqtt = MqttSection()
+    if plan.mqtt_url is not None:
+        mqtt = MqttSection(url=plan.mqtt_url, result_key=plan.key)
+    return TableConfig(
+        table=TableSection(id=plan.table, ruleset=plan.ruleset),
+        mqtt=mqtt,
+        outbox=OutboxSection(path=plan.outbox or scratch / "outbox.sqlite3"),
+        session=SessionSection(hands=plan.hands),
+        hand=HandSection(zone_settle_s=plan.pace.settle_s, zone_absence_s=plan.pace.settle_s),
+    )
+
+
+class Tally:
+    """Passes every report on to the table's sink and keeps the results and incidents."""
+
+    def __init__(self, on_result: Callable[[FinishedHand], None] | None = None) -> None:
+        self.results: list[FinishedHand] = []
+        self.incidents: list[IncidentRecord] = []
+        self.on_result = on_result
+        self._inner: ResultSink = LogSink()
+
+    def wrap(self, inner: ResultSink) -> ResultSink:
+        """Stand in front of `inner` (TableApp's wrap_sink hook)."""
+        self._inner = inner
+        return self
+
+    def hand_began(self, start: HandStart) -> None:
+        """Pass on."""
+        self._inner.hand_began(start)
+
+    def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:
+        """Keep and pass on."""
+        self.incidents.append(incident)
+        self._inner.incident(start, incident)
+
+    async def record(self, hand: FinishedHand) -> str:
+        """Store through the inner sink first; only a stored result counts."""
+        result_id = await self._inner.record(hand)
+        self.results.append(hand)
+        if self.on_result is not None:
+            self.on_result(hand)
+        return result_id
+
+    def status(self, view: TableView) -> None:
+        """Pass on."""
+        self._inner.status(view)
+
+
+@dataclass(frozen=True)
+class HubCount:
+    """Where the session's results stand with the hub."""
+
+    url: str
+    connected: bool
+    hub_online: bool
+    acked: int
+    waiting: int
+    refused: tuple[str, ...]
+    """The hub's reason for each result it refused."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The session as a watcher sees it at one moment."""
+
+    view: TableView
+    results: tuple[FinishedHand, ...]
+    incidents: int
+    elapsed_s: float
+    hub: HubCount | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the session went."""
+
+    plan: DemoPlan
+    last: Snapshot
+    faults: tuple[str, ...] = ()
+    incidents: tuple[IncidentRecord, ...] = ()
+    stopped: str = ""
+    """Why the session stopped before its end ('' when it played out)."""
+    problems: tuple[str, ...] = ()
+    """What went wrong after the session (results the hub did not ack)."""
+
+    @property
+    def ok(self) -> bool:
+        """The session played out and every result reached the hub (if there was one)."""
+        return not self.stopped and not self.problems
+
+
+class DemoSession:
+    """Runs one session on the simulated table and tells how it went."""
+
+    def __init__(
+        self,
+        plan: DemoPlan,
+        scratch: Path,
+        on_result: Callable[[FinishedHand], None] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.scratch = scratch
+        self.tally = Tally(on_result)
+        self.app: TableApp | None = None
+        self.faults: list[str] = []
+        self._started = time.monotonic()
+        self._changed_at = self._started
+        self._changed = asyncio.Event()
+        self._stop_reason = ""
+
+    def stop(self, reason: str) -> None:
+        """Stop the session early (Ctrl-C): the watcher returns at its next look."""
+        self._stop_reason = reason
+        self._changed.set()
+
+    async def run(self) -> Outcome:
+        """Power the table on, play the session, wait for the hub's acks, power off."""
+        config = demo_config(self.plan, self.scratch)
+        pace = self.plan.pace
+        options = SimOptions(self.plan.seed, pace.speed, think_s=pace.think_s)
+        hardware = await simulated_hardware(config, options, self.scratch)
+        self._started = self._changed_at = time.monotonic()
+        self.app = app = TableApp(
+            config,
+            hardware,
+            notifier=SystemdNotifier({}),
+            sink=None if self.plan.mqtt_url else LogSink(),
+            wrap_sink=self.tally.wrap,
+            tick_s=pace.tick_s,
+        )
+        app.runner.observe(self._seen)
+        task = asyncio.create_task(app.run(), name="simulated table")
+        try:
+            stopped = await self._watch(task)
+            problems = await self._acks(app.hub) if app.hub is not None else ()
+            last = self._snapshot(app)
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        return Outcome(
+            self.plan,
+            last,
+            tuple(self.faults),
+            tuple(self.tally.incidents),
+            stopped,
+            problems,
+        )
+
+    def snapshot(self) -> Snapshot | None:
+        """The session now (None before the table is powered on)."""
+        return None if self.app is None else self._snapshot(self.app)
+
+    def _snapshot(self, app: TableApp) -> Snapshot:
+        hub = app.hub
+        return Snapshot(
+            app.runner.view,
+            tuple(self.tally.results),
+            len(self.tally.incidents),
+            time.monotonic() - self._started,
+            None if hub is None else hub_count(hub, self.plan),
+        )
+
+    def _seen(self, view: TableView) -> None:
+        self._changed_at = time.monotonic()
+        if view.phase is Phase.FAULT and view.fault:
+            self.faults.append(view.fault)
+        self._changed.set()
+
+    async def _watch(self, task: "asyncio.Task[None]") -> str:
+        """Wait for the session's end; returns why it stopped early ('' if it played out)."""
+        assert self.app is not None
+        deadline = self._started + self.plan.budget_s
+        while True:
+            view = self.app.runner.view
+            if view.phase is Phase.SESSION_OVER:
+                return ""
+            why = self._stop_reason or self._trouble(view, deadline)
+            if why:
+                return why
+            if task.done():
+                await task  # a bug in the daemon ends it: let it be seen
+                return "the table stopped by itself"
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    await self._changed.wait()
+
+    def _trouble(self, view: TableView, deadline: float) -> str:
+        now = time.monotonic()
+        where = f"hand {view.hand}" if view.hand else "power-on"
+        if view.phase is Phase.FAULT:
+            return f"a fault stopped the session at {where}: {view.fault}"
+        if now - self._changed_at > self.plan.pace.stall_s:
+            state = view.phase.value.replace("_", " ")
+            return (
+                f"the table made no progress for {self.plan.pace.stall_s:g} s "
+                f"({state}, {where}): {view.notice or 'no word from it'}"
+            )
+        if now > deadline:
+            return f"the session did not end within {self.plan.budget_s:g} s ({where})"
+        return ""
+
+    async def _acks(self, hub: HubLink) -> tuple[str, ...]:
+        """Keep the link up until the hub acked every result, at most `ack_wait_s`."""
+        until = time.monotonic() + self.plan.ack_wait_s
+        # The hub link tells no one when an ack lands: look twenty times a second.
+        while hub.pending_results and time.monotonic() < until and not self._stop_reason:  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        problems = []
+        if hub.pending_results:
+            problems.append(
+                f"{hub.pending_results} results not acked by the hub within "
+                f"{self.plan.ack_wait_s:g} s (is `mahjong-table hub` recording from "
+                f"{self.plan.mqtt_url}?)"
+            )
+        if hub.refused_results:
+            reason = hub.refused_results[0].reason
+            problems.append(f"the hub refused {len(hub.refused_results)} results: {reason}")
+        return tuple(problems)
+
+
+def hub_count(hub: HubLink, plan: DemoPlan) -> HubCount:
+    """The hub link's view of the session's results."""
+    return HubCount(
+        url=plan.mqtt_url or "",
+        connected=hub.connected,
+        hub_online=hub.hub_online,
+        acked=hub.stats.results_acked,
+        waiting=hub.pending_results,
+        refused=tuple(r.reason for r in hub.refused_results),
+    )

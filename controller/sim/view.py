@@ -1,0 +1,179 @@
+"""What someone watching a simulated session sees: the live board (table state, hand, dealer,
+the latest events, running scores), a line per finished hand, and the closing summary."""
+
+import logging
+from collections import Counter, deque
+from collections.abc import Sequence
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from controller.sim.demo import DemoPlan, HubCount, Outcome, Snapshot
+from controller.table.records import FinishedHand, IncidentRecord
+from controller.table.tiles import seat_name
+
+EVENT_LINES = 6
+HAND_LINES = 3
+_STYLES = {logging.WARNING: "yellow", logging.ERROR: "bold red", logging.CRITICAL: "bold red"}
+
+
+class EventFeed(logging.Handler):
+    """Keeps the latest log lines for the board (in place of printing them)."""
+
+    def __init__(self, keep: int = EVENT_LINES) -> None:
+        super().__init__(logging.INFO)
+        self.lines: deque[tuple[int, str]] = deque(maxlen=keep)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep the record's text with its level."""
+        self.lines.append((record.levelno, self.format(record)))
+
+
+def board(snap: Snapshot, plan: DemoPlan, events: Sequence[tuple[int, str]]) -> RenderableType:
+    """The live board for one moment of the session."""
+    view = snap.view
+    title = f"mahjong-table simulate: {plan.ruleset}, table {plan.table}, seed {plan.seed}"
+    parts: list[RenderableType] = [_where(snap, plan), _scores(snap)]
+    if snap.results:
+        parts.append(Text("last hands", style="bold"))
+        parts += [Text(hand_line(hand)) for hand in snap.results[-HAND_LINES:]]
+    parts.append(Text("table says", style="bold"))
+    parts += [Text(text, style=_STYLES.get(level, "dim")) for level, text in events]
+    if snap.hub is not None:
+        parts.append(Text(hub_line(snap.hub), style="cyan"))
+    state = view.phase.value.replace("_", " ")
+    return Panel(Group(*parts), title=title, subtitle=f"{state}, {snap.elapsed_s:.0f} s")
+
+
+def _where(snap: Snapshot, plan: DemoPlan) -> Text:
+    view = snap.view
+    hand = f"hand {view.hand} of {plan.hands}" if view.hand else "no hand yet"
+    bits = [hand, f"{view.hands_played} played"]
+    if view.round_wind:
+        bits.append(f"round {view.round_wind}")
+    if view.dealer is not None and view.players:
+        bits.append(f"dealer {seat_name(view.dealer)} ({view.players[view.dealer]})")
+    if view.dice:
+        bits.append("dice " + " ".join(f"{a}+{b}" for a, b in _pairs(view.dice)))
+    line = Text("  ".join(bits), style="bold")
+    if view.fault:
+        line.append(f"\nfault: {view.fault}", style="bold red")
+    return line
+
+
+def _scores(snap: Snapshot) -> Table:
+    view = snap.view
+    wins = Counter(win.place for hand in snap.results for win in hand.wins)
+    table = Table(box=None, pad_edge=False)
+    for column in ("seat", "player", "score", "wins", ""):
+        table.add_column(column, justify="right" if column in ("score", "wins") else "left")
+    for place, player in enumerate(view.players):
+        marks = []
+        if place == view.dealer:
+            marks.append("deals")
+        if place == view.turn:
+            marks.append("to throw")
+        if place in view.winners:
+            marks.append("won")
+        score = view.scores[place]
+        style = "green" if score > 0 else "red" if score < 0 else ""
+        table.add_row(
+            seat_name(place),
+            player,
+            Text(f"{score:+d}", style=style),
+            str(wins[place]),
+            ", ".join(marks),
+        )
+    return table
+
+
+def _pairs(dice: tuple[int, ...]) -> list[tuple[int, int]]:
+    return [(dice[i], dice[i + 1]) for i in range(0, len(dice) - 1, 2)]
+
+
+def hub_line(hub: HubCount) -> str:
+    """The hub link in a few words."""
+    link = "connected" if hub.connected else "not connected"
+    recorder = "recorder online" if hub.hub_online else "no recorder yet"
+    refused = f", {len(hub.refused)} refused" if hub.refused else ""
+    return f"hub {hub.url}: {link}, {recorder}; {hub.acked} acked, {hub.waiting} waiting{refused}"
+
+
+def hand_line(hand: FinishedHand) -> str:
+    """One finished hand in a line: who won what from whom, and the payments."""
+    start = hand.start
+    players = start.players
+    wins = [
+        f"{seat_name(w.place)} ({players[w.place]}) won {w.score} "
+        + ("self-drawn" if w.discarder is None else f"on {seat_name(w.discarder)}'s discard")
+        for w in hand.wins
+    ]
+    pays = " ".join(f"{seat_name(p)} {amount:+d}" for p, amount in enumerate(hand.payments))
+    said = ", ".join(wins) or "drawn"
+    extra = f"; {_count(len(hand.incidents), 'incident')}" if hand.incidents else ""
+    return f"hand {start.hand} (dealer {seat_name(start.dealer)}): {said}; {pays}{extra}"
+
+
+def summary_lines(outcome: Outcome) -> list[str]:
+    """The closing summary: hands, wins and draws, faults and incidents, final scores, hub."""
+    snap, plan = outcome.last, outcome.plan
+    view, results = snap.view, snap.results
+    ending = outcome.stopped or view.over_reason or "ended"
+    lines = [
+        f"session {view.session or '-'} ({plan.ruleset}, seed {plan.seed}): {ending} "
+        f"in {snap.elapsed_s:.1f} s",
+        _hands_line(results),
+        f"faults: {_faults(outcome.faults)}; incidents: {_incidents(outcome.incidents)}",
+        "final scores:",
+    ]
+    wins = Counter(win.place for hand in results for win in hand.wins)
+    width = max((len(p) for p in view.players), default=0)
+    for place, player in enumerate(view.players):
+        score = view.scores[place]
+        lines.append(
+            f"  {seat_name(place)}  {player:<{width}}  {score:+6d}  ({_count(wins[place], 'win')})"
+        )
+    if snap.hub is not None:
+        lines.append(_hub_summary(snap.hub, len(results)))
+    return lines + [f"problem: {problem}" for problem in outcome.problems]
+
+
+def _hands_line(results: Sequence[FinishedHand]) -> str:
+    won = [hand for hand in results if hand.wins]
+    wins = [win for hand in won for win in hand.wins]
+    self_drawn = sum(1 for win in wins if win.discarder is None)
+    detail = (
+        f" ({_count(len(wins), 'win')}: {len(wins) - self_drawn} on a discard, "
+        f"{self_drawn} self-drawn)"
+        if wins
+        else ""
+    )
+    drawn = len(results) - len(won)
+    return f"hands: {len(results)} played; {len(won)} won{detail}, {drawn} drawn"
+
+
+def _faults(faults: Sequence[str]) -> str:
+    if not faults:
+        return "none"
+    return f"{len(faults)} (last: {faults[-1]})"
+
+
+def _incidents(incidents: Sequence[IncidentRecord]) -> str:
+    if not incidents:
+        return "none"
+    kinds = Counter(incident.kind for incident in incidents)
+    return f"{len(incidents)} (" + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + ")"
+
+
+def _hub_summary(hub: HubCount, stored: int) -> str:
+    refused = f", {len(hub.refused)} refused" if hub.refused else ""
+    return (
+        f"hub: {hub.acked} of {stored} results acked by the recorder at {hub.url}"
+        f" ({hub.waiting} waiting{refused})"
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
