@@ -108,7 +108,7 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
 def table_key(path: Path, table: str) -> str:
     """The key of `table` in a recorder's keys file (`[tables]` then `id = "key"`)."""
     if KeyRing.load(path).get(table) is None:
-        raise UsageError(f"keys file {path}: no key for table {table} (add: {table} = \"...\")")
+        raise UsageError(f'keys file {path}: no key for table {table} (add: {table} = "...")')
     key = tomllib.loads(path.read_text(encoding="utf-8"))["tables"][table]
     assert isinstance(key, str)
     return key
@@ -139,9 +139,7 @@ def _logging(plan: DemoPlan, live: bool) -> Iterator[EventFeed]:
         root.setLevel(saved[1])
 
 
-async def _play(
-    plan: DemoPlan, scratch: Path, console: Console | None, feed: EventFeed
-) -> Outcome:
+async def _play(plan: DemoPlan, scratch: Path, console: Console | None, feed: EventFeed) -> Outcome:
     session = DemoSession(plan, scratch, on_result=None if console else _print_hand)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
