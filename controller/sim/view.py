@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from controller.sim.demo import DemoPlan, HubCount, Outcome, Snapshot
+from controller.table.cycle import Phase
 from controller.table.records import FinishedHand, IncidentRecord
 from controller.table.tiles import seat_name
 
@@ -53,9 +54,11 @@ def _where(snap: Snapshot, plan: DemoPlan) -> Text:
     bits = [hand, f"{view.hands_played} played"]
     if view.round_wind:
         bits.append(f"round {view.round_wind}")
-    if view.dealer is not None and view.players:
+    if view.phase is Phase.SESSION_OVER:
+        bits.append(f"over: {view.over_reason}")
+    elif view.dealer is not None and view.players:
         bits.append(f"dealer {seat_name(view.dealer)} ({view.players[view.dealer]})")
-    if view.dice:
+    if view.dice and view.phase is not Phase.SESSION_OVER:
         bits.append("dice " + " ".join(f"{a}+{b}" for a, b in _pairs(view.dice)))
     line = Text("  ".join(bits), style="bold")
     if view.fault:

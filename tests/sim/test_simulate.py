@@ -1,0 +1,147 @@
+"""`mahjong-table simulate` as a demo or soak user runs it: a whole session per ruleset ends on
+its own with a summary whose scores add up, the same seed plays the same session, bad options
+are one line, and a session that stops (a fault, no progress, too slow) ends the command
+instead of hanging it."""
+
+import asyncio
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+from rich.console import Console, RenderableType
+
+from controller.cli import main
+from controller.devices.pinout import load_pinout
+from controller.rules import available
+from controller.sim.demo import FAST, REAL, DemoPlan, DemoSession, Outcome, Pace
+from controller.sim.view import board, summary_lines
+from controller.table.cycle import Phase
+
+SCORE_LINE = re.compile(r"^  ([ESWN])  (\S+)\s+([+-]\d+)  \((\d+) wins?\)$", re.MULTILINE)
+
+
+def scores(out: str) -> dict[str, int]:
+    """Final score per player, read from the summary."""
+    return {player: int(score) for _, player, score, _ in SCORE_LINE.findall(out)}
+
+
+@pytest.mark.parametrize("ruleset", available())
+def test_a_fast_session_of_four_hands_plays_out_and_its_scores_sum_to_zero(
+    ruleset: str, pins: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["simulate", "--fast", "--hands", "4", "--ruleset", ruleset, "--seed", "3"])
+
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert f"({ruleset}, seed 3): all 4 hands played in" in out
+    assert "hands: 4 played;" in out
+    assert "faults: none" in out
+    assert [int(n) for n in re.findall(r"^hand (\d+) \(dealer", out, re.MULTILINE)] == [1, 2, 3, 4]
+    final = scores(out)
+    assert sorted(final) == ["east", "north", "south", "west"]
+    assert sum(final.values()) == 0
+
+
+def test_the_same_seed_plays_the_same_session(
+    pins: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def play(seed: str) -> list[str]:
+        assert main(["simulate", "--fast", "--hands", "3", "--seed", seed]) == 0
+        out = capsys.readouterr().out
+        return re.findall(r"^hand \d.*$", out, re.MULTILINE)
+
+    first = play("5")
+    assert play("5") == first
+    assert len(first) == 3
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        (["--hands", "0"], "--hands must be between 1 and 1000"),
+        (["--db", "outbox.db"], "give --mqtt URL too"),
+        (["--mqtt", "http://hub.local"], "must look like mqtt://host:1883"),
+        (["--mqtt", "mqtt://127.0.0.1:1", "--table", "Table 1"], "--table 'Table 1'"),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(
+    options: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["simulate", "--fast", *options]) == 2
+    err = capsys.readouterr().err
+    assert words in err
+    assert err.count("\n") == 1 and err.startswith("mahjong-table: error: ")
+
+
+def test_a_keys_file_without_this_table_is_refused_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    keys = tmp_path / "hub-keys.toml"
+    keys.write_text('[tables]\nother-table = "0123456789abcdef0123"\n')
+    keys.chmod(0o600)
+    status = main(["simulate", "--fast", "--mqtt", "mqtt://127.0.0.1:1", "--keys", str(keys)])
+    assert status == 2
+    assert "no key for table sim-table" in capsys.readouterr().err
+
+
+async def test_the_emergency_stop_ends_the_session_with_the_fault_in_words(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    first_hand = asyncio.Event()
+    session = DemoSession(DemoPlan(hands=8, pace=FAST), tmp_path, lambda _: first_hand.set())
+    playing = asyncio.create_task(session.run())
+    await asyncio.wait_for(first_hand.wait(), 30)
+    pins.pin(load_pinout()["estop"]).drive_high()  # a technician pushes the mushroom
+    outcome = await asyncio.wait_for(playing, 30)
+
+    assert not outcome.ok
+    assert outcome.stopped.startswith("a fault stopped the session at hand ")
+    assert "emergency stop" in outcome.stopped
+    lines = "\n".join(summary_lines(outcome))
+    assert "faults: 1 (last: " in lines
+    assert outcome.last.view.hands_played < 8
+
+
+@pytest.mark.parametrize(
+    ("pace", "words"),
+    [
+        (replace(REAL, stall_s=0.3), "the table made no progress for 0.3 s"),
+        (replace(REAL, hand_budget_s=0.5), "the session did not end within 1 s"),
+    ],
+)
+async def test_a_session_that_stalls_or_overruns_is_stopped_not_waited_for(
+    tmp_path: Path, pins: MockFactory, pace: Pace, words: str
+) -> None:
+    plan = DemoPlan(hands=1, pace=pace)
+    outcome = await asyncio.wait_for(DemoSession(plan, tmp_path).run(), 30)
+    assert words in outcome.stopped
+    assert outcome.last.view.phase is not Phase.SESSION_OVER
+
+
+async def test_the_live_board_shows_the_hand_the_dealer_the_scores_and_the_events(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    plan = DemoPlan(ruleset="zung-jung", hands=3, pace=FAST)
+    outcome: Outcome = await DemoSession(plan, tmp_path).run()
+    events = [(20, "hand 2: deal checked, play"), (30, "incident: seat S holds 4p")]
+    over = shown(board(outcome.last, plan, events))
+    in_play = replace(outcome.last.view, phase=Phase.PLAYING, dealer=1, turn=2)
+    playing = shown(board(replace(outcome.last, view=in_play), plan, events))
+
+    assert "mahjong-table simulate: zung-jung, table sim-table, seed 0" in over
+    assert "hand 3 of 3" in over and "3 played" in over
+    for player, score in zip(outcome.last.view.players, outcome.last.view.scores, strict=True):
+        assert re.search(rf"{player}\s+{re.escape(f'{score:+d}')}", over), player
+    assert re.search(r"hand 3 \(dealer W\): . \(\w+\) won \d+ ", over), "a win, in words"
+    assert "incident: seat S holds 4p" in over
+    assert "session over" in over and "dealer" not in over.splitlines()[1]
+    assert "dealer S (south)" in playing and "to throw" in playing and "playing" in playing
+
+
+def shown(renderable: RenderableType) -> str:
+    """What a terminal 100 columns wide shows."""
+    console = Console(record=True, width=100, force_terminal=False)
+    console.print(renderable)
+    return console.export_text()
