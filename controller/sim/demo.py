@@ -213,6 +213,7 @@ class DemoSession:
         try:
             stopped = await self._watch(task)
             problems = await self._acks(app.hub) if app.hub is not None else ()
+            stopped = stopped or self._stop_reason  # Ctrl-C while waiting for the acks
             last = self._snapshot(app)
         finally:
             task.cancel()

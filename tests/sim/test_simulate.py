@@ -4,6 +4,7 @@ are one line, and a session that stops (a fault, no progress, too slow) ends the
 instead of hanging it."""
 
 import asyncio
+import logging
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -145,3 +146,20 @@ def shown(renderable: RenderableType) -> str:
     console = Console(record=True, width=100, force_terminal=False)
     console.print(renderable)
     return console.export_text()
+
+
+def test_on_a_terminal_the_board_replaces_the_log_lines(
+    pins: MockFactory, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich treats the output as a terminal
+    monkeypatch.setenv("COLUMNS", "100")
+    handlers = list(logging.getLogger().handlers)
+
+    status = main(["simulate", "--fast", "--hands", "2", "--ruleset", "sichuan"])
+
+    captured = capsys.readouterr()
+    assert status == 0, captured.out
+    assert "mahjong-table simulate: sichuan" in captured.out and "table says" in captured.out
+    assert "all 2 hands played" in captured.out
+    assert "INFO controller" not in captured.err, "log lines go to the board, not stderr"
+    assert logging.getLogger().handlers == handlers, "logging is as it was before"
