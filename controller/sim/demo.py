@@ -187,6 +187,7 @@ class DemoSession:
         self._changed_at = self._started
         self._changed = asyncio.Event()
         self._stop_reason = ""
+        self._phase = Phase.IDLE
 
     def stop(self, reason: str) -> None:
         """Stop the session early (Ctrl-C): the watcher returns at its next look."""
@@ -244,8 +245,9 @@ class DemoSession:
 
     def _seen(self, view: TableView) -> None:
         self._changed_at = time.monotonic()
-        if view.phase is Phase.FAULT and view.fault:
-            self.faults.append(view.fault)
+        if view.phase is Phase.FAULT and self._phase is not Phase.FAULT:
+            self.faults.append(view.fault or "fault")
+        self._phase = view.phase
         self._changed.set()
 
     async def _watch(self, task: "asyncio.Task[None]") -> str:
