@@ -153,7 +153,8 @@ class HandSection:
         default=1.5,
         metadata=option(
             "Zone reads unchanged this long count as settled (deal check, declared wins).",
-            minimum=0,
+            # A zone is never settled the instant it changes: tiles arrive over several reads.
+            minimum=0.05,
             maximum=30,
         ),
     )
