@@ -207,15 +207,13 @@ class HandView:
         "sequences",
         "triplets",
         "win",
-        "win_block",
     )
 
     def __init__(self, form: Form, reading: Reading, win_index: int, context: Context) -> None:
         """The view of a reading in `form`, its winning tile in block `win_index`."""
         self.form = form
-        self.blocks = blocks = reading.blocks
+        self.blocks = reading.blocks
         self._index = win_index
-        self.win_block: Block | None = blocks[win_index] if blocks else None
         self.win = context.win
         self.counts = context.counts
         """Counts per kind (34) of all the hand's tiles, melds included."""
@@ -247,6 +245,11 @@ class HandView:
         """The view of any arrangement (its blocks are summed up here)."""
         form, blocks, win_index = arrangement
         return cls(form, Reading.of(blocks), win_index, context)
+
+    @property
+    def win_block(self) -> Block | None:
+        """The block holding the winning tile (None for a shape with no blocks)."""
+        return self.blocks[self._index] if self.blocks else None
 
     @property
     def arrangement(self) -> Arrangement:
@@ -349,34 +352,37 @@ class Hit:
         return f"Hit({self.spec.name!r}, {self.times})"
 
 
-class Compiled:
-    """The patterns of one hand form, ready to run: which to ask is memoised per feature set."""
+Asked = tuple[tuple[Predicate, Hit, int], ...]
+"""Predicates to ask, each with the hit it makes when present once and its group's bit."""
 
-    __slots__ = ("_asked", "_specs")
+
+class Compiled(dict[int, Asked]):
+    """The patterns of one hand form, ready to run: `compiled[features]` is what to ask of
+    an arrangement with those features (worked out the first time, then a dict look-up)."""
 
     def __init__(self, specs: Sequence[PatternSpec]) -> None:
+        super().__init__()
         groups: dict[str, int] = {}
         for spec in specs:
             groups.setdefault(spec.group, 1 << len(groups))
-        self._specs = tuple(
+        self.specs = tuple(
             (spec.needs, spec.predicate, Hit(spec, 1), groups[spec.group])
             for spec in specs
             if spec.value
         )
-        self._asked: dict[int, tuple[tuple[Predicate, Hit, int], ...]] = {}
 
-    def asked(self, features: int) -> tuple[tuple[Predicate, Hit, int], ...]:
-        """The predicates whose needed features are all in `features`, in data order, each
-        with the hit it makes when its pattern is present once and its group's bit."""
-        found = self._asked.get(features)
-        if found is None:
-            found = tuple(
-                (predicate, once, group)
-                for mask, predicate, once, group in self._specs
-                if features & mask == mask
-            )
-            self._asked[features] = found
+    def __missing__(self, features: int) -> Asked:
+        found = tuple(
+            (predicate, once, group)
+            for mask, predicate, once, group in self.specs
+            if features & mask == mask
+        )
+        self[features] = found
         return found
+
+    def asked(self, features: int) -> Asked:
+        """The predicates whose needed features are all in `features`, in data order."""
+        return self[features]
 
 
 def by_form(specs: Sequence[PatternSpec]) -> dict[Form, Compiled]:
@@ -390,7 +396,7 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
     `compiled` is the entry of `by_form` for the view's form.
     """
     hits = []
-    for predicate, once, _ in compiled.asked(view.features):
+    for predicate, once, _ in compiled[view.features]:
         times = predicate(view)
         if times:
             hits.append(once if times == 1 else Hit(once.spec, int(times)))
@@ -401,7 +407,7 @@ def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
     """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group."""
     hits: list[Hit] = []
     seen = 0
-    for predicate, once, group in compiled.asked(view.features):
+    for predicate, once, group in compiled[view.features]:
         times = predicate(view)
         if not times:
             continue

@@ -66,6 +66,9 @@ class Ruleset(ABC):
     name: ClassVar[str]
     data_file: ClassVar[str]
     predicates: ClassVar[Mapping[str, Predicate]]
+    scores_the_wait: ClassVar[bool] = True
+    """Whether a pattern may read where the winning tile sits (`HandView.win_block`). If not,
+    readings whose blocks are the same wherever the winning tile sits are scored once."""
 
     def __init__(self, data: Table) -> None:
         if get(data, "name", str) != self.name:
@@ -227,14 +230,12 @@ class Ruleset(ABC):
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
-        counts = [0] * KINDS
-        try:
-            for tile in concealed:
-                counts[tile] += 1
-        except IndexError:  # a kind past the 34 tiles: a flower
-            raise RulesError("a flower in the hand: flowers are passed separately") from None
-        total = _with_melds(counts, melds) if melds else counts
-        if not self._allowed_counts.issuperset(total):
+        counts, over = _count(concealed, self.tiles.copies)
+        total = counts
+        if melds:
+            total = _with_melds(counts, melds)
+            over = not self._allowed_counts.issuperset(total)
+        if over:
             tile = total.index(max(total))
             raise RulesError(f"more than {self.tiles.copies} tiles {tile_str(tile)} in the hand")
         if self._missing_kinds and any(map(total.__getitem__, self._missing_kinds)):
@@ -266,28 +267,34 @@ class Ruleset(ABC):
 
     def _views(self, win: Win, counts: list[int]) -> list[HandView]:
         """A view of every arrangement of the hand, in the order they are scored."""
-        self_drawn = win.win_type in self.self_drawn_wins
         tables = suit_tables(counts)
         packed = packed_profile(tables)
-        if win.melds:
-            every = _with_melds(counts, win.melds)
-            context = Context(win, every, tile_facts(hand_profile(every)), self_drawn)
-        else:
-            context = Context(win, counts, tile_facts(packed), self_drawn)
+        context = self._context(win, counts, packed)
         views = []
         if _REGULAR in self.forms:
-            declared = declared_reading(win.melds)
-            for reading, index in regular_readings(tables, declared, win.win_tile, self_drawn):
-                views.append(HandView(_REGULAR, reading, index, context))
+            declared = declared_reading(win.melds) if win.melds else None
+            found = regular_readings(
+                tables, declared, win.win_tile, context.self_drawn, self.scores_the_wait
+            )
+            views = [HandView(_REGULAR, reading, index, context) for reading, index in found]
         if not win.melds:
             irregular = irregular_arrangements(
                 counts, packed, win.win_tile, self.forms, self.four_in_pairs
             )
-            views += [HandView.of(arrangement, context) for arrangement in irregular]
+            for arrangement in irregular:
+                views.append(HandView.of(arrangement, context))
         if _SPECIAL in self.forms:
-            extra = self.extra_arrangements(win, counts)
-            views += [HandView.of(arrangement, context) for arrangement in extra]
+            for arrangement in self.extra_arrangements(win, counts):
+                views.append(HandView.of(arrangement, context))
         return views
+
+    def _context(self, win: Win, counts: list[int], packed: int) -> Context:
+        """What the views of this win share; `packed` is the concealed tiles' profile."""
+        self_drawn = win.win_type in self.self_drawn_wins
+        if not win.melds:
+            return Context(win, counts, tile_facts(packed), self_drawn)
+        every = _with_melds(counts, win.melds)
+        return Context(win, every, tile_facts(hand_profile(every)), self_drawn)
 
     def _not_a_shape(self, melded: bool) -> str:
         shapes = ["four sets and a pair"]
@@ -317,6 +324,20 @@ class Ruleset(ABC):
             return [WinType(str(name)) for name in names]
         except ValueError as exc:
             raise RulesError(f"hand.self_drawn: {exc}") from None
+
+
+def _count(tiles: Sequence[int], copies: int) -> tuple[list[int], bool]:
+    """Counts per kind of concealed tiles, and whether a kind has more than `copies`."""
+    counts = [0] * KINDS
+    over = False
+    try:
+        for tile in tiles:
+            if counts[tile] == copies:
+                over = True
+            counts[tile] += 1
+    except IndexError:  # a kind past the 34 tiles: a flower
+        raise RulesError("a flower in the hand: flowers are passed separately") from None
+    return counts, over
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

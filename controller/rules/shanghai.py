@@ -48,8 +48,11 @@ def flowers(view: HandView) -> int:
 SUITED, WIND, DRAGON = range(27), range(EAST, WHITE), range(WHITE, RED + 1)
 
 
+_TRIPLET, _KONG = Shape.TRIPLET, Shape.KONG
+
+
 def _pungs(view: HandView, tiles: range) -> int:
-    return sum(1 for b in view.blocks if b.shape == Shape.TRIPLET and b.tile in tiles)
+    return sum(1 for b in view.blocks if b.shape == _TRIPLET and b.tile in tiles)
 
 
 @needs(Feature.HONOUR_SET)
@@ -70,7 +73,7 @@ def _kongs(tiles: range, concealed: bool) -> Predicate:
         return sum(
             1
             for b in view.blocks
-            if b.shape == Shape.KONG and b.concealed is concealed and b.tile in tiles
+            if b.shape == _KONG and b.concealed is concealed and b.tile in tiles
         )
 
     how = "concealed" if concealed else "exposed"
@@ -183,6 +186,7 @@ class Shanghai(Ruleset):
     name = "shanghai"
     data_file = "shanghai.toml"
     predicates = PREDICATES
+    scores_the_wait = False  # no pattern reads where the winning tile sits
 
     def __init__(self, data: Table) -> None:
         super().__init__(data)

@@ -131,13 +131,18 @@ def declared_reading(melds: Sequence[Meld]) -> Reading | None:
 
 
 def regular_readings(
-    tables: Sequence[SuitTable], declared: Reading | None, win_tile: int, self_drawn: bool
+    tables: Sequence[SuitTable],
+    declared: Reading | None,
+    win_tile: int,
+    self_drawn: bool,
+    every_place: bool = True,
 ) -> list[tuple[Reading, int]]:
     """Every reading of a regular hand (four sets and a pair), once per place of the winning
     tile: (reading, index of the block holding the winning tile).
 
     `tables` are `suit_tables` of the concealed counts. The first block of each shape that
     holds the winning tile is a place; a triplet completed by a discard is not concealed.
+    Without `every_place`, places that leave the same blocks give the first one only.
     """
     m, p, s, z = tables
     if not (m.readings and p.readings and s.readings and z.readings):
@@ -151,12 +156,14 @@ def regular_readings(
         offset = 0  # blocks of the suits before the winning tile's
         for part in parts[:suit]:
             offset += len(part.blocks)
+        placed = False  # the reading as it is, with the winning tile in some place
         for index in parts[suit].places.get(win_tile, ()):
             index += offset
             if reading.blocks[index].shape == _TRIPLET and not self_drawn:
                 found.append((reading.opened(index), index))
-            else:
+            elif every_place or not placed:
                 found.append((reading, index))
+                placed = True
     return found
 
 

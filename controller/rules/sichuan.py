@@ -159,6 +159,7 @@ class Sichuan(Ruleset):
     name = "sichuan"
     data_file = "sichuan.toml"
     predicates = PREDICATES
+    scores_the_wait = False  # no pattern reads where the winning tile sits
 
     def __init__(self, data: Table) -> None:
         super().__init__(data)
@@ -185,7 +186,7 @@ class Sichuan(Ruleset):
 
     def rejection(self, win: Win) -> str:
         """No chow; at most two suits (void in one)."""
-        if any(meld.kind is MeldKind.CHOW for meld in win.melds):
+        if win.melds and any(meld.kind is MeldKind.CHOW for meld in win.melds):
             return NO_CHOW
         return THREE_SUITS if _suits(win.all_tiles) == 3 else ""
 

@@ -391,6 +391,7 @@ class ZungJung(Ruleset):
     name = "zung-jung"
     data_file = "zung_jung.toml"
     predicates = PREDICATES
+    scores_the_wait = False  # no pattern reads where the winning tile sits
 
     def __init__(self, data: Table) -> None:
         super().__init__(data)
@@ -407,30 +408,31 @@ class ZungJung(Ruleset):
         if not hits:
             return self._chicken
         top = hits[0]
+        patterns = []
         total = 0
         for hit in hits:
+            patterns.append(hit.counted)
             total += hit.value
             if hit.spec.value > top.spec.value:
                 top = hit
         if top.spec.value >= self.limit:
             note = f"limit: {top.spec.name} is worth {self.limit} or more, so it counts alone"
             return Tally((top.counted,), top.value, top.value, (note,))
-        patterns = tuple([hit.counted for hit in hits])
         if total >= self.limit:
             note = f"limit: total {total} capped at {self.limit}"
-            return Tally(patterns, self.limit, self.limit, (note,))
-        return Tally(patterns, total, total)
+            return Tally(tuple(patterns), self.limit, self.limit, (note,))
+        return Tally(tuple(patterns), total, total)
 
     def settle_win(self, win: Win, tally: Tally) -> Payments:
         """Self-drawn: each pays V. Discard: each pays V up to 25, else the discarder 3V-50."""
         value = tally.score
         share = self.discard_share
-        result = dict.fromkeys(SEATS, -value)
-        if value > share:
-            discarder = self.discarder(win)
-            if discarder is not None:
-                result = dict.fromkeys(SEATS, -share)
-                result[discarder] = 2 * share - 3 * value
+        discarder = self.discarder(win) if value > share else None
+        if discarder is None:
+            result = dict.fromkeys(SEATS, -value)
+        else:
+            result = dict.fromkeys(SEATS, -share)
+            result[discarder] = 2 * share - 3 * value
         result[win.seat] = 3 * value
         return result
 
