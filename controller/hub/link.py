@@ -24,6 +24,7 @@ from controller.hub.messages import (
     decode,
 )
 from controller.hub.outbox import Outbox, RefusedResult
+from controller.hub.reconnect import Reconnect
 from controller.hub.result import HandResult
 from controller.hub.signing import TableKey
 from controller.hub.timing import LinkTiming, Pacer, ResendSchedule, raise_if_cancelled
@@ -176,19 +177,10 @@ class HubLink:
             loop.call_soon_threadsafe(self._wake.set)
 
         self.outbox.on_commit = on_disk
-        attempt = 0
-        while True:
-            try:
-                async with self.connector.session(await self._will()) as session:
-                    attempt = 0
-                    await self._serve(session)
-            except LinkDown as exc:
-                _log.warning("hub link down: %s", exc)
-            finally:
-                self._disconnected()
-            delay = self.timing.reconnect.delay(attempt, self.rng)
-            attempt += 1
-            await self.pacer.sleep(delay)
+        reconnect = Reconnect(
+            self.connector, self.timing.reconnect, self.pacer, self.rng, _log, "hub link down"
+        )
+        await reconnect.forever(self._will, self._serve, self._disconnected)
 
     # --- LinkActions, for the command dispatcher -------------------------------------------
 

@@ -37,6 +37,7 @@ from controller.hub.messages import (
     peek_id,
     peek_place,
 )
+from controller.hub.reconnect import Reconnect
 from controller.hub.signing import TableKey
 from controller.hub.store import ResultStore
 from controller.hub.timing import LinkTiming, Pacer, raise_if_cancelled
@@ -119,24 +120,21 @@ class Recorder:
 
     async def run(self) -> None:
         """Record until cancelled, reconnecting with jittered exponential backoff."""
-        attempt = 0
-        while True:
-            try:
-                async with self.connector.session(self._will()) as session:
-                    attempt = 0
-                    await self._serve(session)
-            except LinkDown as exc:
-                _log.warning("recorder lost the broker: %s", exc)
-            finally:
-                self.connected.clear()
-            await self.pacer.sleep(self.timing.reconnect.delay(attempt, self.rng))
-            attempt += 1
+        reconnect = Reconnect(
+            self.connector,
+            self.timing.reconnect,
+            self.pacer,
+            self.rng,
+            _log,
+            "recorder lost the broker",
+        )
+        await reconnect.forever(self._will, self._serve, self.connected.clear)
 
     def _hub_state(self, online: bool) -> bytes:
         head = new_header(HUB_TABLE, self.boot, self.store.bump("seq"), self.clock)
         return encode(HubStateMessage(online=online, hub=self.settings.name, **head))
 
-    def _will(self) -> LastWill:
+    async def _will(self) -> LastWill:
         return LastWill(self.topics.hub_state, self._hub_state(False), retain=True)
 
     async def _serve(self, session: MqttSession) -> None:
