@@ -73,23 +73,41 @@ def meld_block(meld: Meld) -> Block:
 
 NO_PLACES: Mapping[int, tuple[int, ...]] = MappingProxyType({})
 
+# A census packs how many sets of each kind a reading holds, 3 bits per count (at most 4
+# sets in a hand), so the census of a hand is the sum of its suits' censuses.
+SEQUENCES, TRIPLETS, CONCEALED, HONOUR_SETS, KONGS, REPEATS = (3 * field for field in range(6))
+"""Shifts of the census counts (`census >> SHIFT & 7`); TRIPLETS counts kongs too, REPEATS
+the sequences that repeat an earlier identical one."""
+
+
+def census(
+    sequences: Sequence[int], triplets: int, concealed: int, honour_sets: int, kongs: int
+) -> int:
+    """The census of a reading with these (ascending) sequences and counts."""
+    repeats = len(sequences) - len(set(sequences))
+    return (
+        len(sequences) << SEQUENCES
+        | triplets << TRIPLETS
+        | concealed << CONCEALED
+        | honour_sets << HONOUR_SETS
+        | kongs << KONGS
+        | repeats << REPEATS
+    )
+
 
 class Reading(NamedTuple):
     """Blocks of a hand, or of one suit of it, and what they add up to.
 
     `sequences`, `triplets` (kongs included) and `pairs` are the blocks' lowest tiles, the
-    first two ascending; `concealed` counts concealed triplets and kongs, `honour_sets` the
-    triplets and kongs of winds and dragons. A suit's reading also knows its `places`: for
-    each tile kind, the index of the first block of each shape holding it.
+    first two ascending; `census` counts the sets (see `census`). A suit's reading also knows
+    its `places`: for each tile kind, the index of the first block of each shape holding it.
     """
 
     blocks: tuple[Block, ...]
     sequences: tuple[int, ...]
     triplets: tuple[int, ...]
     pairs: tuple[int, ...]
-    kongs: int
-    concealed: int
-    honour_sets: int
+    census: int
     places: Mapping[int, tuple[int, ...]] = NO_PLACES
 
     @classmethod
@@ -111,9 +129,8 @@ class Reading(NamedTuple):
                 concealed += hidden
         sequences.sort()
         triplets.sort()
-        return cls(
-            blocks, tuple(sequences), tuple(triplets), tuple(pairs), kongs, concealed, honour_sets
-        )
+        counted = census(sequences, len(triplets), concealed, honour_sets, kongs)
+        return cls(blocks, tuple(sequences), tuple(triplets), tuple(pairs), counted)
 
     @classmethod
     def of_suit(cls, blocks: tuple[Block, ...]) -> "Reading":
@@ -127,7 +144,8 @@ class Reading(NamedTuple):
         blocks = self.blocks
         exposed = BLOCKS[Shape.TRIPLET, blocks[index].tile, False, False]
         return self._replace(
-            blocks=blocks[:index] + (exposed,) + blocks[index + 1 :], concealed=self.concealed - 1
+            blocks=blocks[:index] + (exposed,) + blocks[index + 1 :],
+            census=self.census - (1 << CONCEALED),
         )
 
 
@@ -146,24 +164,22 @@ def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
     """The hand's reading from its suits' readings (characters, dots, bamboo, honours, in
     that order, so their tiles stay ascending) and the declared melds, if any."""
     m, p, s, z = parts
-    triplets = m.triplets + p.triplets + s.triplets + z.triplets
     reading = Reading(
         m.blocks + p.blocks + s.blocks + z.blocks,
         m.sequences + p.sequences + s.sequences,
-        triplets,
+        m.triplets + p.triplets + s.triplets + z.triplets,
         m.pairs + p.pairs + s.pairs + z.pairs,
-        0,
-        len(triplets),
-        len(z.triplets),
+        m.census + p.census + s.census + z.census,
     )
     if declared is None:
         return reading
+    sequences = tuple(sorted(reading.sequences + declared.sequences))
+    repeats = len(sequences) - len(set(sequences))  # a chow may repeat a concealed sequence
+    total = reading.census + declared.census
     return Reading(
         reading.blocks + declared.blocks,
-        tuple(sorted(reading.sequences + declared.sequences)),
-        tuple(sorted(triplets + declared.triplets)),
+        sequences,
+        tuple(sorted(reading.triplets + declared.triplets)),
         reading.pairs,
-        declared.kongs,
-        reading.concealed + declared.concealed,
-        reading.honour_sets + declared.honour_sets,
+        total & ~(7 << REPEATS) | repeats << REPEATS,
     )

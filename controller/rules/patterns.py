@@ -11,9 +11,18 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntFlag
 from functools import cached_property
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
-from controller.rules.blocks import Block, Reading
+from controller.rules.blocks import (
+    CONCEALED,
+    HONOUR_SETS,
+    KONGS,
+    REPEATS,
+    SEQUENCES,
+    TRIPLETS,
+    Block,
+    Reading,
+)
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
@@ -86,28 +95,36 @@ class Feature(IntFlag):
 _PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
 
 
-def _by_count(*features: tuple[int, Feature]) -> tuple[int, ...]:
-    """Feature bits by count (0-14): each (n, feature) holds from a count of n up."""
-    return tuple(
-        sum(int(feature) for least, feature in features if count >= least) for count in range(15)
-    )
+def _census_features(census: int) -> int:
+    """The Feature bits that follow from a reading's census (`blocks.census`)."""
+    sequences = census >> SEQUENCES & 7
+    triplets = census >> TRIPLETS & 7
+    concealed = census >> CONCEALED & 7
+    honour_sets = census >> HONOUR_SETS & 7
+    checks = {
+        Feature.SEQUENCES_2: sequences >= 2,
+        Feature.SEQUENCES_3: sequences >= 3,
+        Feature.SEQUENCES_4: sequences >= 4,
+        Feature.TRIPLETS_2: triplets >= 2,
+        Feature.TRIPLETS_3: triplets >= 3,
+        Feature.TRIPLETS_4: triplets >= 4,
+        Feature.CONCEALED_2: concealed >= 2,
+        Feature.CONCEALED_3: concealed >= 3,
+        Feature.CONCEALED_4: concealed >= 4,
+        Feature.HONOUR_SET: honour_sets >= 1,
+        Feature.HONOUR_SETS_2: honour_sets >= 2,
+        Feature.KONG: census >> KONGS & 7 >= 1,
+        Feature.SEQUENCE_REPEAT: census >> REPEATS & 7 >= 1,
+    }
+    return sum(int(feature) for feature, present in checks.items() if present)
 
 
-# Plain ints looked up by count: IntFlag arithmetic is too slow for the scoring loop.
-_SEQUENCE_BITS = _by_count(
-    (2, Feature.SEQUENCES_2), (3, Feature.SEQUENCES_3), (4, Feature.SEQUENCES_4)
-)
-_TRIPLET_BITS = _by_count((2, Feature.TRIPLETS_2), (3, Feature.TRIPLETS_3), (4, Feature.TRIPLETS_4))
-_CONCEALED_BITS = _by_count(
-    (2, Feature.CONCEALED_2), (3, Feature.CONCEALED_3), (4, Feature.CONCEALED_4)
-)
-_HONOUR_SET_BITS = _by_count((1, Feature.HONOUR_SET), (2, Feature.HONOUR_SETS_2))
-_KONG = Feature.KONG.value
+# Plain ints: IntFlag arithmetic is too slow for the scoring loop.
+_CENSUS_FEATURES: dict[int, int] = {}
 _SPECIAL_WIN = Feature.SPECIAL_WIN.value
 _CONCEALED_HAND = Feature.CONCEALED_HAND.value
 _DECLARED = Feature.DECLARED.value
 _FLOWERS = Feature.FLOWERS.value
-_SEQUENCE_REPEAT = Feature.SEQUENCE_REPEAT.value
 
 
 class TileFacts:
@@ -221,24 +238,17 @@ class HandView:
         self.self_drawn = context.self_drawn
         self.melded = context.melded
         self._memo: dict[str, object] | None = None
-        self.sequences = sequences = reading.sequences
-        self.triplets = triplets = reading.triplets
+        self.sequences = reading.sequences
+        self.triplets = reading.triplets
         self.pairs = pairs = reading.pairs
         self.pair = pairs[0] if len(pairs) == 1 else -1
-        self.kongs = reading.kongs
-        self.concealed_triplets = reading.concealed
-        features = (
-            context.features
-            | _SEQUENCE_BITS[len(sequences)]
-            | _TRIPLET_BITS[len(triplets)]
-            | _CONCEALED_BITS[reading.concealed]
-            | _HONOUR_SET_BITS[reading.honour_sets]
-        )
-        if reading.kongs:
-            features |= _KONG
-        if len(sequences) >= 2 and len(set(sequences)) < len(sequences):
-            features |= _SEQUENCE_REPEAT
-        self.features = features
+        census = reading.census
+        self.kongs = census >> KONGS & 7
+        self.concealed_triplets = census >> CONCEALED & 7
+        features = _CENSUS_FEATURES.get(census)
+        if features is None:
+            features = _CENSUS_FEATURES[census] = _census_features(census)
+        self.features = context.features | features
 
     @classmethod
     def of(cls, arrangement: Arrangement, context: Context) -> "HandView":
@@ -271,18 +281,37 @@ class HandView:
 
 Predicate = Callable[[HandView], int]
 P = TypeVar("P", bound=Predicate)
-_NEEDS: dict[Callable[..., int], int] = {}
 
 
-def needs(*features: Feature) -> Callable[[P], P]:
-    """Mark a predicate as false unless the arrangement has all these features."""
+class Gate(NamedTuple):
+    """When a predicate is asked: the arrangement has every feature of `needs` and none of
+    `without`. A gate that `decides` is exact: the pattern is present (once) just when the
+    gate opens, so the predicate is not asked at all (tests check the two agree)."""
+
+    needs: int = 0
+    without: int = 0
+    decides: bool = False
+
+    def opens(self, features: int) -> bool:
+        """Whether an arrangement with these features passes the gate."""
+        return features & self.needs == self.needs and not features & self.without
+
+
+_GATES: dict[Callable[..., int], Gate] = {}
+
+
+def needs(
+    *features: Feature, without: Feature | None = None, decides: bool = False
+) -> Callable[[P], P]:
+    """Mark a predicate as false unless the arrangement has all these features and none of
+    `without`; with `decides`, as true exactly then (see `Gate`)."""
 
     def mark(predicate: P) -> P:
-        """Record the predicate's needed features; the predicate itself is unchanged."""
+        """Record the predicate's gate; the predicate itself is unchanged."""
         mask = 0
         for feature in features:
             mask |= int(feature)
-        _NEEDS[predicate] = mask
+        _GATES[predicate] = Gate(mask, int(without or 0), decides)
         return predicate
 
     return mark
@@ -299,14 +328,22 @@ class PatternSpec:
     predicate: Predicate
 
     @property
+    def gate(self) -> Gate:
+        """When the predicate is asked (an open gate by default)."""
+        return _GATES.get(self.predicate, _OPEN)
+
+    @property
     def needs(self) -> int:
         """The features (bits of Feature) the predicate needs to be asked at all."""
-        return _NEEDS.get(self.predicate, 0)
+        return self.gate.needs
 
     @cached_property
     def once(self) -> PatternValue:
         """The pattern counted once, as a score lists it."""
         return PatternValue(self.name, self.value)
+
+
+_OPEN = Gate()
 
 
 def load_patterns(data: Table, predicates: Mapping[str, Predicate]) -> tuple[PatternSpec, ...]:
@@ -352,8 +389,9 @@ class Hit:
         return f"Hit({self.spec.name!r}, {self.times})"
 
 
-Asked = tuple[tuple[Predicate, Hit, int], ...]
-"""Predicates to ask, each with the hit it makes when present once and its group's bit."""
+Asked = tuple[tuple[Predicate | None, Hit, int], ...]
+"""Predicates to ask (None: decided by the features, present), each with the hit it makes
+when present once and its group's bit."""
 
 
 class Compiled(dict[int, Asked]):
@@ -366,22 +404,22 @@ class Compiled(dict[int, Asked]):
         for spec in specs:
             groups.setdefault(spec.group, 1 << len(groups))
         self.specs = tuple(
-            (spec.needs, spec.predicate, Hit(spec, 1), groups[spec.group])
+            (spec.gate, spec.predicate, Hit(spec, 1), groups[spec.group])
             for spec in specs
             if spec.value
         )
 
     def __missing__(self, features: int) -> Asked:
         found = tuple(
-            (predicate, once, group)
-            for mask, predicate, once, group in self.specs
-            if features & mask == mask
+            (None if gate.decides else predicate, once, group)
+            for gate, predicate, once, group in self.specs
+            if gate.opens(features)
         )
         self[features] = found
         return found
 
     def asked(self, features: int) -> Asked:
-        """The predicates whose needed features are all in `features`, in data order."""
+        """The patterns whose gates open for `features`, in data order."""
         return self[features]
 
 
@@ -397,7 +435,7 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
     """
     hits = []
     for predicate, once, _ in compiled[view.features]:
-        times = predicate(view)
+        times = 1 if predicate is None else predicate(view)
         if times:
             hits.append(once if times == 1 else Hit(once.spec, int(times)))
     return hits
@@ -408,7 +446,7 @@ def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
     hits: list[Hit] = []
     seen = 0
     for predicate, once, group in compiled[view.features]:
-        times = predicate(view)
+        times = 1 if predicate is None else predicate(view)
         if not times:
             continue
         hit = once if times == 1 else Hit(once.spec, int(times))

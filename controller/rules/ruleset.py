@@ -172,6 +172,10 @@ class Ruleset(ABC):
             arrangement,
         )
 
+    def views(self, win: Win) -> list[HandView]:
+        """The view of every arrangement of a declared win: what its patterns are asked."""
+        return self._views(win, self.check(win))
+
     def can_win(self, win: Win) -> bool:
         """Whether the declared hand is a valid win (shape and ruleset conditions)."""
         return self.score(win).valid

@@ -29,11 +29,14 @@ PLAIN_HAND = (
     "earthly win)"
 )
 _SPECIAL = Arrangement(Form.SPECIAL, (), -1)
+_PLAIN = Tally((), 0, 0, rejected=PLAIN_HAND)
+_KONG_REPLACEMENT = WinType.KONG_REPLACEMENT
 
 
 # --- base points (底分)
 
 
+@needs(decides=True)
 def a_win(view: HandView) -> bool:
     """Every winning hand."""
     return True
@@ -97,13 +100,13 @@ def big_crane(view: HandView) -> bool:
     return len(view.win.melds) == 4
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, Feature.HONOURS, decides=True)
 def mixed_one_suit(view: HandView) -> bool:
     """Number tiles of one suit plus honours."""
     return len(view.facts.suits) == 1 and view.facts.honours
 
 
-@needs(Feature.TRIPLETS_3)
+@needs(Feature.TRIPLETS_4, decides=True)
 def all_pungs(view: HandView) -> bool:
     """Four pungs or kongs."""
     return len(view.triplets) == 4
@@ -130,25 +133,25 @@ def eight_flowers(view: HandView) -> bool:
     return len(view.win.flowers) == FLOWERS
 
 
-@needs(Feature.NO_SUITS)
+@needs(Feature.NO_SUITS, decides=True)
 def honours_only(view: HandView) -> bool:
     """Winds and dragons only (字一色 as four pungs and a pair, 乱风向 in any arrangement)."""
     return not view.facts.suits
 
 
-@needs(Feature.ONE_SUIT, Feature.TRIPLETS_3)
+@needs(Feature.ONE_SUIT, Feature.TRIPLETS_4, without=Feature.HONOURS, decides=True)
 def pure_pungs(view: HandView) -> bool:
     """One suit, no honours, four pungs or kongs."""
     return pure_one_suit(view) and len(view.triplets) == 4
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, without=Feature.HONOURS, decides=True)
 def pure_one_suit(view: HandView) -> bool:
     """Number tiles of one suit only."""
     return len(view.facts.suits) == 1 and not view.facts.honours
 
 
-@needs(Feature.ONE_SUIT, Feature.TRIPLETS_3)
+@needs(Feature.ONE_SUIT, Feature.HONOURS, Feature.TRIPLETS_4, decides=True)
 def mixed_pungs(view: HandView) -> bool:
     """One suit plus honours, four pungs or kongs."""
     return mixed_one_suit(view) and len(view.triplets) == 4
@@ -212,7 +215,7 @@ class Shanghai(Ruleset):
         the flowers and no kong). Eight Flowers wins at once on the eighth flower, before its
         replacement comes, so the hand may hold one tile fewer than a full hand.
         """
-        if win.win_type is WinType.KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
+        if win.win_type is _KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
             if not win.flowers:
                 raise RulesError("a win on a replacement tile needs a declared kong or a flower")
             win = replace(win, win_type=WinType.SELF_DRAW)
@@ -226,8 +229,11 @@ class Shanghai(Ruleset):
 
     def extra_arrangements(self, win: Win, counts: Sequence[int]) -> list[Arrangement]:
         """Jumbled Winds (honours only) and Eight Flowers win with no shape at all."""
-        honours = not any(counts[:27]) and all(meld.first >= 27 for meld in win.melds)
-        return [_SPECIAL] if honours or len(win.flowers) == FLOWERS else []
+        if len(win.flowers) == FLOWERS:
+            return [_SPECIAL]
+        if any(counts[:27]) or any(meld.first < 27 for meld in win.melds):
+            return []
+        return [_SPECIAL]
 
     # --- scoring
 
@@ -241,9 +247,10 @@ class Shanghai(Ruleset):
                 top = hit
         if top is not None:
             return self._limit_hand(top, streak)
-        if not any(hit.spec.name in self.qualifying for hit in hits):
-            return Tally((), 0, 0, rejected=PLAIN_HAND)
-        return self._points(hits, streak)
+        for hit in hits:
+            if hit.spec.name in self.qualifying:
+                return self._points(hits, streak)
+        return _PLAIN
 
     def _limit_hand(self, top: Hit, streak: int) -> Tally:
         points = top.value * self.limit

@@ -31,6 +31,7 @@ BASE = "base"
 ROOT = "根"
 THREE_SUITS = "three suits: a Sichuan hand must be void in one suit"
 NO_CHOW = "a chow: Sichuan has no chow (pung and kong only)"
+_NO_BASE = Tally((), 0, 0, rejected="no base pattern counts for this hand")
 
 
 def _suits(tiles: Iterable[int]) -> int:
@@ -40,18 +41,19 @@ def _suits(tiles: Iterable[int]) -> int:
 # --- base patterns
 
 
+@needs(decides=True)
 def plain(view: HandView) -> bool:
     """平胡: four sets and a pair."""
     return True
 
 
-@needs(Feature.TRIPLETS_3)
+@needs(Feature.TRIPLETS_4, decides=True)
 def all_pungs(view: HandView) -> bool:
     """对对胡: four pungs or kongs and a pair."""
     return len(view.triplets) == 4
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, decides=True)
 def pure_one_suit(view: HandView) -> bool:
     """清一色: every tile of one suit."""
     return len(view.facts.suits) == 1
@@ -67,12 +69,13 @@ def terminal_sets(view: HandView) -> bool:
     return True
 
 
+@needs(decides=True)
 def seven_pairs(view: HandView) -> bool:
     """七对: seven pairs, nothing melded."""
     return True
 
 
-@needs(Feature.ONE_SUIT, Feature.TRIPLETS_3)
+@needs(Feature.ONE_SUIT, Feature.TRIPLETS_4, decides=True)
 def pure_pungs(view: HandView) -> bool:
     """清对: all pungs of one suit."""
     return all_pungs(view) and pure_one_suit(view)
@@ -85,13 +88,13 @@ def pungs_258(view: HandView) -> bool:
     return len(view.triplets) == 4 and all(tile % 9 in (1, 4, 7) for tile in tiles)
 
 
-@needs(Feature.FOUR_OF_A_KIND)
+@needs(Feature.FOUR_OF_A_KIND, decides=True)
 def dragon_seven_pairs(view: HandView) -> bool:
     """龙七对: seven pairs holding four of a kind."""
     return 4 in view.counts
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, decides=True)
 def pure_seven_pairs(view: HandView) -> bool:
     """清七对: seven pairs of one suit."""
     return pure_one_suit(view)
@@ -103,7 +106,7 @@ def pure_terminal_sets(view: HandView) -> bool:
     return pure_one_suit(view) and terminal_sets(view)
 
 
-@needs(Feature.ONE_SUIT, Feature.FOUR_OF_A_KIND)
+@needs(Feature.ONE_SUIT, Feature.FOUR_OF_A_KIND, decides=True)
 def pure_dragon_seven_pairs(view: HandView) -> bool:
     """清龙七对: 龙七对 of one suit."""
     return pure_one_suit(view) and dragon_seven_pairs(view)
@@ -195,7 +198,7 @@ class Sichuan(Ruleset):
         hits = evaluate(self.patterns_by_form[view.form], view)
         bases = [hit for hit in hits if hit.spec.group == BASE]
         if not bases:
-            return Tally((), 0, 0, rejected="no base pattern counts for this hand")
+            return _NO_BASE
         found = roots(view)
         top = bases[0]
         if len(bases) > 1:

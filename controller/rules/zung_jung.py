@@ -23,19 +23,19 @@ _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 # --- 1 trivial
 
 
-@needs(Feature.SEQUENCES_4)
+@needs(Feature.SEQUENCES_4, decides=True)
 def all_sequences(view: HandView) -> bool:
     """Four sequences."""
     return len(view.sequences) == 4
 
 
-@needs(Feature.CONCEALED_HAND)
+@needs(Feature.CONCEALED_HAND, decides=True)
 def concealed_hand(view: HandView) -> bool:
     """No set melded from a discard (concealed kongs allowed, winning on a discard allowed)."""
     return not view.melded
 
 
-@needs(Feature.SIMPLES_ONLY)
+@needs(Feature.SIMPLES_ONLY, decides=True)
 def no_terminals(view: HandView) -> bool:
     """Only 2-8 number tiles."""
     return view.facts.simples_only
@@ -44,13 +44,13 @@ def no_terminals(view: HandView) -> bool:
 # --- 2 one suit
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, Feature.HONOURS, decides=True)
 def mixed_one_suit(view: HandView) -> bool:
     """Number tiles of one suit plus honours."""
     return len(view.facts.suits) == 1 and view.facts.honours
 
 
-@needs(Feature.ONE_SUIT)
+@needs(Feature.ONE_SUIT, without=Feature.HONOURS, decides=True)
 def pure_one_suit(view: HandView) -> bool:
     """Number tiles of one suit only."""
     return len(view.facts.suits) == 1 and not view.facts.honours
@@ -135,7 +135,7 @@ def big_four_winds(view: HandView) -> bool:
     return _wind_sets(view) == 4
 
 
-@needs(Feature.NO_SUITS)
+@needs(Feature.NO_SUITS, decides=True)
 def all_honors(view: HandView) -> bool:
     """Honour tiles only."""
     return not view.facts.suits
@@ -144,17 +144,17 @@ def all_honors(view: HandView) -> bool:
 # --- 4 triplets and kongs
 
 
-@needs(Feature.TRIPLETS_4)
+@needs(Feature.TRIPLETS_4, decides=True)
 def all_triplets(view: HandView) -> bool:
     """Four triplets or kongs."""
     return len(view.triplets) == 4
 
 
-_CONCEALED = {2: Feature.CONCEALED_2, 3: Feature.CONCEALED_3, 4: Feature.CONCEALED_4}
+_AT_LEAST = {2: Feature.CONCEALED_2, 3: Feature.CONCEALED_3, 4: Feature.CONCEALED_4}
 
 
 def _concealed(count: int) -> Predicate:
-    @needs(_CONCEALED[count])
+    @needs(_AT_LEAST[count], without=_AT_LEAST.get(count + 1), decides=True)
     def predicate(view: HandView) -> bool:
         return view.concealed_triplets == count
 
@@ -300,13 +300,13 @@ def pure_lesser_terminals(view: HandView) -> bool:
     return not view.facts.honours and _every_block_has_orphan(view)
 
 
-@needs(Feature.ORPHANS_ONLY)
+@needs(Feature.ORPHANS_ONLY, without=Feature.NO_SUITS, decides=True)
 def mixed_greater_terminals(view: HandView) -> bool:
     """Terminals and honours only."""
     return view.facts.orphans_only and bool(view.facts.suits)
 
 
-@needs(Feature.ORPHANS_ONLY)
+@needs(Feature.ORPHANS_ONLY, without=Feature.HONOURS, decides=True)
 def pure_greater_terminals(view: HandView) -> bool:
     """Terminals only."""
     return view.facts.terminals_only
@@ -327,11 +327,13 @@ def _won(win_type: WinType) -> Predicate:
 # --- 10 irregular
 
 
+@needs(decides=True)
 def thirteen_terminals(view: HandView) -> bool:
     """One of each terminal and honour plus a pair of one of them."""
     return True
 
 
+@needs(decides=True)
 def seven_pairs(view: HandView) -> bool:
     """Seven pairs."""
     return True
