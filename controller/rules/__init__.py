@@ -8,7 +8,7 @@ from controller.rules.claims import Claim, ClaimRules, KongKind
 from controller.rules.errors import NotationError, RulesError
 from controller.rules.hand import Meld, MeldKind, Win, WinType
 from controller.rules.notation import format_tiles, parse_tile, parse_tiles, tile_str
-from controller.rules.patterns import Feature, HandView, needs
+from controller.rules.patterns import needs
 from controller.rules.registry import MODULES, available, get_ruleset
 from controller.rules.rotation import DealState, HandOutcome
 from controller.rules.ruleset import Ruleset, SeatAtDraw
@@ -16,6 +16,7 @@ from controller.rules.score import PatternValue, Payments, Score, Tally
 from controller.rules.seats import Seat
 from controller.rules.shapes import Arrangement, Block, Form, Shape, arrangements, is_win, waits
 from controller.rules.tiles import PhysicalTile
+from controller.rules.views import Feature, HandView
 from controller.rules.wall import DealStep, Wall, WallPlan, WallPosition
 
 __all__ = [

@@ -16,15 +16,7 @@ from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Meld, Win, WinType
 from controller.rules.notation import tile_str
-from controller.rules.patterns import (
-    Context,
-    HandView,
-    PatternSpec,
-    Predicate,
-    by_form,
-    load_patterns,
-    tile_facts,
-)
+from controller.rules.patterns import PatternSpec, Predicate, by_form, load_patterns
 from controller.rules.rotation import DealState, HandOutcome, RotationRules
 from controller.rules.score import Payments, Score, Tally, no_payments
 from controller.rules.seats import Seat
@@ -40,6 +32,7 @@ from controller.rules.shapes import (
 from controller.rules.suits import hand_profile, packed_profile, suit_tables
 from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
+from controller.rules.views import Context, HandView, tile_facts
 from controller.rules.wall import WallLayout, WallPlan
 
 _FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}

@@ -14,11 +14,12 @@ from dataclasses import replace
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
-from controller.rules.patterns import Feature, HandView, Hit, Predicate, evaluate, needs
+from controller.rules.patterns import Hit, Predicate, evaluate, needs
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally, payments_from
 from controller.rules.shapes import Arrangement, Form, Shape
 from controller.rules.tiles import EAST, FLOWERS, RED, WHITE
+from controller.rules.views import Feature, HandView
 
 EIGHT_FLOWERS = "八花"
 KINDS = ("base", "fan", "limit")

@@ -22,10 +22,11 @@ from controller.rules.claims import KongKind
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Meld, MeldKind, Win, WinType
-from controller.rules.patterns import Feature, HandView, Hit, Predicate, evaluate, needs
+from controller.rules.patterns import Hit, Predicate, evaluate, needs
 from controller.rules.ruleset import Ruleset, SeatAtDraw
 from controller.rules.score import Payments, Score, Tally, add_payments, no_payments, payments_from
 from controller.rules.seats import SEATS, Seat
+from controller.rules.views import Feature, HandView
 
 BASE = "base"
 ROOT = "根"

@@ -47,7 +47,7 @@ class SuitTable(NamedTuple):
     pairs: int
     """Pairs in each reading (1 when the suit holds the hand's pair)."""
     profile: int
-    """Bits HOLDS_*."""
+    """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
 
 
 def _read(counts: list[int], offset: int, need_pair: bool) -> list[tuple[Block, ...]]:
@@ -122,7 +122,7 @@ def suit_table(suit: int, counts: bytes) -> SuitTable:
     found = cache.get(counts)
     if found is None:
         found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
-        cache[counts] = found
+        found = cache[counts] = found._replace(profile=found.profile << PROFILE_BITS * suit)
     return found
 
 
@@ -164,12 +164,7 @@ def is_regular(counts: Sequence[int]) -> bool:
 def packed_profile(tables: Sequence[SuitTable]) -> int:
     """The four suits' profiles packed into one int (characters in the lowest bits)."""
     m, p, s, z = tables
-    return (
-        m.profile
-        | p.profile << PROFILE_BITS
-        | s.profile << 2 * PROFILE_BITS
-        | z.profile << 3 * PROFILE_BITS
-    )
+    return m.profile | p.profile | s.profile | z.profile
 
 
 def hand_profile(counts: Sequence[int]) -> int:

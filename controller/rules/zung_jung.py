@@ -10,12 +10,13 @@ from collections.abc import Sequence
 
 from controller.rules.data import Table, get
 from controller.rules.hand import Win, WinType
-from controller.rules.patterns import Feature, HandView, Predicate, evaluate_best, needs
+from controller.rules.patterns import Predicate, evaluate_best, needs
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
 from controller.rules.tiles import DRAGONS, WHITE, WINDS, is_orphan
 from controller.rules.timing import TimePenalty, TimingRules
+from controller.rules.views import Feature, HandView
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 

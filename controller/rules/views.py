@@ -1,0 +1,270 @@
+"""The view of a hand that pattern predicates read: features, tile facts, one arrangement.
+
+Per hand, `TileFacts` (shared between hands whose suits hold the same kinds of tile) and a
+`Context` are worked out once; per arrangement, a `HandView` adds the reading's sets and
+its `Feature` bits, which gate the predicates (see `patterns.needs`).
+"""
+
+from collections.abc import Sequence
+from enum import IntFlag
+
+from controller.rules.blocks import (
+    CONCEALED,
+    HONOUR_SETS,
+    KONGS,
+    REPEATS,
+    SEQUENCES,
+    TRIPLETS,
+    Block,
+    Reading,
+)
+from controller.rules.hand import Win, WinType
+from controller.rules.shapes import Arrangement, Form, count_tiles
+from controller.rules.suits import (
+    HOLDS_456,
+    HOLDS_ANY,
+    HOLDS_FOUR,
+    HOLDS_MIDDLE,
+    HOLDS_NINE,
+    HOLDS_TERMINAL,
+    PROFILE_BITS,
+    hand_profile,
+)
+
+
+class Feature(IntFlag):
+    """Cheap facts about an arrangement that gate predicates (see `patterns.needs`)."""
+
+    HONOURS = 1
+    """At least one wind or dragon."""
+    ORPHANS = 2
+    """At least one terminal or honour."""
+    ONE_SUIT = 4
+    """Number tiles of exactly one suit."""
+    SEQUENCES_2 = 8
+    SEQUENCES_3 = 16
+    TRIPLETS_2 = 32
+    """At least two triplets or kongs."""
+    TRIPLETS_3 = 64
+    KONG = 128
+    CONCEALED_2 = 256
+    """At least two concealed triplets or kongs."""
+    SPECIAL_WIN = 512
+    """Won other than by a plain discard or self-draw (kong, last tile, heavenly, ...)."""
+    HONOUR_SET = 1024
+    """At least one triplet or kong of honours."""
+    HONOUR_SETS_2 = 2048
+    ORPHANS_ONLY = 4096
+    """Only terminals and honours (no 2-8)."""
+    NO_456 = 8192
+    """No 4, 5 or 6 of any suit (so every set may hold a terminal or honour)."""
+    SEQUENCE_REPEAT = 16384
+    """Two identical sequences."""
+    NO_SUITS = 32768
+    """Honours only."""
+    SIMPLES_ONLY = 1 << 16
+    """Only 2-8 number tiles (no terminal, no honour)."""
+    THREE_SUITS = 1 << 17
+    """Number tiles of all three suits."""
+    NINE_OF_A_SUIT = 1 << 18
+    """Nine or more tiles of one suit (room for three sets of it)."""
+    SEQUENCES_4 = 1 << 19
+    TRIPLETS_4 = 1 << 20
+    CONCEALED_3 = 1 << 21
+    CONCEALED_4 = 1 << 22
+    CONCEALED_HAND = 1 << 23
+    """Nothing melded from a discard (concealed kongs allowed)."""
+    DECLARED = 1 << 24
+    """At least one declared meld (a concealed kong included)."""
+    FLOWERS = 1 << 25
+    """At least one flower held."""
+    FOUR_OF_A_KIND = 1 << 26
+    """All four tiles of some kind (a kong, or four held)."""
+
+
+_PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
+
+
+def _census_features(census: int) -> int:
+    """The Feature bits that follow from a reading's census (`blocks.census`)."""
+    sequences = census >> SEQUENCES & 7
+    triplets = census >> TRIPLETS & 7
+    concealed = census >> CONCEALED & 7
+    honour_sets = census >> HONOUR_SETS & 7
+    checks = {
+        Feature.SEQUENCES_2: sequences >= 2,
+        Feature.SEQUENCES_3: sequences >= 3,
+        Feature.SEQUENCES_4: sequences >= 4,
+        Feature.TRIPLETS_2: triplets >= 2,
+        Feature.TRIPLETS_3: triplets >= 3,
+        Feature.TRIPLETS_4: triplets >= 4,
+        Feature.CONCEALED_2: concealed >= 2,
+        Feature.CONCEALED_3: concealed >= 3,
+        Feature.CONCEALED_4: concealed >= 4,
+        Feature.HONOUR_SET: honour_sets >= 1,
+        Feature.HONOUR_SETS_2: honour_sets >= 2,
+        Feature.KONG: census >> KONGS & 7 >= 1,
+        Feature.SEQUENCE_REPEAT: census >> REPEATS & 7 >= 1,
+    }
+    return sum(int(feature) for feature, present in checks.items() if present)
+
+
+_CENSUS_FEATURES: dict[int, int] = {}
+"""Feature bits per census, memoised."""
+# Plain ints: IntFlag arithmetic is too slow for the scoring loop.
+_SPECIAL_WIN = Feature.SPECIAL_WIN.value
+_CONCEALED_HAND = Feature.CONCEALED_HAND.value
+_DECLARED = Feature.DECLARED.value
+_FLOWERS = Feature.FLOWERS.value
+
+
+class TileFacts:
+    """Facts about all of a hand's tiles (melds included) that no arrangement changes.
+
+    They follow from which kinds of tile each suit holds, so hands with the same profile
+    share one object (`tile_facts`).
+    """
+
+    __slots__ = ("features", "honours", "orphans_only", "simples_only", "suits", "terminals_only")
+
+    def __init__(self, packed: int) -> None:
+        """The facts of a packed profile (`suits.hand_profile`)."""
+        mask = (1 << PROFILE_BITS) - 1
+        bits = [packed >> (PROFILE_BITS * suit) & mask for suit in range(4)]
+        self.suits = tuple(suit for suit in (0, 1, 2) if bits[suit] & HOLDS_ANY)
+        """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
+        self.honours = bool(bits[3] & HOLDS_ANY)
+        every = bits[0] | bits[1] | bits[2]
+        self.simples_only = not self.honours and not every & HOLDS_TERMINAL
+        self.orphans_only = not every & HOLDS_MIDDLE
+        self.terminals_only = self.orphans_only and not self.honours
+        checks = {
+            Feature.HONOURS: self.honours,
+            Feature.ORPHANS: not self.simples_only,
+            Feature.SIMPLES_ONLY: self.simples_only,
+            Feature.ONE_SUIT: len(self.suits) == 1,
+            Feature.THREE_SUITS: len(self.suits) == 3,
+            Feature.NO_SUITS: not self.suits,
+            Feature.ORPHANS_ONLY: self.orphans_only,
+            Feature.NO_456: not every & HOLDS_456,
+            Feature.NINE_OF_A_SUIT: bool(every & HOLDS_NINE),
+            Feature.FOUR_OF_A_KIND: bool((every | bits[3]) & HOLDS_FOUR),
+        }
+        self.features = sum(int(feature) for feature, present in checks.items() if present)
+
+    @classmethod
+    def of(cls, tiles: Sequence[int]) -> "TileFacts":
+        """Facts about these tiles."""
+        return tile_facts(hand_profile(count_tiles(tiles)))
+
+
+_FACTS: dict[int, TileFacts] = {}
+
+
+def tile_facts(packed: int) -> TileFacts:
+    """The shared facts of a packed profile (`suits.hand_profile`)."""
+    found = _FACTS.get(packed)
+    if found is None:
+        found = _FACTS[packed] = TileFacts(packed)
+    return found
+
+
+class Context:
+    """What every arrangement of one declared win shares, worked out once per hand."""
+
+    __slots__ = ("counts", "facts", "features", "melded", "self_drawn", "win")
+
+    def __init__(self, win: Win, counts: Sequence[int], facts: TileFacts, self_drawn: bool) -> None:
+        self.win = win
+        self.counts = counts
+        self.facts = facts
+        self.self_drawn = self_drawn
+        self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
+        features = facts.features
+        if win.win_type not in _PLAIN_WINS:
+            features |= _SPECIAL_WIN
+        if not self.melded:
+            features |= _CONCEALED_HAND
+        if win.melds:
+            features |= _DECLARED
+        if win.flowers:
+            features |= _FLOWERS
+        self.features = features
+
+
+class HandView:
+    """One arrangement of a winning hand, summarised for pattern predicates.
+
+    `memo` is for predicates of one ruleset to share work on the same arrangement.
+    """
+
+    __slots__ = (
+        "_index",
+        "_memo",
+        "blocks",
+        "concealed_triplets",
+        "counts",
+        "facts",
+        "features",
+        "form",
+        "kongs",
+        "melded",
+        "pair",
+        "pairs",
+        "self_drawn",
+        "sequences",
+        "triplets",
+        "win",
+    )
+
+    def __init__(self, form: Form, reading: Reading, win_index: int, context: Context) -> None:
+        """The view of a reading in `form`, its winning tile in block `win_index`."""
+        self.form = form
+        self.blocks = reading.blocks
+        self._index = win_index
+        self.win = context.win
+        self.counts = context.counts
+        """Counts per kind (34) of all the hand's tiles, melds included."""
+        self.facts = context.facts
+        self.self_drawn = context.self_drawn
+        self.melded = context.melded
+        self._memo: dict[str, object] | None = None
+        self.sequences = reading.sequences
+        self.triplets = reading.triplets
+        self.pairs = pairs = reading.pairs
+        self.pair = pairs[0] if len(pairs) == 1 else -1
+        census = reading.census
+        self.kongs = census >> KONGS & 7
+        self.concealed_triplets = census >> CONCEALED & 7
+        features = _CENSUS_FEATURES.get(census)
+        if features is None:
+            features = _CENSUS_FEATURES[census] = _census_features(census)
+        self.features = context.features | features
+
+    @classmethod
+    def of(cls, arrangement: Arrangement, context: Context) -> "HandView":
+        """The view of any arrangement (its blocks are summed up here)."""
+        form, blocks, win_index = arrangement
+        return cls(form, Reading.of(blocks), win_index, context)
+
+    @property
+    def win_block(self) -> Block | None:
+        """The block holding the winning tile (None for a shape with no blocks)."""
+        return self.blocks[self._index] if self.blocks else None
+
+    @property
+    def arrangement(self) -> Arrangement:
+        """The arrangement this view shows."""
+        return Arrangement(self.form, self.blocks, self._index)
+
+    @property
+    def sets(self) -> tuple[Block, ...]:
+        """The sets of a regular hand (every block but the pair)."""
+        return tuple(block for block in self.blocks if block.shape != 3)
+
+    @property
+    def memo(self) -> dict[str, object]:
+        """Scratch space for one ruleset's predicates to share work on this arrangement."""
+        if self._memo is None:
+            self._memo = {}
+        return self._memo
