@@ -9,6 +9,7 @@ An invalid hand is a normal answer (exit 0, valid false); malformed input exits 
 
 import argparse
 import json
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -126,15 +127,25 @@ def _readable(ruleset: Ruleset, win: Win, result: Score) -> str:
         lines.append(f"  INVALID: {result.reason}")
         return "\n".join(lines)
     lines.append(f"  reading: {result.arrangement}")
-    width = max(len(p.name) for p in result.patterns) + 2
-    lines += [f"  {p.name:<{width}}{p.value:>6}" for p in result.patterns]
+    width = max(_columns(p.name) for p in result.patterns) + 2
+    lines += [f"  {_pad(p.name, width)}{p.value:>6}" for p in result.patterns]
     lines += [f"  {note}" for note in result.limits]
-    lines.append(f"  {'total':<{width}}{result.total:>6} {result.unit}")
+    lines.append(f"  {_pad('total', width)}{result.total:>6} {result.unit}")
     if result.score != result.total:
-        lines.append(f"  {'score':<{width}}{result.score:>6}")
+        lines.append(f"  {_pad('score', width)}{result.score:>6}")
     paid = "  ".join(f"{seat.name} {result.payments[seat]:+d}" for seat in Seat)
     lines.append(f"  payments: {paid}")
     return "\n".join(lines)
+
+
+def _columns(text: str) -> int:
+    """Terminal columns the text takes: wide characters (e.g. 清一色) take two each."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def _pad(text: str, width: int) -> str:
+    """The text padded with spaces to `width` terminal columns."""
+    return text + " " * (width - _columns(text))
 
 
 def run_waits(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 """`mahjong-table rules` as a referee or another tool uses it."""
 
 import json
+import unicodedata
 
 import pytest
 
@@ -54,6 +55,17 @@ def test_score_readable_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert "All Sequences" in out and "total" in out and "15 points" in out
     assert "payments: E +45" in out
+
+
+def test_readable_table_lines_up_chinese_pattern_names(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["score", "--ruleset", "sichuan", "11112222333344p", "--win", "self-draw"]
+    code, out, _ = run(capsys, *args, "--win-tile", "4p")
+    assert code == 0
+    rows = [line.removesuffix(" fan") for line in out.splitlines()[2:-1]]
+    assert [row.split()[0] for row in rows] == ["清龙七对", "根", "total", "score"]
+    # every value ends in the same terminal column (a Chinese character takes two)
+    columns = {len(row) + sum(unicodedata.east_asian_width(c) == "W" for c in row) for row in rows}
+    assert len(columns) == 1
 
 
 def test_self_draw_seat_and_discarder(capsys: pytest.CaptureFixture[str]) -> None:
