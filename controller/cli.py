@@ -12,7 +12,7 @@ from typing import NoReturn
 
 from controller import __version__
 from controller.commands import COMMAND_MODULES
-from controller.errors import UsageError
+from controller.errors import TableError, UsageError
 
 PROG = "mahjong-table"
 
@@ -56,8 +56,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _describe(exc: BaseException) -> str:
-    from controller.errors import TableError
-
     if isinstance(exc, TableError | OSError):
         return str(exc)
     return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"

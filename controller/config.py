@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
+from controller.logs import SUBSYSTEM_LOGGERS
 
 DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
 RULESETS = ("zung-jung", "sichuan", "shanghai")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-SUBSYSTEMS = ("rules", "table", "hub", "devices", "sim", "diag", "bridge", "config")
+SUBSYSTEMS = tuple(SUBSYSTEM_LOGGERS)
 _TABLE_ID = r"[a-z0-9][a-z0-9_-]{0,31}"
 
 
