@@ -17,6 +17,7 @@ from controller.rules.errors import RulesError
 from controller.rules.hand import Meld, Win, WinType
 from controller.rules.notation import tile_str
 from controller.rules.patterns import PatternSpec, Predicate, by_form, load_patterns
+from controller.rules.penalties import PenaltyPoints
 from controller.rules.rotation import DealState, HandOutcome, RotationRules
 from controller.rules.score import Payments, Score, Tally, no_payments
 from controller.rules.seats import Seat
@@ -32,6 +33,7 @@ from controller.rules.shapes import (
 from controller.rules.suits import hand_profile, packed_profile, suit_tables
 from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
+from controller.rules.timing import TimingRules
 from controller.rules.views import Context, HandView, tile_facts
 from controller.rules.wall import WallLayout, WallPlan
 
@@ -73,6 +75,8 @@ class Ruleset(ABC):
         self.wall = WallLayout.from_data(data, self.tiles.total)
         self.claims = ClaimRules.from_data(data)
         self.rotation = RotationRules.from_data(data)
+        self.timing = TimingRules.from_data(data)
+        self.penalties = PenaltyPoints.from_data(data)
         self.patterns: tuple[PatternSpec, ...] = load_patterns(data, self.predicates)
         self.patterns_by_form = by_form(self.patterns)
         self.forms = self._forms(get(data, "hand.forms", list))

@@ -15,7 +15,7 @@ from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
 from controller.rules.tiles import DRAGONS, WHITE, WINDS, is_orphan
-from controller.rules.timing import TimePenalty, TimingRules
+from controller.rules.timing import TimePenalty
 from controller.rules.views import Feature, HandView
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
@@ -401,7 +401,6 @@ class ZungJung(Ruleset):
         self.chicken: int = get(data, "scoring.chicken_hand", int)
         self.limit: int = get(data, "scoring.limit", int)
         self.discard_share: int = get(data, "settlement.discard_share", int)
-        self.timing = TimingRules.from_data(data)
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
 
