@@ -16,6 +16,7 @@ from controller.table.ports import (
     DeclarePressed,
     DicePressed,
     EmergencyStop,
+    LightMode,
     PanelEvent,
     StatusPattern,
 )
@@ -35,6 +36,7 @@ BEEPS: dict[Beep, tuple[float, float, int]] = {
     Beep.ACK: (0.05, 0.05, 1),
     Beep.WARNING: (0.1, 0.1, 3),
     Beep.ALARM: (0.5, 0.5, 10),
+    Beep.OVERTIME: (0.15, 0.1, 1),
 }
 OVERTIME_BLINK_S = 0.25
 DEBOUNCE_S = 0.02
@@ -109,6 +111,16 @@ class GpioPanel:
                 led.blink(on_time=OVERTIME_BLINK_S, off_time=OVERTIME_BLINK_S)
             else:
                 led.on()
+
+    def light_seat(self, seat: int, mode: LightMode) -> None:
+        """One seat LED off, lit or blinking; the others stay as they are."""
+        led = self.seat_leds[seat]
+        if mode is LightMode.BLINK:
+            led.blink(on_time=OVERTIME_BLINK_S, off_time=OVERTIME_BLINK_S)
+        elif mode is LightMode.ON:
+            led.on()
+        else:
+            led.off()
 
     def beep(self, sound: Beep) -> None:
         """Sound a short pattern on the buzzer, in the background."""

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from controller.table.ports import Beep, StatusPattern
+from controller.table.ports import Beep, LightMode, StatusPattern
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
 
 
@@ -58,6 +58,14 @@ class ShowTurn:
 
 
 @dataclass(frozen=True)
+class SeatLight:
+    """Set one seat's LED (the others stay as they are), e.g. blinking once over time."""
+
+    place: int
+    mode: LightMode
+
+
+@dataclass(frozen=True)
 class Sound:
     """Sound the buzzer."""
 
@@ -95,5 +103,5 @@ class RecordHand:
 
 
 McuEffect = BuildWalls | RaiseWalls | LowerPlatform | RollDice | StopAll
-PanelEffect = ShowStatus | ShowTurn | Sound
+PanelEffect = ShowStatus | ShowTurn | SeatLight | Sound
 Effect = McuEffect | PanelEffect | Announce | HandBegan | NoteIncident | RecordHand

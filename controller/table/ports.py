@@ -28,6 +28,16 @@ class Beep(enum.Enum):
     ACK = "ack"
     WARNING = "warning"
     ALARM = "alarm"
+    OVERTIME = "overtime"
+    """One buzz: a turn or hand limit passed, or another penalty step began."""
+
+
+class LightMode(enum.Enum):
+    """One seat LED: off, lit (the seat is on turn), blinking (over a time limit)."""
+
+    OFF = "off"
+    ON = "on"
+    BLINK = "blink"
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,10 @@ class Panel(Protocol):
 
     def beep(self, sound: Beep) -> None:
         """Sound the buzzer."""
+        ...
+
+    def light_seat(self, seat: int, mode: LightMode) -> None:
+        """Set one seat's LED, leaving the others as they are."""
         ...
 
     @property

@@ -123,6 +123,8 @@ class TableRunner:
                 self.panel.show_status(pattern)
             case fx.ShowTurn(place, overtime):
                 self.panel.show_turn(place, overtime)
+            case fx.SeatLight(place, mode):
+                self.panel.light_seat(place, mode)
             case fx.Sound(beep):
                 self.panel.beep(beep)
             case fx.Announce(level, text):

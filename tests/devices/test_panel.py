@@ -10,7 +10,14 @@ from gpiozero.pins.mock import MockFactory
 from controller.devices.panel import STATUS_LIGHTS, GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.errors import ConfigError
-from controller.table.ports import DeclarePressed, DicePressed, EmergencyStop, StatusPattern
+from controller.table.ports import (
+    Beep,
+    DeclarePressed,
+    DicePressed,
+    EmergencyStop,
+    LightMode,
+    StatusPattern,
+)
 
 
 @pytest.fixture
@@ -73,3 +80,28 @@ def test_pinout_override_and_conflict(tmp_path: Path) -> None:
         load_pinout(overrides={"buzzer": 5})
     with pytest.raises(ConfigError, match="unknown signal 'horn'"):
         load_pinout(overrides={"horn": 4})
+
+
+async def test_one_seat_led_blinks_while_the_others_stay(
+    panel: GpioPanel, pins: MockFactory
+) -> None:
+    pinout = load_pinout()
+    panel.show_turn(2)
+    panel.light_seat(0, LightMode.ON)
+    assert pins.pin(pinout["led_e"]).state and pins.pin(pinout["led_w"]).state
+    panel.light_seat(2, LightMode.BLINK)
+    assert panel.seat_leds[2]._blink_thread is not None
+    assert pins.pin(pinout["led_e"]).state and not pins.pin(pinout["led_s"]).state
+    panel.light_seat(2, LightMode.OFF)
+    assert panel.seat_leds[2]._blink_thread is None
+    assert not pins.pin(pinout["led_w"]).state
+
+
+async def test_overtime_sounds_the_buzzer_once(panel: GpioPanel, pins: MockFactory) -> None:
+    buzzer = pins.pin(load_pinout()["buzzer"])
+    buzzer.clear_states()
+    panel.beep(Beep.OVERTIME)
+    thread = panel.buzzer._blink_thread
+    assert thread is not None
+    thread.join()  # the buzz is over: one rise, one fall
+    assert [state.state for state in buzzer.states] == [False, True, False]
