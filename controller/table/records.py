@@ -72,3 +72,21 @@ class FinishedHand:
     def drawn(self) -> bool:
         """No one won."""
         return not self.wins
+
+
+@dataclass(frozen=True)
+class SessionStart:
+    """How a session began: the seating draw (WMC) and who sits on which chair for play."""
+
+    session: str
+    ruleset: str
+    players_at_draw: tuple[str, ...]
+    """Who sat on each chair (0-3) while drawing."""
+    drawn: tuple[str, ...]
+    """The wind tile each chair drew: 'E', 'S', 'W' or 'N'."""
+    dice: tuple[int, ...]
+    """The two rolls that decided who took the first wind tile (four values)."""
+    players: tuple[str, ...]
+    """Who sits on each chair for play: East's drawer on chair 0 (the first dealer), and so on."""
+    dealer: int
+    at: Instant

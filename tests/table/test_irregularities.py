@@ -32,9 +32,7 @@ def test_a_seat_holds_thirteen_and_fourteen_with_a_tile_to_throw() -> None:
     assert expected_tile_count(sets=4, to_throw=False) == 1
 
 
-@given(
-    sets=st.integers(0, 4), to_throw=st.booleans(), concealed=st.integers(0, 18)
-)
+@given(sets=st.integers(0, 4), to_throw=st.booleans(), concealed=st.integers(0, 18))
 def test_size_is_right_only_for_thirteen_or_fourteen_tiles_in_all(
     sets: int, to_throw: bool, concealed: int
 ) -> None:
