@@ -6,13 +6,14 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from controller.hub.messages import ResultMessage, decode
+from controller.hub.result import HandResult
 from controller.hub.store import StoredResult
 
 RESULT_COLUMNS = [
     "result_id", "table", "seq", "session", "hand", "ruleset", "round_wind", "dealer",
     "started_at", "ended_at", "draw", "winners", "patterns",
     *[f"{wind}_{what}" for wind in "ESWN" for what in ("player", "payment", "penalty")],
-    "incidents", "audit",
+    "incidents", "audit", "penalty_detail",
 ]  # fmt: skip
 STANDING_COLUMNS = [
     "rank", "player", "hands", "wins", "self_drawn", "dealt_in", "payments", "penalties", "total",
@@ -68,8 +69,18 @@ def _result_row(stored: StoredResult, message: ResultMessage) -> list[object]:
     return [
         message.id, stored.table, stored.seq, r.session, r.hand, r.ruleset, r.round_wind,
         r.player(r.dealer), r.started_at.isoformat(), r.ended_at.isoformat(), int(r.draw),
-        winners, patterns, *seats, len(r.incidents), stored.audit,
+        winners, patterns, *seats, len(r.incidents), stored.audit, _penalty_detail(r),
     ]  # fmt: skip
+
+
+def _penalty_detail(r: HandResult) -> str:
+    """What each penalty was for: 'cy:turn_time -10;cy:hand_time -5', per player and kind."""
+    lost: dict[tuple[int, str], int] = {}
+    for incident in r.incidents:
+        if incident.penalty and incident.seat is not None:
+            key = (incident.seat, incident.kind)
+            lost[key] = lost.get(key, 0) - incident.penalty
+    return ";".join(f"{r.player(seat)}:{kind} {points}" for (seat, kind), points in lost.items())
 
 
 def standings(rows: list[tuple[StoredResult, ResultMessage]]) -> list[Standing]:

@@ -75,7 +75,9 @@ class Incident:
 
     def record(self) -> IncidentRecord:
         """The incident as the hand's result keeps it (points as its penalty)."""
-        return IncidentRecord(self.at, self.seat, self.kind, self.detail, self.cost.points)
+        return IncidentRecord(
+            self.at, self.seat, self.kind, self.detail, self.cost.points, self.tiles
+        )
 
 
 class HandSize(enum.Enum):

@@ -38,6 +38,9 @@ class IncidentRecord:
     kind: str
     detail: str
     penalty: int = 0
+    """Penalty points the seat loses for it (0: none); `kind` says what they are for."""
+    tiles: tuple[int, ...] = ()
+    """The tiles concerned (kinds): e.g. a short hand's tiles, penalty tiles of a false win."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,11 @@ class FinishedHand:
     def drawn(self) -> bool:
         """No one won."""
         return not self.wins
+
+    @property
+    def penalties(self) -> tuple[int, ...]:
+        """Penalty points per physical seat, as deltas (<= 0): the sum of its incidents'."""
+        return tuple(-sum(i.penalty for i in self.incidents if i.place == p) for p in range(4))
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,6 @@ def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
     """The hub's result payload for a finished hand."""
     start = hand.start
     incidents = [_incident(i) for i in hand.incidents]
-    penalties = [-sum(i.penalty for i in hand.incidents if i.place == p) for p in range(4)]
     return HandResult(
         session=start.session,
         hand=start.hand,
@@ -143,7 +142,7 @@ def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
         draw=hand.drawn,
         wins=[_win(w, order) for order, w in enumerate(hand.wins, start=1)],
         payments=list(hand.payments),
-        penalties=penalties,
+        penalties=list(hand.penalties),
         incidents=incidents,
         wall=reveal,
         started_at=_time(start.started_at),
