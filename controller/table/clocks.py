@@ -213,8 +213,9 @@ class TableClocks:
                 targets.append(offset + threshold + steps * self._step_us)
         if not targets:
             return None
-        instant = self._instant_of(min(targets))
-        return None if instant is None else (instant + 1) / MICROS
+        # Due once a limit is exceeded: at the first microsecond counted past the target.
+        instant = self._instant_of(min(targets) + 1)
+        return None if instant is None else instant / MICROS
 
     @property
     def on_turn(self) -> int | None:

@@ -237,3 +237,55 @@ def test_each_seat_pays_for_its_own_turns_only(lengths: list[int], claims: list[
     for each in range(4):
         expected = _expected(WMC, own[each])
         assert _points(events, each) == (expected if expected <= 80 else 85)
+
+
+def test_a_pause_exactly_at_the_limit_moves_the_deadline_past_the_pause() -> None:
+    clocks = _after_grace()
+    start = DEAL + GRACE
+    assert clocks.pause(start + 15) == []  # paused with the turn exactly at its limit
+    clocks.resume(start + 50)
+    deadline = clocks.next_deadline()
+    assert deadline is not None and math.isclose(deadline, start + 50.000001, abs_tol=1e-9)
+    assert [type(e) for e in clocks.tick(deadline)] == [TurnLimitPassed, PenaltyStep]
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    turns=st.lists(st.integers(0, 60_000_000), min_size=1, max_size=8),
+    pauses=st.lists(st.tuples(st.integers(0, 60_000_000), st.integers(1, 30_000_000)), max_size=3),
+)
+def test_the_deadline_is_exactly_when_the_next_event_falls_due(
+    turns: list[int], pauses: list[tuple[int, int]]
+) -> None:
+    """Woken at `next_deadline()` the cycle finds something due; a microsecond earlier,
+    nothing: no wake-up is wasted and none comes late, pauses or not."""
+    clocks = TableClocks(WMC, dealt_at=0.0)
+    now = 0
+    clocks.turn_starts(E, 0.0)
+    pause_at = sorted(pauses)
+    for length in turns:
+        end = now + length
+        while True:
+            if pause_at and pause_at[0][0] <= end:
+                at, gap = pause_at.pop(0)
+                at = max(at, now)
+                now = _run_until(clocks, now, at)
+                clocks.pause(at / 1e6)
+                now = at + gap
+                clocks.resume(now / 1e6)
+                end += gap
+                continue
+            now = _run_until(clocks, now, end)
+            break
+        clocks.turn_starts(((clocks.on_turn or 0) + 1) % 4, now / 1e6)
+
+
+def _run_until(clocks: TableClocks, now: int, end: int) -> int:
+    """Wake at every deadline before `end` (microseconds), checking each; returns `end`."""
+    while (deadline := clocks.next_deadline()) is not None and round(deadline * 1e6) <= end:
+        due = round(deadline * 1e6)
+        assert due > now
+        assert clocks.tick((due - 1) / 1e6) == []
+        assert clocks.tick(due / 1e6) != []
+        now = due
+    return end
