@@ -12,11 +12,17 @@ together while it waits, 14 while it holds a tile to throw (after its draw, a cl
 replacement draw), every declared set counted as 3 tiles (a kong too). Flowers set aside are
 not counted. A short hand (小相公) loses the right to win for the rest of the hand; a long hand
 (大相公) also the right to claim and to kong, even if the count is later restored.
+
+A false win (錯和: a declared and revealed hand that is not a win) lets play go on; every tile
+the seat exposed becomes a penalty tile (罰張). `PenaltyTiles` keeps a seat's penalty tiles by
+tag: live ones may be discarded at the seat's current or next discard, and once it discards
+anything else they are dead and may never be discarded; live or dead, none may go into an
+exposed set (a chow, pung or kong, nor a discard win that exposes it).
 """
 
 import enum
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from controller.rules import format_tiles
 from controller.rules.penalties import PenaltyPoints
@@ -124,6 +130,53 @@ def count_incident(
         text = f"long hand: {held} where {expected} belong: no win, claim or kong this hand"
         kind = IncidentKind.LONG_HAND
     return Incident(kind, seat, at, tuple(sorted(concealed)), cost, text)
+
+
+def false_win_incident(
+    seat: int, at: Instant, exposed: Collection[int], reason: str, points: PenaltyPoints
+) -> Incident:
+    """A declared win that is not one (`reason` from the rules engine): play goes on, and the
+    exposed tiles (kinds) become penalty tiles."""
+    tiles = tuple(sorted(exposed))
+    text = (
+        f"false win: {seat_name(seat)} declared a win: {reason}; "
+        f"{format_tiles(tiles)} become penalty tiles"
+    )
+    return Incident(
+        IncidentKind.FALSE_WIN, seat, at, tiles, Cost(points.false_win, Rights.NONE, tiles), text
+    )
+
+
+@dataclass(frozen=True)
+class PenaltyTiles:
+    """One seat's penalty tiles by tag: live (may still be discarded) and dead."""
+
+    live: frozenset[int] = frozenset()
+    dead: frozenset[int] = frozenset()
+
+    @property
+    def all(self) -> frozenset[int]:
+        """Every penalty tile of the seat, live or dead."""
+        return self.live | self.dead
+
+    def exposed(self, uids: Iterable[int]) -> "PenaltyTiles":
+        """More tiles exposed by mistake: they are live penalty tiles now."""
+        return replace(self, live=self.live | (frozenset(uids) - self.dead))
+
+    def may_discard(self, uid: int) -> bool:
+        """Whether the seat may discard this tile (any tile but a dead penalty tile)."""
+        return uid not in self.dead
+
+    def after_discard(self, uid: int) -> "PenaltyTiles":
+        """The seat discarded `uid`: a live penalty tile is no longer one; any other discard
+        leaves the live ones dead."""
+        if uid in self.live:
+            return replace(self, live=self.live - {uid})
+        return PenaltyTiles(frozenset(), self.dead | self.live)
+
+    def in_set(self, uids: Iterable[int]) -> frozenset[int]:
+        """The penalty tiles among an exposed set's tags (none may be there: a wrong claim)."""
+        return self.all & frozenset(uids)
 
 
 def rights_left(incidents: Iterable[Incident], seat: int) -> Rights:

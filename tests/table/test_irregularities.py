@@ -8,9 +8,11 @@ from controller.rules.penalties import PenaltyPoints
 from controller.table.irregularities import (
     HandSize,
     IncidentKind,
+    PenaltyTiles,
     Rights,
     count_incident,
     expected_tile_count,
+    false_win_incident,
     hand_size,
     left_table_incident,
     rights_left,
@@ -82,3 +84,22 @@ def test_tags_outside_the_tile_set_and_tiles_leaving_the_table() -> None:
     assert left.kind is IncidentKind.TILE_LEFT_TABLE
     assert left.tiles == tuple(sorted(tiles.kinds(gone)))
     assert left.detail.startswith("2 tile(s) left the table from S: ")
+
+
+def test_a_false_win_turns_the_exposed_tiles_into_penalty_tiles() -> None:
+    exposed = parse_tiles("123m456p789s11z22z")
+    incident = false_win_incident(1, AT, exposed, "not a winning hand", PenaltyPoints())
+    assert incident.kind is IncidentKind.FALSE_WIN and incident.cost.loses is Rights.NONE
+    assert incident.cost.penalty_tiles == tuple(sorted(exposed)) and incident.cost.points == 0
+    assert incident.detail.startswith("false win: S declared a win: not a winning hand")
+
+
+def test_live_penalty_tiles_die_when_the_seat_discards_something_else() -> None:
+    tiles = PenaltyTiles().exposed([uid_of(1), uid_of(2)])
+    assert tiles.may_discard(uid_of(1))
+    tiles = tiles.after_discard(uid_of(1))  # one live penalty tile thrown: it is gone
+    assert tiles.live == {uid_of(2)} and not tiles.dead
+    tiles = tiles.after_discard(uid_of(9))  # another tile thrown: the rest is dead
+    assert tiles.dead == {uid_of(2)} and not tiles.may_discard(uid_of(2))
+    assert tiles.in_set([uid_of(2), uid_of(3), uid_of(4)]) == {uid_of(2)}
+    assert tiles.exposed([uid_of(2)]).live == frozenset()  # dead stays dead
