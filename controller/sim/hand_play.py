@@ -121,6 +121,8 @@ class HandPlay:
         """Some set was made this hand (no more heavenly or earthly wins)."""
         self._after_kong = False
         """The last discard came after a kong in the same turn."""
+        self._flower_replaced = False
+        """The last tile drawn replaced a flower."""
 
     # ---- what a player sees -------------------------------------------------------------
 
@@ -151,10 +153,16 @@ class HandPlay:
                 if not self.wall.remaining:
                     await self.umpire.wall_empty()
                     return
-                self._draw(turn)
+                drawn = self._draw(turn)
                 await self.umpire.pace()
+                if not drawn:
+                    await self.umpire.wall_empty()
+                    return
             outcome = await self._turn(turn, start)
             if not self.umpire.playing():
+                return
+            if outcome is None:
+                await self.umpire.wall_empty()
                 return
             if isinstance(outcome, _Won | _Robbed):
                 last = outcome.place if isinstance(outcome, _Won) else outcome.robbers[-1]
@@ -181,13 +189,17 @@ class HandPlay:
                 turn, start = claim
                 await self.umpire.pace()
 
-    async def _turn(self, place: int, start: _Start) -> Tile | _Won | _Robbed:
-        """A seat's turn: win, kong (and replacement) as it likes, then discard."""
+    async def _turn(self, place: int, start: _Start) -> Tile | _Won | _Robbed | None:
+        """A seat's turn: win, kong (and replacement) as it likes, then discard; None if a
+        replacement was a flower with no tile left to replace it (the hand is over)."""
         self._turns[place] += 1
         konged = False
         how = {_Start.DEAL: WinType.HEAVENLY, _Start.DRAW: WinType.SELF_DRAW}.get(start)
+        if start is _Start.DRAW and self._flower_replaced:
+            how = WinType.KONG_REPLACEMENT  # a flower's replacement wins like a kong's (杠开)
         if start is _Start.KONGED:
-            self._replacement(place)
+            if not self._replacement(place):
+                return None
             await self.umpire.pace()
             konged, how = True, WinType.KONG_REPLACEMENT
         while how is not None:
@@ -201,31 +213,40 @@ class HandPlay:
                 return _Won(robbed[-1]) if robbed else _Won(place)
             if robbed:
                 return _Robbed(robbed)
-            self._replacement(place)
+            if not self._replacement(place):
+                return None
             await self.umpire.pace()
             konged, how = True, WinType.KONG_REPLACEMENT
         return self._discard(place, konged)
 
     # ---- draws --------------------------------------------------------------------------
 
-    def _draw(self, place: int) -> None:
+    def _draw(self, place: int) -> bool:
+        """Draw the next live tile (flowers set aside and replaced); False if the last tile
+        was a flower with nothing left to replace it."""
         tile = self.table.draw(place, *physical_slot(self.wall.draw(), self.dealer))
         self._record(place, MoveKind.DRAW, [tile])
-        self._flowers_out(place, tile)
+        return self._flowers_out(place, tile)
 
-    def _replacement(self, place: int) -> None:
+    def _replacement(self, place: int) -> bool:
+        """Draw a replacement from the wall's end (as `_draw`)."""
         position = self.wall.draw_replacement()
         tile = self.table.draw(place, *physical_slot(position, self.dealer))
         self._record(place, MoveKind.REPLACEMENT, [tile])
-        self._flowers_out(place, tile)
+        return self._flowers_out(place, tile)
 
-    def _flowers_out(self, place: int, tile: Tile) -> None:
-        while is_flower(_kind(tile)) and self.wall.remaining:
+    def _flowers_out(self, place: int, tile: Tile) -> bool:
+        self._flower_replaced = False
+        while is_flower(_kind(tile)):
+            self._flower_replaced = True
             self.table.meld(place, [tile.uid])
             self._record(place, MoveKind.FLOWER, [tile])
+            if not self.wall.remaining:
+                return False
             position = self.wall.draw_replacement()
             tile = self.table.draw(place, *physical_slot(position, self.dealer))
             self._record(place, MoveKind.REPLACEMENT, [tile])
+        return True
 
     # ---- wins ---------------------------------------------------------------------------
 

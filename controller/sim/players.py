@@ -14,21 +14,17 @@ Every move is kept as a `Move` (`SimulatedPlayers.moves`), the ground truth of t
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from controller.rules import get_ruleset, parse_tile
-from controller.rules.tiles import is_flower
+from controller.rules import get_ruleset
+from controller.sim.dealing import take_deal
 from controller.sim.hand_play import HandPlay, PlayStyle
 from controller.sim.hardware import Buttons
 from controller.sim.moves import Move
 from controller.table.cycle import Phase, TableView
-from controller.table.deal import Take, expected_deal
 from controller.table.inputs import EndHand
 from controller.table.runner import TableRunner
-from controller.table.tiles import TileMap
-from firmware_bridge.messages import Zone
 from firmware_bridge.sim.table import SimulatedTable
-from firmware_bridge.sim.tiles import Tile
 
 log = logging.getLogger(__name__)
 
@@ -127,30 +123,10 @@ class SimulatedPlayers:
 
     async def _deal(self, view: TableView) -> None:
         assert view.ruleset is not None and view.dealer is not None
+        swap = view.hand == self.habits.wrong_deal_hand
         ruleset = get_ruleset(view.ruleset)
-        wall = self.table.wall()
-        tiles = TileMap.from_names("seen", {tile.uid: tile.name for tile in wall.values()})
-        plan = ruleset.wall_plan(view.dice)
-        self._wall = plan.wall()
-        placed = {slot: tile.uid for slot, tile in wall.items()}
-        deal = expected_deal(plan, placed, tiles, view.dealer, self._wall)
-        takes = list(deal.takes)
-        if view.hand == self.habits.wrong_deal_hand:
-            takes = _swap_first(takes, 1, 2)
-        for take in (t for t in takes if not t.replacement):
-            self.table.draw(take.place, *take.slot)
-        for take in (t for t in takes if t.replacement):
-            self._set_aside_flowers(take.place)
-            self.table.draw(take.place, *take.slot)
-        for place in range(4):
-            self._set_aside_flowers(place)
+        self._wall = take_deal(self.table, ruleset, view.dice, view.dealer, swap=swap)
         await self.think()
-
-    def _set_aside_flowers(self, place: int) -> None:
-        hand = self.table.zone_tiles(place, Zone.HAND)
-        flowers = [tile.uid for tile in hand if is_flower(_kind(tile))]
-        if flowers:
-            self.table.meld(place, flowers)
 
     # ---- play ------------------------------------------------------------------------------
 
@@ -216,20 +192,3 @@ class SimulatedPlayers:
             view = await self._next_view()
             followed = getattr(view, "moves", None)
         self._followed = followed
-
-
-def _swap_first(takes: list[Take], one: int, other: int) -> list[Take]:
-    first = next(i for i, t in enumerate(takes) if t.place == one)
-    second = next(i for i, t in enumerate(takes) if t.place == other)
-    takes = list(takes)
-    takes[first] = replace(takes[first], place=other)
-    takes[second] = replace(takes[second], place=one)
-    return takes
-
-
-def _kind(tile: Tile) -> int:
-    return parse_tile(tile.name)
-
-
-def _kinds(tiles: list[Tile]) -> list[int]:
-    return [_kind(tile) for tile in tiles]
