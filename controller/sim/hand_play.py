@@ -13,7 +13,7 @@ as the interim judge understands (draw, discard, win); `claims`, `kongs`, `rob_k
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum, auto
 from typing import Protocol
 
@@ -31,7 +31,8 @@ from controller.rules import (
 )
 from controller.rules.tiles import is_flower
 from controller.sim.brain import added_kong, choose_discard, claim_on, concealed_kong, wins
-from controller.sim.moves import Move, MoveKind
+from controller.sim.mistakes import Sloppiness
+from controller.sim.moves import Move, MoveKind, Slip, SlipKind
 from controller.table.geometry import physical_slot
 from firmware_bridge.messages import Zone
 from firmware_bridge.sim.table import SimulatedTable
@@ -57,6 +58,10 @@ class Umpire(Protocol):
         """A pause between two moves (lets the table see each one)."""
         ...
 
+    async def stall(self, seconds: float) -> None:
+        """Let this much table time pass (a slow turn)."""
+        ...
+
 
 @dataclass(frozen=True)
 class PlayStyle:
@@ -79,6 +84,8 @@ class _Start(Enum):
     """After a chow or pung: discard only."""
     KONGED = auto()
     """After an exposed kong from a discard: a replacement first."""
+    JUMPED = auto()
+    """Drew out of turn (a slip): no win or kong, just a discard."""
 
 
 @dataclass
@@ -104,6 +111,7 @@ class HandPlay:
         *,
         style: PlayStyle | None = None,
         hand: int = 0,
+        sloppy: Sloppiness | None = None,
     ) -> None:
         self.table = table
         self.umpire = umpire
@@ -116,6 +124,14 @@ class HandPlay:
         self.melds: dict[int, list[tuple[Meld, tuple[int, ...]]]] = {p: [] for p in range(4)}
         """Each seat's declared sets as it made them, with their tags."""
         self.moves: list[Move] = []
+        self.sloppy = sloppy or Sloppiness()
+        self.slips: list[Slip] = []
+        """The mistakes made on purpose, in order (the ground truth for a referee)."""
+        self.off = [0, 0, 0, 0]
+        """Tiles each seat holds over (+1, long hand) or under (-1, short) what it must."""
+        self._dice = self.sloppy.rng(hand)
+        self._late: tuple[int, int, Tile, tuple[int, ...]] | None = None
+        """A pung a seat let pass and will take after the next draw (a late claim)."""
         self._turns = [0, 0, 0, 0]
         self._claimed = False
         """Some set was made this hand (no more heavenly or earthly wins)."""
@@ -153,11 +169,14 @@ class HandPlay:
                 if not self.wall.remaining:
                     await self.umpire.wall_empty()
                     return
+                turn, jumped = self._jump(turn)
                 drawn = self._draw(turn)
                 await self.umpire.pace()
+                drawn = drawn and await self._after_draw(turn)
                 if not drawn:
                     await self.umpire.wall_empty()
                     return
+                start = _Start.JUMPED if jumped else start
             outcome = await self._turn(turn, start)
             if not self.umpire.playing():
                 return
@@ -217,7 +236,74 @@ class HandPlay:
                 return None
             await self.umpire.pace()
             konged, how = True, WinType.KONG_REPLACEMENT
-        return self._discard(place, konged)
+        await self._slips_before_discard(place)
+        if not self.umpire.playing():
+            return _Won(place)
+        tile = self._discard(place, konged)
+        if self.off[place] == 0 and self._slip(self.sloppy.short_hand):
+            await self.umpire.pace()
+            self._note(place, SlipKind.SHORT_HAND, [tile], "a second tile thrown in one turn")
+            tile = self._discard(place, konged)
+            self.off[place] = -1
+        return tile
+
+    # ---- slips (sloppy players) ---------------------------------------------------------
+
+    def _slip(self, rate: float) -> bool:
+        return rate > 0 and self._dice.random() < rate
+
+    def _note(self, place: int, kind: SlipKind, tiles: Sequence[Tile], detail: str) -> None:
+        uids = tuple(t.uid for t in tiles)
+        self.slips.append(Slip(self.number, place, kind, len(self.moves), uids, detail))
+
+    def _jump(self, turn: int) -> tuple[int, bool]:
+        """The seat after the one on turn draws in its place (drawing out of turn)."""
+        nxt = self.after(turn)
+        if not nxt or nxt[0] == turn or not self._slip(self.sloppy.draw_out_of_turn):
+            return turn, False
+        self._note(nxt[0], SlipKind.DRAW_OUT_OF_TURN, [], f"drew in place of seat {turn}")
+        return nxt[0], True
+
+    async def _after_draw(self, place: int) -> bool:
+        """After a live draw: a late claim of the discard before it, a second draw (long
+        hand); False if the wall ran out on a flower."""
+        if self._late is not None:
+            await self._late_claim()
+        if self.off[place] or self.wall.remaining < 2 or not self._slip(self.sloppy.long_hand):
+            return True
+        self._note(place, SlipKind.LONG_HAND, [], "a second tile drawn in one turn")
+        self.off[place] = 1
+        drawn = self._draw(place)
+        await self.umpire.pace()
+        return drawn
+
+    async def _late_claim(self) -> None:
+        assert self._late is not None
+        claimer, discarder, tile, used = self._late
+        self._late = None
+        river = self.table.zone_tiles(discarder, Zone.DISCARD)
+        if not river or river[-1].uid != tile.uid or claimer in self.finished:
+            return
+        own: list[Tile] = []
+        for need in used:
+            own.append(next(t for t in self.hand(claimer) if _kind(t) == need and t not in own))
+        self._note(claimer, SlipKind.LATE_CLAIM, [tile], f"took seat {discarder}'s discard late")
+        self.table.meld(claimer, [tile.uid] + [t.uid for t in own])
+        self._set(claimer, Meld(MeldKind.PUNG, (_kind(tile),) * 3), [tile, *own])
+        self._record(claimer, MoveKind.PUNG, [tile, *own], source=discarder)
+        self.off[claimer] = 1  # it threw nothing for the set: a long hand from now on
+        await self.umpire.pace()
+
+    async def _slips_before_discard(self, place: int) -> None:
+        if self.off[place] == 0 and self._slip(self.sloppy.false_win):
+            self._note(place, SlipKind.FALSE_WIN, [], "declared a win the tiles do not make")
+            self._record(place, MoveKind.DECLARE, [], win_type=WinType.SELF_DRAW)
+            await self.umpire.declare([place])
+        if self._slip(self.sloppy.slow_turn):
+            seconds = self.sloppy.slow_turn_s(self.ruleset)
+            self._note(place, SlipKind.SLOW_TURN, [], f"the turn took {seconds:g} s")
+            self.slips[-1] = replace(self.slips[-1], seconds=seconds)
+            await self.umpire.stall(seconds)
 
     # ---- draws --------------------------------------------------------------------------
 
@@ -269,6 +355,8 @@ class HandPlay:
     def _wins(
         self, place: int, extra: int | None, how: WinType, discarder: int | None = None
     ) -> bool:
+        if self.off[place]:
+            return False  # a short or long hand can no longer win
         kinds = _kinds(self.hand(place))
         if extra is not None:
             kinds.append(extra)
@@ -301,7 +389,7 @@ class HandPlay:
     # ---- kongs --------------------------------------------------------------------------
 
     def _choose_kong(self, place: int) -> tuple[KongKind, int] | None:
-        if not self.wall.remaining:
+        if not self.wall.remaining or self.off[place]:
             return None  # no replacement: no kong on the last tile
         kinds = [k for k in _kinds(self.hand(place)) if not is_flower(k)]
         kind = concealed_kong(self.ruleset, kinds)
@@ -400,6 +488,8 @@ class HandPlay:
         last = not self.wall.remaining
         wanted: dict[Seat, tuple[int, Claim, tuple[int, ...]]] = {}
         for other in self.after(place):
+            if self.off[other]:
+                continue
             kinds = [k for k in _kinds(self.hand(other)) if not is_flower(k)]
             choice = claim_on(
                 self.ruleset,
@@ -416,6 +506,10 @@ class HandPlay:
         if not resolved:
             return None
         claimer, claim, used = wanted[resolved[0][0]]
+        late = claim is Claim.PUNG and claimer != self.after(place)[0]
+        if late and self._slip(self.sloppy.late_claim):
+            self._late = (claimer, place, tile, used)
+            return None
         own: list[Tile] = []
         for need in used:
             own.append(next(t for t in self.hand(claimer) if _kind(t) == need and t not in own))

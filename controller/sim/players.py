@@ -20,7 +20,8 @@ from controller.rules import get_ruleset
 from controller.sim.dealing import take_deal
 from controller.sim.hand_play import HandPlay, PlayStyle
 from controller.sim.hardware import Buttons
-from controller.sim.moves import Move
+from controller.sim.mistakes import Sloppiness
+from controller.sim.moves import Move, Slip
 from controller.table.cycle import Phase, TableView
 from controller.table.inputs import EndHand
 from controller.table.runner import TableRunner
@@ -52,6 +53,8 @@ class Habits:
     off: as a plain discard or self-draw, as the interim judge scores it."""
     referee_ends_hands: bool = False
     """At an empty wall wait for the table to end the hand (no EndHand from the players)."""
+    sloppy: Sloppiness | None = None
+    """Mistakes made on purpose at these rates (`simulate --habits sloppy`); None: none."""
     wait_for_referee: bool = False
     """After each move wait until the table's view shows it followed a move
     (`TableView.moves` changed; without that field only `think_s` is waited)."""
@@ -84,6 +87,8 @@ class SimulatedPlayers:
         self.hands_played = 0
         self.moves: list[Move] = []
         """Every move of every hand played, in order (the session's ground truth)."""
+        self.slips: list[Slip] = []
+        """Every mistake made on purpose (sloppy habits), in order."""
         self._wake = asyncio.Event()
         self._runner: TableRunner | None = None
         self._followed: object = None
@@ -141,11 +146,13 @@ class SimulatedPlayers:
             self._wall,
             style=self.habits.style,
             hand=view.hand or 0,
+            sloppy=self.habits.sloppy,
         )
         try:
             await play.play()
         finally:
             self.moves += play.moves
+            self.slips += play.slips
         self.hands_played += 1
 
     # ---- what the table says back (the Umpire of hand_play) -----------------------------
@@ -179,6 +186,14 @@ class SimulatedPlayers:
             self._runner.submit(EndHand("the wall is empty"))
         while self.playing():
             await self._next_view()
+
+    async def stall(self, seconds: float) -> None:
+        """Let `seconds` of the table's time pass (its injected clock: virtual in tests)."""
+        assert self._runner is not None
+        clock = self._runner.clock
+        start = clock.monotonic()
+        while clock.monotonic() - start < seconds and self.playing():
+            await asyncio.sleep(self.habits.think_s)
 
     async def pace(self) -> None:
         """Between two moves: think, and (`wait_for_referee`) wait until the table's view

@@ -12,7 +12,8 @@ from controller.rules import Ruleset, WallPosition, get_ruleset, parse_tile
 from controller.rules.tiles import is_flower
 from controller.sim.dealing import take_deal
 from controller.sim.hand_play import HandPlay, PlayStyle
-from controller.sim.moves import Move, MoveKind
+from controller.sim.mistakes import Sloppiness
+from controller.sim.moves import Move, MoveKind, SlipKind
 from controller.table.geometry import physical_slot
 from controller.table.judge import winners_to_end
 from firmware_bridge.messages import TileSetKind, Zone
@@ -58,11 +59,24 @@ class StandIn:
     over: bool = False
     checked: int = 0
     problems: list[str] = field(default_factory=list)
+    refused: list[int] = field(default_factory=list)
+    """Places whose declaration was refused (false wins)."""
+    stalled: list[float] = field(default_factory=list)
 
     async def declare(self, places: Sequence[int]) -> list[int]:
         self.check()
+        assert self.play is not None
+        false = {
+            slip.place
+            for slip in self.play.slips
+            if slip.kind is SlipKind.FALSE_WIN and slip.move_index == len(self.play.moves) - 1
+        }
+        self.refused += [p for p in places if p in false]
+        places = [p for p in places if p not in false]
         self.winners += places
-        if len(self.winners) >= winners_to_end(self.ruleset) or not self._someone_left():
+        if places and (
+            len(self.winners) >= winners_to_end(self.ruleset) or not self._someone_left()
+        ):
             self.over = True
         return list(places)
 
@@ -74,6 +88,9 @@ class StandIn:
 
     async def pace(self) -> None:
         self.check()
+
+    async def stall(self, seconds: float) -> None:
+        self.stalled.append(seconds)
 
     def _someone_left(self) -> bool:
         return len(set(self.winners)) < 3
@@ -91,7 +108,7 @@ class StandIn:
             sets = len(self.play.melds[place])
             if place in self.winners or move_in_progress(self.play.moves, place):
                 continue
-            if len(held) + 3 * sets not in (13, 14):
+            if len(held) + 3 * sets - self.play.off[place] not in (13, 14):
                 self.problems.append(
                     f"seat {place} holds {len(held)} tiles and {sets} sets after "
                     f"{self.play.moves[-1] if self.play.moves else 'the deal'}"
@@ -156,6 +173,7 @@ async def play_hand(
     style: PlayStyle = FULL,
     *,
     arrange: Callable[[SimulatedTable, Ruleset, tuple[int, ...], int], None] | None = None,
+    sloppy: Sloppiness | None = None,
 ) -> Played:
     """Deal and play one hand from `seed` (dice and dealer from it too); `arrange` may
     stack the raised walls first (a scripted wall)."""
@@ -168,7 +186,7 @@ async def play_hand(
         arrange(table, ruleset, dice, dealer)
     wall = take_deal(table, ruleset, dice, dealer)
     umpire = StandIn(ruleset, table)
-    play = HandPlay(table, umpire, ruleset, dealer, wall, style=style, hand=seed)
+    play = HandPlay(table, umpire, ruleset, dealer, wall, style=style, hand=seed, sloppy=sloppy)
     umpire.play = play
     await play.play()
     return Played(play, umpire, table)
