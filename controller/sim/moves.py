@@ -81,11 +81,11 @@ class Slip:
     """SLOW_TURN: how long the turn took (the players' own clock)."""
 
 
-def write_jsonl(path: Path, records: Iterable[Move | Slip]) -> int:
-    """Write the records as JSON lines (one object a line, `record` says which type);
-    returns how many were written."""
+def write_jsonl(path: Path, records: Iterable[Move | Slip], *, append: bool = False) -> int:
+    """Write the records as JSON lines (one object a line, `record` says which type), after
+    what the file holds if `append`; returns how many were written."""
     count = 0
-    with path.open("w", encoding="utf-8") as out:
+    with path.open("a" if append else "w", encoding="utf-8") as out:
         for record in records:
             row = {"record": type(record).__name__.lower(), **asdict(record)}
             out.write(json.dumps(row, default=str) + "\n")

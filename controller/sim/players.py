@@ -15,13 +15,14 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from controller.rules import get_ruleset
 from controller.sim.dealing import take_deal
 from controller.sim.hand_play import HandPlay, PlayStyle
 from controller.sim.hardware import Buttons
 from controller.sim.mistakes import Sloppiness
-from controller.sim.moves import Move, Slip
+from controller.sim.moves import Move, Slip, write_jsonl
 from controller.table.cycle import Phase, TableView
 from controller.table.inputs import EndHand
 from controller.table.runner import TableRunner
@@ -80,10 +81,18 @@ FULL_PLAY = Habits(
 class SimulatedPlayers:
     """The four players of a simulated table."""
 
-    def __init__(self, table: SimulatedTable, buttons: Buttons, habits: Habits | None = None):
+    def __init__(
+        self,
+        table: SimulatedTable,
+        buttons: Buttons,
+        habits: Habits | None = None,
+        ground_truth: Path | None = None,
+    ):
         self.table = table
         self.buttons = buttons
         self.habits = habits or Habits()
+        self.ground_truth = ground_truth
+        """A JSON lines file the moves and slips of each hand are added to as it ends."""
         self.hands_played = 0
         self.moves: list[Move] = []
         """Every move of every hand played, in order (the session's ground truth)."""
@@ -153,6 +162,8 @@ class SimulatedPlayers:
         finally:
             self.moves += play.moves
             self.slips += play.slips
+            if self.ground_truth is not None:
+                write_jsonl(self.ground_truth, [*play.moves, *play.slips], append=True)
         self.hands_played += 1
 
     # ---- what the table says back (the Umpire of hand_play) -----------------------------
@@ -192,7 +203,8 @@ class SimulatedPlayers:
         assert self._runner is not None
         clock = self._runner.clock
         start = clock.monotonic()
-        while clock.monotonic() - start < seconds and self.playing():
+        # The injected clock has no event to wait on; a virtual one moves while we yield.
+        while clock.monotonic() - start < seconds and self.playing():  # noqa: ASYNC110
             await asyncio.sleep(self.habits.think_s)
 
     async def pace(self) -> None:
