@@ -411,7 +411,8 @@ class ZungJung(Ruleset):
         if win.win_type is WinType.HEAVENLY and win.melds and not any(m.exposed for m in win.melds):
             raise RulesError(
                 "a heavenly win holds the dealt tiles: after a concealed kong the dealer "
-                "wins on the kong's replacement (kong-replacement), not Blessing of Heaven"
+                "wins on the kong's replacement (kong-replacement), not Blessing of Heaven "
+                "(ZJ 9.4.1)"
             )
         return super().check(win)
 

@@ -9,11 +9,12 @@ view for real sessions, a stand-in in tests of the moves alone.
 
 Which moves the players make is set by `Habits` (players.py): with everything off they play
 as the interim judge understands (draw, discard, win); `claims`, `kongs`, `rob_kongs`,
-`shared_wins` and `win_types` switch on the moves the referee follows.
+`shared_wins` and `win_types` switch on the moves the referee follows. `Sloppiness`
+(mistakes.py) adds slips at seeded rates, each kept as a `Slip` beside the moves.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum, auto
 from typing import Protocol
 
@@ -252,9 +253,17 @@ class HandPlay:
     def _slip(self, rate: float) -> bool:
         return rate > 0 and self._dice.random() < rate
 
-    def _note(self, place: int, kind: SlipKind, tiles: Sequence[Tile], detail: str) -> None:
+    def _note(
+        self,
+        place: int,
+        kind: SlipKind,
+        tiles: Sequence[Tile],
+        detail: str,
+        seconds: float = 0.0,
+    ) -> None:
         uids = tuple(t.uid for t in tiles)
-        self.slips.append(Slip(self.number, place, kind, len(self.moves), uids, detail))
+        index = len(self.moves)
+        self.slips.append(Slip(self.number, place, kind, index, uids, detail, seconds))
 
     def _jump(self, turn: int) -> tuple[int, bool]:
         """The seat after the one on turn draws in its place (drawing out of turn)."""
@@ -301,8 +310,7 @@ class HandPlay:
             await self.umpire.declare([place])
         if self._slip(self.sloppy.slow_turn):
             seconds = self.sloppy.slow_turn_s(self.ruleset)
-            self._note(place, SlipKind.SLOW_TURN, [], f"the turn took {seconds:g} s")
-            self.slips[-1] = replace(self.slips[-1], seconds=seconds)
+            self._note(place, SlipKind.SLOW_TURN, [], f"the turn took {seconds:g} s", seconds)
             await self.umpire.stall(seconds)
 
     # ---- draws --------------------------------------------------------------------------

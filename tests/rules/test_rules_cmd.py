@@ -101,6 +101,10 @@ def test_an_invalid_hand_is_a_normal_answer(capsys: pytest.CaptureFixture[str]) 
         (["123m456p789s123p55s", "--draw-streak", "2"], "a draw streak does not apply"),
         (["123m456p789s123p55s", "--win", "self-draw", "--discarder", "S"], "no discarder"),
         (["123m456p789s123p55s", "--win", "last-tile", "--discarder", "S"], "no discarder"),
+        (["345m456m789m22p333p", "--win-tile", "5m", "--win", "robbing-kong"], "would be five"),
+        (["345m678m789m22p", "--meld", "pung:333p", "--win", "heavenly"], "no exposed sets"),
+        (["345m678m789m22p", "--meld", "concealed-kong:3333p", "--win", "heavenly"], "9.4.1"),
+        (["119m19p19s1234567z", "--win", "earthly", "--seat", "S", "--discarder", "W"], "(E)"),
     ],
 )
 def test_malformed_input_exits_2_with_one_line(
