@@ -109,7 +109,8 @@ async def simulated_hardware(
         pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
     )
     opener = await sim.start()
-    players = SimulatedPlayers(sim.table, sim.buttons, Habits(think_s=options.think_s))
+    habits = Habits(think_s=options.think_s, sloppy=options.sloppy)
+    players = SimulatedPlayers(sim.table, sim.buttons, habits, options.ground_truth)
     return Hardware(
         opener=opener,
         panel=sim.panel(),

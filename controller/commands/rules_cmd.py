@@ -113,6 +113,7 @@ def run_score(args: argparse.Namespace) -> int:
             draw_streak=args.draw_streak,
             finished=frozenset(Seat.parse(letter) for letter in args.won),
         )
+        ruleset.check_applies(win)
         result = ruleset.score(win)
     if args.json:
         print(json.dumps(result.as_json(), ensure_ascii=False))

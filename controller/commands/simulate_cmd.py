@@ -14,6 +14,7 @@ import signal
 import tempfile
 import tomllib
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from controller.hub.transport import BrokerAddress
 from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
+from controller.sim.mistakes import SLOPPY, Sloppiness
 from controller.sim.view import EventFeed, board, hand_line, summary_lines
 from controller.table.records import FinishedHand
 
@@ -49,6 +51,18 @@ def register(commands: Any) -> None:
     sim.add_argument("--seed", type=int, default=0, help="tile tags, shuffles and dice (0)")
     sim.add_argument("--fast", action="store_true", help="machine and players at full speed")
     sim.add_argument("--plain", action="store_true", help="log lines, even on a terminal")
+    sim.add_argument(
+        "--habits",
+        choices=["clean", "sloppy"],
+        default="clean",
+        help="sloppy: the players make mistakes at seeded rates (no slow turns with --fast)",
+    )
+    sim.add_argument(
+        "--ground-truth",
+        type=Path,
+        metavar="FILE",
+        help="write every move and mistake of the players to FILE (JSON lines)",
+    )
     hub = sim.add_argument_group("hub link")
     hub.add_argument("--mqtt", metavar="URL", help="send results to this broker's recorder")
     hub.add_argument("--db", type=Path, help="the table's outbox file (default: a temp file)")
@@ -65,6 +79,11 @@ def register(commands: Any) -> None:
 def run_simulate(args: argparse.Namespace) -> int:
     """Play the session, print the summary; exit 0 only if it played out and reached the hub."""
     plan = session_plan(args)
+    if plan.ground_truth is not None:
+        try:
+            plan.ground_truth.write_text("", encoding="utf-8")  # this session's records only
+        except OSError as error:
+            raise UsageError(f"--ground-truth {plan.ground_truth}: {error.strerror}") from None
     console = Console()
     live = console.is_terminal and not args.plain
     with _logging(plan, live) as feed, tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp:
@@ -102,7 +121,16 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         key=table_key(args.keys, args.table) if args.keys else DEMO_KEY,
         outbox=args.db,
         ack_wait_s=args.ack_wait,
+        sloppy=sloppiness(args.habits, args.seed, args.fast),
+        ground_truth=args.ground_truth,
     )
+
+
+def sloppiness(habits: str, seed: int, fast: bool) -> Sloppiness | None:
+    """The players' mistakes for `--habits`; a fast session has no time for slow turns."""
+    if habits != "sloppy":
+        return None
+    return replace(SLOPPY, seed=seed, slow_turn=0.0 if fast else SLOPPY.slow_turn)
 
 
 def table_key(path: Path, table: str) -> str:

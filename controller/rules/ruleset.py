@@ -173,6 +173,22 @@ class Ruleset(ABC):
         """The view of every arrangement of a declared win: what its patterns are asked."""
         return self._views(win, self.check(win))
 
+    def uses_draw_streak(self) -> bool:
+        """Whether drawn hands in a row before a win change its score (a draw bonus)."""
+        return False
+
+    def uses_finished(self) -> bool:
+        """Whether seats that already won may be named (a hand that goes on after a win)."""
+        return False
+
+    def check_applies(self, win: Win) -> None:
+        """Raise RulesError if the win names facts this ruleset has no use for (a tool's
+        options are then refused rather than ignored); `score` itself does not ask this."""
+        if win.draw_streak and not self.uses_draw_streak():
+            raise RulesError(f"{self.name} has no draw bonus: a draw streak does not apply")
+        if win.finished and not self.uses_finished():
+            raise RulesError(f"{self.name} ends a hand at its first win: no seat has won yet")
+
     def can_win(self, win: Win) -> bool:
         """Whether the declared hand is a valid win (shape and ruleset conditions)."""
         return self.score(win).valid
@@ -207,18 +223,32 @@ class Ruleset(ABC):
         how = win.win_type
         if how in _SPECIAL_CONTEXT:
             self._check_context(win)
-        if win.discarder is win.seat and how not in self.self_drawn_wins:
+        self_drawn = how in self.self_drawn_wins
+        if win.discarder is not None and self_drawn:
+            raise RulesError(f"a {how.value} win has no discarder: the tile came from the wall")
+        if win.discarder is win.seat and not self_drawn:
             raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
+        if how is _EARTHLY and not self_drawn and win.discarder not in (None, _DEALER):
+            raise RulesError("an earthly win on a discard is on the dealer's (E) first discard")
+        if how is WinType.ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
+            tile = tile_str(win.win_tile)
+            raise RulesError(
+                f"robbing a kong: the other three {tile} are in the kong, so the hand "
+                f"cannot hold another {tile} (that would be five)"
+            )
         if win.finished and self.discarder(win) in win.finished:
             raise RulesError("the discarder already won this hand: name the discarder")
         return counts
 
     @staticmethod
     def _check_context(win: Win) -> None:
-        if win.win_type is WinType.HEAVENLY and win.seat is not Seat.E:
+        how = win.win_type
+        if how is WinType.HEAVENLY and win.seat is not Seat.E:
             raise RulesError("a heavenly win is the dealer's: the winner must sit E")
-        if win.win_type is WinType.EARTHLY and win.seat is Seat.E:
+        if how is WinType.EARTHLY and win.seat is Seat.E:
             raise RulesError("an earthly win is a non-dealer's: the winner cannot sit E")
+        if how in (WinType.HEAVENLY, WinType.EARTHLY) and any(m.exposed for m in win.melds):
+            raise RulesError(f"a {how.value} win is won before any claim: it has no exposed sets")
         if win.win_type is WinType.KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
             raise RulesError("a win on a kong replacement needs a declared kong")
 

@@ -209,6 +209,10 @@ class Shanghai(Ruleset):
 
     # --- which hands may be declared
 
+    def uses_draw_streak(self) -> bool:
+        """The draw bonus (荒番) multiplies a win after drawn hands, unless it is x1."""
+        return self.draw_bonus > 1
+
     def check(self, win: Win) -> list[int]:
         """The usual checks; also a win on a flower's replacement, and Eight Flowers one short.
 
@@ -216,6 +220,10 @@ class Shanghai(Ruleset):
         the flowers and no kong). Eight Flowers wins at once on the eighth flower, before its
         replacement comes, so the hand may hold one tile fewer than a full hand.
         """
+        if len(win.flowers) == FLOWERS and not self.is_self_drawn(win.win_type):
+            raise RulesError(
+                "Eight Flowers wins at once on the eighth flower drawn, never on a discard"
+            )
         if win.win_type is _KONG_REPLACEMENT and not any(m.is_kong for m in win.melds):
             if not win.flowers:
                 raise RulesError("a win on a replacement tile needs a declared kong or a flower")

@@ -228,6 +228,10 @@ class Sichuan(Ruleset):
             return 0
         return max(0, found - self._absorbs.get(base.spec.name, 0))
 
+    def uses_finished(self) -> bool:
+        """Blood battle: the hand goes on after a win, so earlier winners may be named."""
+        return True
+
     def check(self, win: Win) -> list[int]:
         """As the base check; a self-drawn win needs someone still in to pay it."""
         counts = super().check(win)

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from controller.rules.data import Table, get
+from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
 from controller.rules.patterns import Predicate, evaluate_best, needs
 from controller.rules.ruleset import Ruleset
@@ -403,6 +404,16 @@ class ZungJung(Ruleset):
         self.discard_share: int = get(data, "settlement.discard_share", int)
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
+
+    def check(self, win: Win) -> list[int]:
+        """As the base check; Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
+        if win.win_type is WinType.HEAVENLY and win.melds and not any(m.exposed for m in win.melds):
+            raise RulesError(
+                "a heavenly win holds the dealt tiles: after a concealed kong the dealer "
+                "wins on the kong's replacement (kong-replacement), not Blessing of Heaven "
+                "(ZJ 9.4.1)"
+            )
+        return super().check(win)
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""

@@ -2,13 +2,14 @@
 
 Deliberately simple and deterministic: keep pairs and neighbours, throw isolated tiles, and
 steer towards what the ruleset needs (Sichuan: void in one suit; Shanghai: one suit with
-honours). Good enough that hands end in wins as well as in draws.
+honours). Good enough that hands end in wins as well as in draws. Claims and kongs follow the same
+steering: a pung or kong of a kind the hand keeps, a chow from two loose neighbours.
 """
 
 from collections import Counter
 from collections.abc import Sequence
 
-from controller.rules import Meld, RulesError, Ruleset, Seat, Win, WinType
+from controller.rules import Claim, Meld, RulesError, Ruleset, Seat, Win, WinType
 from controller.rules.shapes import Form, count_tiles, is_win
 from controller.rules.tiles import is_flower, is_suited, suit
 
@@ -54,8 +55,10 @@ def wins(
     melds: Sequence[Meld] = (),
     finished: frozenset[Seat] = frozenset(),
     draw_streak: int = 0,
+    win_type: WinType | None = None,
 ) -> bool:
-    """Whether these tiles (the winning tile among `concealed`) make a valid win."""
+    """Whether these tiles (the winning tile among `concealed`) make a valid win; `win_type`
+    says how the tile came (default: a plain discard or self-draw)."""
     if any(is_flower(k) for k in concealed):
         return False
     counts = count_tiles(concealed)
@@ -67,7 +70,7 @@ def wins(
         tuple(sorted(concealed)),
         tuple(melds),
         win_tile,
-        WinType.SELF_DRAW if self_drawn else WinType.DISCARD,
+        win_type or (WinType.SELF_DRAW if self_drawn else WinType.DISCARD),
         seat,
         discarder,
         tuple(sorted(flowers)),
@@ -78,3 +81,52 @@ def wins(
         return ruleset.score(win).valid
     except RulesError:
         return False
+
+
+def _wanted(kind: int, hand: Sequence[int], ruleset: Ruleset) -> bool:
+    """Whether a set of this kind fits the hand the ruleset steers towards."""
+    if not is_suited(kind):
+        return ruleset.name != "sichuan"
+    held = Counter(suit(k) for k in hand if is_suited(k))
+    suits = sorted({suit(k) for k in ruleset.tiles.kinds if is_suited(k)})
+    if ruleset.name == "sichuan":
+        return suit(kind) != min(suits, key=lambda s: (held[s], s))
+    if ruleset.name == "shanghai":
+        return suit(kind) == max(suits, key=lambda s: (held[s], -s))
+    return True
+
+
+def claim_on(
+    ruleset: Ruleset, hand: Sequence[int], tile: int, *, may_chow: bool, may_kong: bool
+) -> tuple[Claim, tuple[int, ...]] | None:
+    """The set a player would make with a discarded `tile` (and the kinds it takes from
+    its hand), or None to let it pass: a kong or a pung of a kind it keeps, else a chow
+    from two loose neighbours (where `may_chow`)."""
+    if not _wanted(tile, hand, ruleset):
+        return None
+    counts = Counter(hand)
+    if may_kong and ruleset.claims.kong and counts[tile] == 3:
+        return Claim.KONG, (tile,) * 3
+    if ruleset.claims.pung and counts[tile] >= 2:
+        return Claim.PUNG, (tile,) * 2
+    if not (may_chow and ruleset.claims.chow and is_suited(tile)):
+        return None
+    for low, high in ((tile - 2, tile - 1), (tile - 1, tile + 1), (tile + 1, tile + 2)):
+        if all(0 <= k < 27 and suit(k) == suit(tile) and counts[k] == 1 for k in (low, high)):
+            return Claim.CHOW, (low, high)
+    return None
+
+
+def concealed_kong(ruleset: Ruleset, hand: Sequence[int]) -> int | None:
+    """A kind held four times in the hand that the player declares as a concealed kong."""
+    if not ruleset.claims.kong:
+        return None
+    counts = Counter(hand)
+    return next((k for k in sorted(counts) if counts[k] == 4 and _wanted(k, hand, ruleset)), None)
+
+
+def added_kong(ruleset: Ruleset, hand: Sequence[int], pungs: Sequence[int]) -> int | None:
+    """A hand tile the player adds to one of its exposed pungs (of these kinds)."""
+    if not ruleset.claims.kong:
+        return None
+    return next((k for k in sorted(set(hand)) if k in pungs), None)

@@ -21,6 +21,7 @@ from controller.config import (
 )
 from controller.hub.link import HubLink
 from controller.sim.hardware import SimOptions
+from controller.sim.mistakes import Sloppiness
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase, TableView
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
@@ -69,6 +70,10 @@ class DemoPlan:
     """The table's outbox file (None: one in the scratch folder)."""
     ack_wait_s: float = 30.0
     """After the session, wait at most this long for the hub's acks."""
+    sloppy: Sloppiness | None = None
+    """The players' mistakes (`--habits sloppy`)."""
+    ground_truth: Path | None = None
+    """Where the players write what they really did (JSON lines)."""
 
     @property
     def budget_s(self) -> float:
@@ -198,7 +203,13 @@ class DemoSession:
         """Power the table on, play the session, wait for the hub's acks, power off."""
         config = demo_config(self.plan, self.scratch)
         pace = self.plan.pace
-        options = SimOptions(self.plan.seed, pace.speed, think_s=pace.think_s)
+        options = SimOptions(
+            self.plan.seed,
+            pace.speed,
+            think_s=pace.think_s,
+            sloppy=self.plan.sloppy,
+            ground_truth=self.plan.ground_truth,
+        )
         hardware = await simulated_hardware(config, options, self.scratch)
         self._started = self._changed_at = time.monotonic()
         self.app = app = TableApp(

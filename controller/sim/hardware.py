@@ -10,6 +10,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import Pinout, load_pinout
+from controller.sim.mistakes import Sloppiness
 from controller.table.ports import SEATS
 from firmware_bridge.port import PortOpener
 from firmware_bridge.serial_port import serial_opener
@@ -40,6 +41,10 @@ class SimOptions:
     """Seconds between periodic zone reports (None: on change only)."""
     think_s: float = 0.5
     """The players' pause between moves."""
+    sloppy: Sloppiness | None = None
+    """The players' mistakes (None: they play cleanly)."""
+    ground_truth: Path | None = None
+    """A JSON lines file for every move and mistake the players made (None: not written)."""
 
 
 class Buttons:

@@ -2,29 +2,31 @@
 state, the dice), press its buttons, and move tiles with their hands (the physical model).
 
 They roll when the walls are up, take the deal the dice decide (flowers set aside and
-replaced), then play: draw, throw, win on a discard or by self-draw and press their declare
-button. When the wall is empty they tell the table the hand is over (the referee will do
-that itself once it lands).
+replaced), then play the hand (`hand_play`): draw, throw, win on a discard or by self-draw
+and press their declare button; with the `Habits` for it, also claim chows, pungs and
+kongs, make concealed and added kongs, rob kongs, win together on one discard and name the
+real win type. When the wall is empty they tell the table the hand is over, unless
+`referee_ends_hands` (the referee ends hands itself).
+
+Every move is kept as a `Move` (`SimulatedPlayers.moves`), the ground truth of the session.
 """
 
 import asyncio
 import logging
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-from controller.rules import Seat, Wall, get_ruleset, parse_tile
-from controller.rules.ruleset import Ruleset
-from controller.rules.tiles import is_flower
-from controller.sim.brain import choose_discard, wins
+from controller.rules import get_ruleset
+from controller.sim.dealing import take_deal
+from controller.sim.hand_play import HandPlay, PlayStyle
 from controller.sim.hardware import Buttons
+from controller.sim.mistakes import Sloppiness
+from controller.sim.moves import Move, Slip, write_jsonl
 from controller.table.cycle import Phase, TableView
-from controller.table.deal import Take, expected_deal
-from controller.table.geometry import physical_slot
 from controller.table.inputs import EndHand
 from controller.table.runner import TableRunner
-from controller.table.tiles import TileMap
-from firmware_bridge.messages import Zone
 from firmware_bridge.sim.table import SimulatedTable
-from firmware_bridge.sim.tiles import Tile
 
 log = logging.getLogger(__name__)
 
@@ -37,18 +39,68 @@ class Habits:
     """Pause between moves (real seconds; 0 still lets the table's events through)."""
     wrong_deal_hand: int | None = None
     """In this hand, seats S and W each take one of the other's dealt tiles."""
+    claims: bool = False
+    """Claim chows (from the seat before, where the ruleset has chows), pungs and exposed
+    kongs on discards that fit the hand (the referee follows them)."""
+    kongs: bool = False
+    """Make concealed and added kongs in the own turn, and exposed kongs when claiming."""
+    rob_kongs: bool = False
+    """Win on the tile of another seat's added kong (robbing the kong)."""
+    shared_wins: bool = False
+    """Everyone who can win on one discard declares (Sichuan, Shanghai); else the first in
+    turn after the discarder (head bump)."""
+    win_types: bool = False
+    """Judge a possible win by its real type (kong replacement, last tile, heavenly, ...);
+    off: as a plain discard or self-draw, as the interim judge scores it."""
+    referee_ends_hands: bool = False
+    """At an empty wall wait for the table to end the hand (no EndHand from the players)."""
+    sloppy: Sloppiness | None = None
+    """Mistakes made on purpose at these rates (`simulate --habits sloppy`); None: none."""
+    wait_for_referee: bool = False
+    """After each move wait until the table's view shows it followed a move
+    (`TableView.moves` changed; without that field only `think_s` is waited)."""
+
+    @property
+    def style(self) -> PlayStyle:
+        """The moves these habits make."""
+        return PlayStyle(self.claims, self.kongs, self.rob_kongs, self.shared_wins, self.win_types)
+
+
+FULL_PLAY = Habits(
+    claims=True,
+    kongs=True,
+    rob_kongs=True,
+    shared_wins=True,
+    win_types=True,
+    referee_ends_hands=True,
+    wait_for_referee=True,
+)
+"""Every move a referee follows (the defaults once the referee replaces the interim judge)."""
 
 
 class SimulatedPlayers:
     """The four players of a simulated table."""
 
-    def __init__(self, table: SimulatedTable, buttons: Buttons, habits: Habits | None = None):
+    def __init__(
+        self,
+        table: SimulatedTable,
+        buttons: Buttons,
+        habits: Habits | None = None,
+        ground_truth: Path | None = None,
+    ):
         self.table = table
         self.buttons = buttons
         self.habits = habits or Habits()
+        self.ground_truth = ground_truth
+        """A JSON lines file the moves and slips of each hand are added to as it ends."""
         self.hands_played = 0
+        self.moves: list[Move] = []
+        """Every move of every hand played, in order (the session's ground truth)."""
+        self.slips: list[Slip] = []
+        """Every mistake made on purpose (sloppy habits), in order."""
         self._wake = asyncio.Event()
         self._runner: TableRunner | None = None
+        self._followed: object = None
 
     async def run(self, runner: TableRunner) -> None:
         """Play whatever the table asks for, until cancelled."""
@@ -85,176 +137,85 @@ class SimulatedPlayers:
 
     async def _deal(self, view: TableView) -> None:
         assert view.ruleset is not None and view.dealer is not None
+        swap = view.hand == self.habits.wrong_deal_hand
         ruleset = get_ruleset(view.ruleset)
-        wall = self.table.wall()
-        tiles = TileMap.from_names("seen", {tile.uid: tile.name for tile in wall.values()})
-        plan = ruleset.wall_plan(view.dice)
-        self._wall = plan.wall()
-        placed = {slot: tile.uid for slot, tile in wall.items()}
-        deal = expected_deal(plan, placed, tiles, view.dealer, self._wall)
-        takes = list(deal.takes)
-        if view.hand == self.habits.wrong_deal_hand:
-            takes = _swap_first(takes, 1, 2)
-        for take in (t for t in takes if not t.replacement):
-            self.table.draw(take.place, *take.slot)
-        for take in (t for t in takes if t.replacement):
-            self._set_aside_flowers(take.place)
-            self.table.draw(take.place, *take.slot)
-        for place in range(4):
-            self._set_aside_flowers(place)
+        self._wall = take_deal(self.table, ruleset, view.dice, view.dealer, swap=swap)
         await self.think()
-
-    def _set_aside_flowers(self, place: int) -> None:
-        hand = self.table.zone_tiles(place, Zone.HAND)
-        flowers = [tile.uid for tile in hand if is_flower(_kind(tile))]
-        if flowers:
-            self.table.meld(place, flowers)
 
     # ---- play ------------------------------------------------------------------------------
 
     async def _play(self, view: TableView) -> None:
         assert view.ruleset is not None and view.dealer is not None
-        game = _Game(self, get_ruleset(view.ruleset), view.dealer, self._wall)
-        await game.play()
+        self._followed = getattr(view, "moves", None)
+        play = HandPlay(
+            self.table,
+            self,
+            get_ruleset(view.ruleset),
+            view.dealer,
+            self._wall,
+            style=self.habits.style,
+            hand=view.hand or 0,
+            sloppy=self.habits.sloppy,
+        )
+        try:
+            await play.play()
+        finally:
+            self.moves += play.moves
+            self.slips += play.slips
+            if self.ground_truth is not None:
+                write_jsonl(self.ground_truth, [*play.moves, *play.slips], append=True)
         self.hands_played += 1
 
-    async def declare(self, place: int) -> bool:
-        """Press the declare button and wait for the table's verdict; True if it was a win."""
+    # ---- what the table says back (the Umpire of hand_play) -----------------------------
+
+    async def declare(self, places: Sequence[int]) -> list[int]:
+        """Press these seats' declare buttons and wait for the table's verdicts; returns the
+        places whose win it accepted (all of them if the hand ended meanwhile)."""
         assert self._runner is not None
-        self.buttons.press_declare(place)
+        for place in places:
+            self.buttons.press_declare(place)
         view = self._runner.view
-        while place not in view.declared and place not in view.winners:
-            if view.phase is not Phase.PLAYING:
-                return True
+        while view.phase is Phase.PLAYING and not all(
+            p in view.declared or p in view.winners for p in places
+        ):
             view = await self._next_view()
-        while place in view.declared and view.phase is Phase.PLAYING:
+        while view.phase is Phase.PLAYING and any(p in view.declared for p in places):
             view = await self._next_view()
-        return place in view.winners or view.phase is not Phase.PLAYING
+        if view.phase is not Phase.PLAYING:
+            return list(places)
+        return [p for p in places if p in view.winners]
 
     def playing(self) -> bool:
         """The table still says 'playing'."""
         return self._runner is not None and self._runner.view.phase is Phase.PLAYING
 
-    async def end_hand(self) -> None:
-        """Tell the table the wall is empty (the referee's job, later) and wait for it."""
+    async def wall_empty(self) -> None:
+        """Nobody can draw: tell the table the hand is over (or wait for the referee to end
+        it) and wait until it is."""
         assert self._runner is not None
-        self._runner.submit(EndHand("the wall is empty"))
+        if not self.habits.referee_ends_hands:
+            self._runner.submit(EndHand("the wall is empty"))
         while self.playing():
             await self._next_view()
 
+    async def stall(self, seconds: float) -> None:
+        """Let `seconds` of the table's time pass (its injected clock: virtual in tests)."""
+        assert self._runner is not None
+        clock = self._runner.clock
+        start = clock.monotonic()
+        # The injected clock has no event to wait on; a virtual one moves while we yield.
+        while clock.monotonic() - start < seconds and self.playing():  # noqa: ASYNC110
+            await asyncio.sleep(self.habits.think_s)
 
-def _swap_first(takes: list[Take], one: int, other: int) -> list[Take]:
-    first = next(i for i, t in enumerate(takes) if t.place == one)
-    second = next(i for i, t in enumerate(takes) if t.place == other)
-    takes = list(takes)
-    takes[first] = replace(takes[first], place=other)
-    takes[second] = replace(takes[second], place=one)
-    return takes
-
-
-class _Game:
-    """One hand of play: turn order, draws from the wall plan, discards and wins."""
-
-    def __init__(
-        self, players: SimulatedPlayers, ruleset: Ruleset, dealer: int, wall: Wall
-    ) -> None:
-        self.players = players
-        self.table = players.table
-        self.ruleset = ruleset
-        self.dealer = dealer
-        self.wall = wall
-        self.finished: list[int] = []
-
-    def seat(self, place: int) -> Seat:
-        return Seat((place - self.dealer) % 4)
-
-    def hand(self, place: int) -> list[Tile]:
-        return self.table.zone_tiles(place, Zone.HAND)
-
-    def flowers(self, place: int) -> list[int]:
-        return [k for k in _kinds(self.table.zone_tiles(place, Zone.MELD)) if is_flower(k)]
-
-    def after(self, place: int) -> list[int]:
-        order = [(place + step) % 4 for step in (1, 2, 3)]
-        return [p for p in order if p not in self.finished]
-
-    async def play(self) -> None:
-        turn, draw = self.dealer, False
-        while self.players.playing():
-            if draw:
-                if not self.wall.remaining:
-                    await self.players.end_hand()
-                    return
-                self._draw(turn)
-            if await self._self_drawn(turn):
-                if not self.players.playing() or not self.after(turn):
-                    return
-                turn, draw = self.after(turn)[0], True
-                continue
-            claimer = await self._discard(turn)
-            if not self.players.playing():
-                return
-            nxt = self.after(claimer if claimer is not None else turn)
-            if not nxt:
-                return
-            turn, draw = nxt[0], True
-            await self.players.think()
-
-    def _draw(self, place: int) -> None:
-        position = self.wall.draw()
-        tile = self.table.draw(place, *physical_slot(position, self.dealer))
-        while is_flower(_kind(tile)) and self.wall.remaining:
-            self.table.meld(place, [tile.uid])
-            position = self.wall.draw_replacement()
-            tile = self.table.draw(place, *physical_slot(position, self.dealer))
-
-    async def _self_drawn(self, place: int) -> bool:
-        kinds = _kinds(self.hand(place))
-        if not kinds or not wins(
-            self.ruleset,
-            kinds,
-            kinds[-1],
-            self_drawn=True,
-            seat=self.seat(place),
-            flowers=self.flowers(place),
-            finished=self._finished_seats(),
-        ):
-            return False
-        if await self.players.declare(place):
-            self.finished.append(place)
-            return True
-        return False
-
-    async def _discard(self, place: int) -> int | None:
-        hand = self.hand(place)
-        kind = choose_discard([k for k in _kinds(hand) if not is_flower(k)], self.ruleset)
-        tile = next(t for t in hand if _kind(t) == kind)
-        self.table.discard(place, tile.uid)
-        for other in self.after(place):
-            kinds = [*_kinds(self.hand(other)), kind]
-            if wins(
-                self.ruleset,
-                kinds,
-                kind,
-                self_drawn=False,
-                seat=self.seat(other),
-                discarder=self.seat(place),
-                flowers=self.flowers(other),
-                finished=self._finished_seats(),
-            ):
-                self.table.move(tile.uid, other, Zone.HAND)
-                if await self.players.declare(other):
-                    self.finished.append(other)
-                return other
-        return None
-
-    def _finished_seats(self) -> frozenset[Seat]:
-        return frozenset(self.seat(p) for p in self.finished)
-
-
-def _kind(tile: Tile) -> int:
-    return parse_tile(tile.name)
-
-
-def _kinds(tiles: list[Tile]) -> list[int]:
-    return [_kind(tile) for tile in tiles]
+    async def pace(self) -> None:
+        """Between two moves: think, and (`wait_for_referee`) wait until the table's view
+        shows it followed the move."""
+        await self.think()
+        if not self.habits.wait_for_referee or self._runner is None:
+            return
+        view = self._runner.view
+        followed = getattr(view, "moves", None)
+        while followed is not None and followed == self._followed and self.playing():
+            view = await self._next_view()
+            followed = getattr(view, "moves", None)
+        self._followed = followed

@@ -45,13 +45,17 @@ def random_win(rng: random.Random) -> tuple[str, Win]:
     concealed = [tile for tiles in sets[declared:] for tile in tiles]
     rng.shuffle(concealed)
     flowers = ruleset.tiles.flowers
+    held_flowers = tuple(rng.sample(flowers, rng.randint(0, len(flowers))))
+    how = rng.choice([WinType.DISCARD, WinType.SELF_DRAW, WinType.LAST_TILE])
+    if flowers and len(held_flowers) == len(flowers):
+        how = WinType.SELF_DRAW  # all the flowers win at once, never on a discard
     return name, Win(
         tuple(concealed),
         melds,
         rng.choice(concealed),
-        rng.choice([WinType.DISCARD, WinType.SELF_DRAW, WinType.LAST_TILE]),
+        how,
         rng.choice(list(Seat)),
-        flowers=tuple(rng.sample(flowers, rng.randint(0, len(flowers)))),
+        flowers=held_flowers,
     )
 
 

@@ -39,7 +39,7 @@ def test_payments_sum_to_zero(
 ) -> None:
     ruleset = get_ruleset(name)
     assume(all(tile in ruleset.tiles.kinds for tile in tiles))  # e.g. no honours in Sichuan
-    who = None if discarder is seat else discarder
+    who = None if discarder is seat or ruleset.is_self_drawn(how) else discarder
     score = ruleset.score(Win(tuple(tiles), win_type=how, seat=seat, discarder=who))
     assert sum(score.payments.values()) == 0
     if score.valid:

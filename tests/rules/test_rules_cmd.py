@@ -97,7 +97,14 @@ def test_an_invalid_hand_is_a_normal_answer(capsys: pytest.CaptureFixture[str]) 
         (["11111m456p789s123p"], "more than 4 tiles 1m"),
         (["123m456p789s123p55s", "--flowers", "1f"], "without flower tiles"),
         (["123m456p789s123p55s", "--won", "EX"], "unknown seat 'X'"),
-        (["123m456p789s123p55s", "--won", "N"], "already won"),
+        (["123m456p789s123p55s", "--won", "N"], "no seat has won yet"),
+        (["123m456p789s123p55s", "--draw-streak", "2"], "a draw streak does not apply"),
+        (["123m456p789s123p55s", "--win", "self-draw", "--discarder", "S"], "no discarder"),
+        (["123m456p789s123p55s", "--win", "last-tile", "--discarder", "S"], "no discarder"),
+        (["345m456m789m22p333p", "--win-tile", "5m", "--win", "robbing-kong"], "would be five"),
+        (["345m678m789m22p", "--meld", "pung:333p", "--win", "heavenly"], "no exposed sets"),
+        (["345m678m789m22p", "--meld", "concealed-kong:3333p", "--win", "heavenly"], "9.4.1"),
+        (["119m19p19s1234567z", "--win", "earthly", "--seat", "S", "--discarder", "W"], "(E)"),
     ],
 )
 def test_malformed_input_exits_2_with_one_line(
@@ -108,6 +115,37 @@ def test_malformed_input_exits_2_with_one_line(
     assert out == ""
     assert len(err.splitlines()) == 1
     assert message in err
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "args", "message"),
+    [
+        ("sichuan", ["123m456p789m123p55m", "--seat", "S", "--won", "E"], "already won"),
+        ("sichuan", ["123m456p789m123p55m", "--draw-streak", "1"], "no draw bonus"),
+        ("shanghai", ["123m456p789s123p55s", "--won", "S"], "ends a hand at its first win"),
+        ("shanghai", ["1112345678999m", "--flowers", "12345678f"], "never on a discard"),
+        ("zung-jung", ["123m456p789s123p55s", "--win", "earthly", "--seat", "N"], "E) first"),
+    ],
+)
+def test_options_that_do_not_apply_are_refused(
+    capsys: pytest.CaptureFixture[str], ruleset: str, args: list[str], message: str
+) -> None:
+    if ruleset == "zung-jung":
+        args = [*args, "--discarder", "W"]
+    code, out, err = run(capsys, "score", "--ruleset", ruleset, *args)
+    assert (code, out, len(err.splitlines())) == (2, "", 1)
+    assert message in err
+
+
+def test_shanghai_draw_streak_and_sichuan_winners_are_used(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["score", "--ruleset", "shanghai", "111222333z444z55z", "--json", "--draw-streak", "1"]
+    code, out, _ = run(capsys, *args)
+    assert code == 0 and json.loads(out)["valid"]
+    args = ["score", "--ruleset", "sichuan", "123m456p789m123p55m", "--won", "W", "--json"]
+    code, out, _ = run(capsys, *args, "--seat", "S", "--win", "self-draw")
+    assert code == 0 and json.loads(out)["payments"]["W"] == 0
 
 
 def test_a_ruleset_not_yet_built_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

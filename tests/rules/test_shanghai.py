@@ -18,9 +18,10 @@ def sh(
     discarder: Seat | None = None,
     flowers: str = "",
     streak: int = 0,
+    tile: str | None = None,
 ) -> Score:
     """The Shanghai score of a hand written in notation."""
-    win = Win.of(hand, melds, None, how, seat, discarder, flowers, streak)
+    win = Win.of(hand, melds, tile, how, seat, discarder, flowers, streak)
     return SH.score(win)
 
 
@@ -66,7 +67,10 @@ PATTERNS: dict[str, tuple[Spec, Spec]] = {
         ("123m456p789s123p55s", (), {"how": WinType.EARTHLY, "seat": Seat.S}),
         (MIXED, (), {"seat": Seat.S}),
     ),
-    "八花": ((MIXED, (), {"flowers": ALL_FLOWERS}), (MIXED, (), {"flowers": "1234567f"})),
+    "八花": (
+        (MIXED, (), {"flowers": ALL_FLOWERS, "how": WinType.SELF_DRAW}),
+        (MIXED, (), {"flowers": "1234567f", "how": WinType.SELF_DRAW}),
+    ),
     "字一色": (("111z222z333z555z66z", (), {}), ("111z222z333z555z67z", (), {})),
     "乱风向": (("11223344556677z", (), {}), ("1122334455667z1m", (), {})),
     "清碰": (("111m333m555m777m99m", (), {}), ("111m333m555m789m99m", (), {})),
@@ -254,7 +258,7 @@ def test_each_other_player_pays_a_self_drawn_win() -> None:
 
 
 def test_robbing_a_kong_is_paid_by_the_konger() -> None:
-    score = sh(MIXED, how=WinType.ROBBING_KONG, seat=Seat.S, discarder=Seat.N)
+    score = sh(MIXED, tile="7m", how=WinType.ROBBING_KONG, seat=Seat.S, discarder=Seat.N)
     assert score.payments == {Seat.E: 0, Seat.S: 16, Seat.W: 0, Seat.N: -16}
 
 

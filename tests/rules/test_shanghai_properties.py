@@ -71,6 +71,11 @@ def special_win(draw: st.DrawFn) -> Win:
     how_won = draw(st.sampled_from(DISCARD_WINS + SELF_DRAWN))
     if how_won is WinType.KONG_REPLACEMENT and not flowers and not any(m.is_kong for m in melds):
         how_won = WinType.SELF_DRAW
+    held = concealed + [tile for meld in melds for tile in meld.tiles]
+    if how_won is WinType.ROBBING_KONG and held.count(concealed[-1]) > 1:
+        how_won = WinType.DISCARD  # the robbed kong holds the other three of that tile
+    if len(flowers) == 8 and how_won not in SELF_DRAWN:
+        how_won = WinType.SELF_DRAW  # all the flowers win at once, never on a discard
     discarder = draw(st.sampled_from(seat.others()))
     return Win(
         tuple(concealed),

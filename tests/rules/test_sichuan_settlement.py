@@ -77,7 +77,8 @@ def test_kong_replacement_and_earthly_wins_are_self_drawn() -> None:
 
 
 def test_robbing_a_kong_is_paid_by_the_konger() -> None:
-    score = SC.score(win("123m456m789m234p55p", how=WinType.ROBBING_KONG, seat=S, discarder=W))
+    robbed = win("123m456m789m234p55p", tile="2p", how=WinType.ROBBING_KONG, seat=S, discarder=W)
+    score = SC.score(robbed)
     assert score.payments == {E: 0, S: 1, W: -1, N: 0}
 
 
@@ -283,7 +284,9 @@ def test_win_payments_sum_to_zero_and_only_players_still_in_pay(
     tiles: list[int], how: WinType, winner: Seat, step: int, out_steps: set[int]
 ) -> None:
     assume(max(tiles.count(tile) for tile in tiles) <= 4)
-    discarder = Seat((winner + step) % 4)
+    if how is WinType.ROBBING_KONG and tiles.count(tiles[-1]) > 1:
+        how = WinType.DISCARD  # the robbed kong holds the other three of that tile
+    discarder = None if how is WinType.SELF_DRAW else Seat((winner + step) % 4)
     finished = frozenset(Seat((winner + s) % 4) for s in out_steps) - {discarder}
     score = SC.score(
         Win(tuple(tiles), win_type=how, seat=winner, discarder=discarder, finished=finished)

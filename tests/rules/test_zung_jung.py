@@ -96,7 +96,7 @@ PATTERNS: dict[str, tuple[Spec, Spec]] = {
         ("123m456p789s55s", ("kong:1111z",), {"how": SD}),
     ),
     "Robbing a Kong": (
-        ("123m456p789s234p55s", (), {"how": WinType.ROBBING_KONG}),
+        ("123m456p789s234p55s", (), {"how": WinType.ROBBING_KONG, "tile": "9s"}),
         ("123m456p789s234p55s", (), {}),
     ),
     "Blessing of Heaven": (
@@ -188,8 +188,12 @@ def test_seven_pairs_may_hold_four_of_a_kind() -> None:
     assert "Seven Pairs" in names(zj("1111m3344p5566s77z"))
 
 
-def test_thirteen_terminals_adds_mixed_greater_terminals() -> None:
-    assert zj("19m19p19s12345677z").total == 160 + 100
+def test_thirteen_terminals_does_not_add_mixed_greater_terminals() -> None:
+    # ZJ 8.1.3: Mixed Greater Terminals is "not applicable to a Thirteen Terminals hand"
+    score = zj("119m19p19s1234567z", seat=Seat.S, discarder=Seat.W)
+    assert names(score) == ["Thirteen Terminals"]
+    assert score.total == 160
+    assert score.payments == {Seat.E: -25, Seat.S: 480, Seat.W: -430, Seat.N: -25}
 
 
 def test_heavenly_nine_gates_is_only_the_blessing() -> None:
@@ -230,7 +234,7 @@ def test_payments_on_a_self_draw() -> None:
 
 
 def test_robbing_a_kong_is_paid_by_the_konger() -> None:
-    score = zj("123m345m567m111z99m", how=WinType.ROBBING_KONG, discarder=Seat.W)
+    score = zj("123m345m567m111z99m", tile="7m", how=WinType.ROBBING_KONG, discarder=Seat.W)
     assert score.payments[Seat.W] == -(3 * 65 - 50)
 
 

@@ -4,6 +4,7 @@ are one line, and a session that stops (a fault, no progress, too slow) ends the
 instead of hanging it."""
 
 import asyncio
+import json
 import logging
 import re
 from dataclasses import replace
@@ -163,3 +164,21 @@ def test_on_a_terminal_the_board_replaces_the_log_lines(
     assert "all 2 hands played" in captured.out
     assert "INFO controller" not in captured.err, "log lines go to the board, not stderr"
     assert logging.getLogger().handlers == handlers, "logging is as it was before"
+
+
+def test_sloppy_players_log_what_they_did_wrong_and_the_table_sees_the_false_wins(
+    pins: MockFactory, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    truth = tmp_path / "truth.jsonl"
+    args = ["simulate", "--fast", "--plain", "--hands", "4", "--seed", "2", "--habits", "sloppy"]
+    assert main([*args, "--ground-truth", str(truth)]) == 0
+    out = capsys.readouterr().out
+    rows = [json.loads(line) for line in truth.read_text().splitlines()]
+    slips = [row for row in rows if row["record"] == "slip"]
+    assert {row["kind"] for row in slips} >= {"false-win", "short-hand"}
+    assert "slow-turn" not in {row["kind"] for row in slips}, "no time for slow turns at --fast"
+    false_wins = sum(row["kind"] == "false-win" for row in slips)
+    assert f"false declaration {false_wins}" in out
+    assert main([*args[:-2], "--ground-truth", str(truth)]) == 0  # clean players, new file
+    capsys.readouterr()
+    assert all(json.loads(line)["record"] == "move" for line in truth.read_text().splitlines())
