@@ -37,7 +37,7 @@ SEATS = [seat.name for seat in Seat]
 
 def register(commands: Any) -> None:
     """Add the `rules` group to the CLI."""
-    group = commands.add_parser("rules", help="validate and score hands, list waits")
+    group = commands.add_parser("rules")
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
     score = actions.add_parser(
         "score",

@@ -21,7 +21,6 @@ def register(commands: Any) -> None:
     """Add the `run` command to the CLI."""
     run = commands.add_parser(
         "run",
-        help="run the table daemon",
         description="Run the table: build and check walls, roll, check the deal, keep sessions "
         "and scores, send results to the hub. Stops cleanly on SIGTERM or Ctrl-C.",
     )

@@ -38,7 +38,6 @@ def register(commands: Any) -> None:
     """Add the `simulate` command to the CLI."""
     sim = commands.add_parser(
         "simulate",
-        help="play a whole session on the simulated table, watched live",
         description="Power on the simulated table with four simulated players and play one "
         "session of N hands under the daemon, showing the table live; print a summary at the "
         "end. Exits 1 with one line if a fault stops the session or the hub does not ack "
