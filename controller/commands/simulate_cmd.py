@@ -8,6 +8,7 @@ venue broker, and the command waits (bounded) until the recorder has acked every
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import logging
 import re
 import signal
@@ -15,10 +16,7 @@ import tempfile
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
+from typing import TYPE_CHECKING, Any
 
 from controller.config import RULESETS
 from controller.errors import RuntimeFailure, UsageError
@@ -27,8 +25,11 @@ from controller.hub.transport import BrokerAddress
 from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
-from controller.sim.view import EventFeed, board, hand_line, summary_lines
+from controller.sim.view import EventFeed, hand_line, summary_lines
 from controller.table.records import FinishedHand
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 INTERRUPTED = "interrupted"
 _TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -64,10 +65,12 @@ def register(commands: Any) -> None:
 def run_simulate(args: argparse.Namespace) -> int:
     """Play the session, print the summary; exit 0 only if it played out and reached the hub."""
     plan = session_plan(args)
-    console = Console()
-    live = console.is_terminal and not args.plain
-    with _logging(plan, live) as feed, tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp:
-        outcome = asyncio.run(_play(plan, Path(tmp), console if live else None, feed))
+    console = None if args.plain else live_console()
+    with (
+        _logging(plan, console is not None) as feed,
+        tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp,
+    ):
+        outcome = asyncio.run(_play(plan, Path(tmp), console, feed))
     for line in summary_lines(outcome):
         print(line)
     if outcome.stopped == INTERRUPTED:
@@ -75,6 +78,17 @@ def run_simulate(args: argparse.Namespace) -> int:
     if not outcome.ok:
         raise RuntimeFailure(outcome.stopped or outcome.problems[0])
     return 0
+
+
+def live_console() -> "Console | None":
+    """A console for the live board: on a terminal, with `rich` installed (the `board`
+    extra); else None, and the session is shown as plain lines."""
+    if importlib.util.find_spec("rich") is None:
+        return None
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else None
 
 
 def session_plan(args: argparse.Namespace) -> DemoPlan:
@@ -138,7 +152,9 @@ def _logging(plan: DemoPlan, live: bool) -> Iterator[EventFeed]:
         root.setLevel(saved[1])
 
 
-async def _play(plan: DemoPlan, scratch: Path, console: Console | None, feed: EventFeed) -> Outcome:
+async def _play(
+    plan: DemoPlan, scratch: Path, console: "Console | None", feed: EventFeed
+) -> Outcome:
     session = DemoSession(plan, scratch, on_result=None if console else _print_hand)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -152,8 +168,12 @@ async def _play(plan: DemoPlan, scratch: Path, console: Console | None, feed: Ev
             loop.remove_signal_handler(signum)
 
 
-async def _watch_live(session: DemoSession, console: Console, feed: EventFeed) -> Outcome:
+async def _watch_live(session: DemoSession, console: "Console", feed: EventFeed) -> Outcome:
     """Run the session under a live board, repainted eight times a second."""
+    from rich.live import Live
+
+    from controller.sim.board import board
+
     plan = session.plan
     with Live(console=console, auto_refresh=False) as live:
         task = asyncio.create_task(session.run())
