@@ -188,8 +188,11 @@ def test_seven_pairs_may_hold_four_of_a_kind() -> None:
     assert "Seven Pairs" in names(zj("1111m3344p5566s77z"))
 
 
-def test_thirteen_terminals_adds_mixed_greater_terminals() -> None:
-    assert zj("19m19p19s12345677z").total == 160 + 100
+def test_thirteen_terminals_does_not_add_mixed_greater_terminals() -> None:
+    # ZJ 8.1.3: Mixed Greater Terminals is "not applicable to a Thirteen Terminals hand".
+    score = zj("19m19p19s12345677z")
+    assert names(score) == ["Thirteen Terminals"]
+    assert score.total == 160
 
 
 def test_heavenly_nine_gates_is_only_the_blessing() -> None:
