@@ -5,25 +5,71 @@ input and exit 1 for run-time failures; `--debug` adds the traceback. Only the m
 command being run is imported (see `controller.commands`).
 """
 
+from __future__ import annotations
+
 import argparse
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import NoReturn
 
 from controller import __version__
 from controller.commands import COMMANDS
 from controller.errors import TableError, UsageError
 
+# `typing` costs a tenth of `--version`; mypy reads this name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 PROG = "mahjong-table"
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, sized without `shutil` (whose import, with its compression
+    modules, every command would pay: argparse makes a formatter for each subcommand group)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = _columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    import os
+
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
 
 
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are a single line and exit 2."""
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
     def error(self, message: str) -> NoReturn:
         """Print `mahjong-table: error: <message>` and exit 2."""
         self.exit(2, f"{PROG}: error: {message} (see --help)\n")
+
+
+class _Version(argparse.Action):
+    """`--version`: one line, without loading argparse's help formatter (shutil, textwrap)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        sys.stdout.write(f"{PROG} {__version__}\n")
+        parser.exit()
 
 
 class _Subcommands(argparse._SubParsersAction):  # type: ignore[type-arg]
@@ -44,7 +90,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog=PROG,
         description="Run an automatic mahjong table, its simulator, diagnostics and the venue hub.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.register("action", "commands", _Subcommands)
     commands = parser.add_subparsers(
