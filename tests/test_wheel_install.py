@@ -95,6 +95,13 @@ def test_the_installed_package_plays_a_simulated_session(installed: Path, tmp_pa
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "hands: 2 played" in result.stdout
+    # rich is the `board` extra: without it the session is shown as plain lines.
+    probe = [
+        str(installed / "python"),
+        "-c",
+        "import importlib.util as u; print(u.find_spec('rich'))",
+    ]
+    assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout == "None\n"
 
 
 @pytest.mark.slow
