@@ -110,13 +110,23 @@ def test_an_empty_serial_port(tmp_path: Path) -> None:
     assert _error_line(_check(path)).startswith(f"{path}:5: 'port' is empty")
 
 
-def test_a_ruleset_file_with_a_value_out_of_bounds(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("ruleset", "house_rules", "named"),
+    [
+        ("shanghai", "[scoring]\nlimit = -5", "scoring.limit"),
+        ("zung-jung", "[rotation]\nhands_per_round = 0", "rotation.hands_per_round"),
+        ("zung-jung", "[wall]\nnever_drawn = 500", "never_drawn 500"),
+    ],
+)
+def test_a_ruleset_file_with_a_value_out_of_bounds(
+    tmp_path: Path, ruleset: str, house_rules: str, named: str
+) -> None:
     house = tmp_path / "house.toml"
-    house.write_text('name = "shanghai"\n[scoring]\nlimit = -5\n')
-    path = _config(tmp_path, "", table=f'ruleset = "shanghai"\nruleset_file = "{house}"')
+    house.write_text(f'name = "{ruleset}"\n{house_rules}\n')
+    path = _config(tmp_path, "", table=f'ruleset = "{ruleset}"\nruleset_file = "{house}"')
     line = _error_line(_check(path))
-    assert line.startswith(f"{house}")
-    assert "scoring.limit" in line
+    assert line.startswith(f"{house}: ")
+    assert named in line
 
 
 def test_the_broker_url_error_shows_an_example_not_a_regex(tmp_path: Path) -> None:
