@@ -32,7 +32,8 @@ def preflight(
     where = _Where(source)
     if not simulated:
         _check_serial(config, where)
-    _check_pins(config, where)
+    if config.gpio.enabled or simulated:  # the simulated panel uses the pinout too
+        _check_pins(config, where)
     if not simulated:
         _check_tileset(config, where)
     _check_tls_files(config, where)
@@ -90,11 +91,10 @@ def _check_tileset(config: TableConfig, where: _Where) -> None:
 
 def _check_tls_files(config: TableConfig, where: _Where) -> None:
     mqtt = config.mqtt
-    for key, path in (("ca_file", mqtt.ca_file), ("cert_file", mqtt.cert_file)):
+    files = {"ca_file": mqtt.ca_file, "cert_file": mqtt.cert_file, "key_file": mqtt.key_file}
+    for key, path in files.items():
         if path is not None:
             _readable(path, ("mqtt", key), key, where)
-    if mqtt.key_file is not None:
-        _readable(mqtt.key_file, ("mqtt", "key_file"), "key_file", where)
 
 
 def _check_result_key(config: TableConfig, where: _Where) -> None:
