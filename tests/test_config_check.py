@@ -145,3 +145,17 @@ def test_warns_when_others_can_read_the_file_with_secrets(tmp_path: Path) -> Non
         f"mahjong-table: warning: {path} holds mqtt secrets and other users can read it: "
         f"chmod o-r {path}\n"
     )
+
+
+def test_warns_when_others_can_read_the_tables_tls_key(tmp_path: Path) -> None:
+    cert, key = tmp_path / "table.crt", tmp_path / "table.key"
+    cert.write_text("certificate\n")
+    key.write_text("private key\n")
+    key.chmod(0o644)
+    path = _config(tmp_path, f'[mqtt]\ncert_file = "{cert}"\nkey_file = "{key}"\n')
+    result = _check(path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == (
+        f"mahjong-table: warning: {key} is the table's TLS private key and other users can "
+        f"read it: chmod o-r {key}\n"
+    )
