@@ -35,6 +35,14 @@ def test_bad_simulation_options_are_refused(
     assert capsys.readouterr().err.startswith(f"mahjong-table: error: {says}")
 
 
+@pytest.mark.parametrize("wait", ["nan", "-1"])
+def test_simulate_refuses_an_ack_wait_that_is_not_a_time(
+    wait: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["simulate", "--ack-wait", wait]) == 2
+    assert capsys.readouterr().err.startswith("mahjong-table: error: --ack-wait must be a number")
+
+
 def _command(*args: str) -> list[str]:
     return [sys.executable, "-m", "controller", *args]
 

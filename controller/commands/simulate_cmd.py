@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import importlib.util
 import logging
+import math
 import re
 import signal
 import tempfile
@@ -99,8 +100,8 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         raise UsageError("--hands must be between 1 and 1000")
     if not _TABLE_ID.fullmatch(args.table):
         raise UsageError(f"--table {args.table!r}: lower-case letters, digits, - and _")
-    if args.ack_wait < 0:
-        raise UsageError("--ack-wait must not be negative")
+    if not math.isfinite(args.ack_wait) or args.ack_wait < 0:
+        raise UsageError(f"--ack-wait must be a number of seconds, 0 or more, not {args.ack_wait}")
     if args.mqtt is None and (args.db or args.keys):
         raise UsageError("--db and --keys belong to the hub link: give --mqtt URL too")
     if args.mqtt is not None:
