@@ -18,7 +18,9 @@ from typing import Any
 from controller import __version__
 from controller.clock import Clock, SystemClock
 from controller.config import TableConfig
+from controller.devices.gpio import ensure_gpio
 from controller.devices.mcu import LinkMcu
+from controller.devices.no_panel import NoPanel
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.errors import TableError
@@ -87,11 +89,17 @@ def headline(view: TableView) -> str:
 
 
 def serial_hardware(config: TableConfig) -> Hardware:
-    """The real table: the MCU on its serial device, the panel on the Pi's GPIO."""
-    pinout = load_pinout(config.gpio.pinout, config.gpio.pins)
+    """The real table: the MCU on its serial device, the panel on the Pi's GPIO (none with
+    `[gpio] enabled = false`). GpioUnavailable, in one line, off a Pi."""
+    panel: Panel
+    if config.gpio.enabled:
+        ensure_gpio()
+        panel = GpioPanel(load_pinout(config.gpio.pinout, config.gpio.pins))
+    else:
+        panel = NoPanel()
     return Hardware(
         opener=serial_opener(config.serial.port, config.serial.baudrate),
-        panel=GpioPanel(pinout),
+        panel=panel,
         tileset=config.table.tileset,
     )
 

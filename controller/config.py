@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
+from controller.devices.pinout import SIGNALS
 from controller.logs import SUBSYSTEM_LOGGERS
 
 DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
@@ -23,7 +24,11 @@ class TableSection:
 
     id: str = field(
         default="table-01",
-        metadata=option("Table id used in MQTT topics and results.", pattern=_TABLE_ID),
+        metadata=option(
+            "Table id used in MQTT topics and results.",
+            pattern=_TABLE_ID,
+            looks_like="be 1-32 lower-case letters, digits, - or _, like table-01",
+        ),
     )
     ruleset: str = field(
         default="zung-jung", metadata=option("Ruleset of new sessions.", choices=RULESETS)
@@ -61,10 +66,19 @@ class MqttSection:
 
     url: str = field(
         default="mqtt://localhost:1883",
-        metadata=option("Broker URL, mqtt:// or mqtts://.", pattern=r"mqtts?://[^\s/]+(:\d+)?/?"),
+        metadata=option(
+            "Broker URL, mqtt:// or mqtts://.",
+            pattern=r"mqtts?://[^\s/]+(:\d+)?/?",
+            looks_like="look like mqtt://host:1883 or mqtts://host (no path)",
+        ),
     )
     topic_root: str = field(
-        default="mahjong/", metadata=option("Prefix of every topic.", pattern=r"([\w-]+/)+")
+        default="mahjong/",
+        metadata=option(
+            "Prefix of every topic.",
+            pattern=r"([\w-]+/)+",
+            looks_like="be topic levels each ending in /, like mahjong/",
+        ),
     )
     username: str = field(default="", metadata=option("Broker user name (empty: none)."))
     password: str = field(default="", metadata=option("Broker password.", secret=True))
@@ -109,12 +123,19 @@ class OutboxSection:
 class GpioSection:
     """The control panel wired to the Pi's GPIO header."""
 
+    enabled: bool = field(
+        default=True,
+        metadata=option("false: no control panel (a bench table), the daemon runs without GPIO."),
+    )
     pinout: Path | None = field(
-        default=None, metadata=option("Pinout TOML; empty uses the shipped hardware/pinout.toml.")
+        default=None,
+        metadata=option(
+            "Pinout TOML; empty: /etc/mahjong-table/pinout.toml, else the shipped pinout."
+        ),
     )
     pins: dict[str, int] = field(
         default_factory=dict,
-        metadata=option("Per-signal BCM pin overrides.", minimum=0, maximum=27),
+        metadata=option("Per-signal BCM pin overrides.", minimum=2, maximum=27, keys=SIGNALS),
     )
 
 
@@ -124,7 +145,11 @@ class SessionSection:
 
     players: tuple[str, ...] = field(
         default=("east", "south", "west", "north"),
-        metadata=option("Player ids in seat order E, S, W, N.", pattern=r"[\w.@-]{1,64}"),
+        metadata=option(
+            "Player ids in seat order E, S, W, N.",
+            pattern=r"[\w.@-]{1,64}",
+            looks_like="be 1-64 letters, digits, '.', '@', '-' or '_'",
+        ),
     )
     hands: int = field(
         default=16, metadata=option("Hands to play (0: no hand limit).", minimum=0, maximum=1000)
@@ -205,10 +230,15 @@ class TableConfig:
 
 def load_config(path: Path) -> TableConfig:
     """Load and check a config file; raises ConfigError naming the file and line."""
+    return read_config_file(path)[0]
+
+
+def read_config_file(path: Path) -> tuple[TableConfig, TomlSource]:
+    """The checked config and its source text (which says on which line each key is)."""
     data, source = parse_toml(path)
     config = load_dataclass(TableConfig, data, source)
     _check_consistency(config, source)
-    return config
+    return config, source
 
 
 def _check_consistency(config: TableConfig, source: TomlSource) -> None:

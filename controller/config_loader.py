@@ -27,16 +27,19 @@ def option(
     maximum: float | None = None,
     choices: tuple[str, ...] | None = None,
     pattern: str | None = None,
+    looks_like: str | None = None,
     secret: bool = False,
     keys: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """Field metadata: what the option means and the bounds its value must respect."""
+    """Field metadata: what the option means and the bounds its value must respect
+    (`looks_like` says in words what `pattern` accepts, for error messages)."""
     return {
         "doc": doc,
         "minimum": minimum,
         "maximum": maximum,
         "choices": choices,
         "pattern": pattern,
+        "looks_like": looks_like,
         "secret": secret,
         "keys": keys,
     }
@@ -81,15 +84,20 @@ def parse_toml(path: Path) -> tuple[dict[str, Any], TomlSource]:
         raise ConfigError(str(path), None, f"cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(str(path), None, "not UTF-8 text") from exc
+    return parse_toml_text(text, str(path))
+
+
+def parse_toml_text(text: str, path: str) -> tuple[dict[str, Any], TomlSource]:
+    """Parse TOML text read from `path` (a name to show); a syntax error names the line."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line = re.search(r"line (\d+)", str(exc))
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         raise ConfigError(
-            str(path), int(line.group(1)) if line else None, f"TOML syntax: {message}"
+            path, int(line.group(1)) if line else None, f"TOML syntax: {message}"
         ) from exc
-    return data, TomlSource(str(path), text)
+    return data, TomlSource(path, text)
 
 
 def load_dataclass(cls: type[T], data: Mapping[str, Any], source: TomlSource) -> T:
@@ -194,7 +202,9 @@ def _check_bounds(
         raise source.error(at, f"'{name}' is {shown}; it must be one of {', '.join(choices)}")
     pattern = meta.get("pattern")
     if pattern is not None and not re.fullmatch(pattern, str(value)):
-        raise source.error(at, f"'{name}' is {shown}; it must match {pattern}")
+        # A technician reads the example (`looks_like`), not the regular expression.
+        shape = meta.get("looks_like") or f"match {pattern}"
+        raise source.error(at, f"'{name}' is {shown}; it must {shape}")
 
 
 def secret_values(config: object) -> list[str]:

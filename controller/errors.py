@@ -22,3 +22,11 @@ class ConfigError(UsageError):
 
 class RuntimeFailure(TableError, RuntimeError):
     """Something outside the caller's input failed at run time (device, broker, disk) (exit 1)."""
+
+
+def describe_os_error(error: OSError) -> str:
+    """An operating-system error as a sentence: what failed on which file, without `[Errno N]`."""
+    what = error.strerror or type(error).__name__
+    if error.filename is None:
+        return what[:1].lower() + what[1:]
+    return f"{error.filename}: {what[:1].lower() + what[1:]}"

@@ -29,6 +29,14 @@ class PortUnavailable(LinkError, OSError):
     """The serial device (or URL) cannot be opened."""
 
 
+class PortBusy(PortUnavailable):
+    """Another process holds the serial device's exclusive lock (only one program may use it)."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        super().__init__(f"{device}: another program holds the port")
+
+
 class LinkDown(LinkError):
     """The table MCU is not connected; a command in flight may or may not have run."""
 

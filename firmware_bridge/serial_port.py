@@ -1,13 +1,14 @@
 """Opens the table MCU's serial device, or any pyserial URL (socket://, spy://), for the link."""
 
 import asyncio
+import errno
 from pathlib import Path
 from typing import Any
 
 import serial
 import serial_asyncio_fast
 
-from firmware_bridge.errors import PortUnavailable
+from firmware_bridge.errors import PortBusy, PortUnavailable
 from firmware_bridge.port import Port, PortListener, PortOpener
 
 DEFAULT_BAUDRATE = 115200
@@ -42,17 +43,25 @@ class SerialPort:
 
 
 def serial_opener(url: str, baudrate: int = DEFAULT_BAUDRATE) -> PortOpener:
-    """An opener for a device path (`/dev/mahjong-mcu`) or pyserial URL (`socket://host:port`)."""
+    """An opener for a device path (`/dev/mahjong-mcu`) or pyserial URL (`socket://host:port`).
+
+    A device is opened with an exclusive lock (flock), so a second program cannot take the
+    port from under the one using it; it gets PortBusy instead."""
+    device = "://" not in url
 
     async def open_port(listener: PortListener) -> Port:
         loop = asyncio.get_running_loop()
-        if "://" not in url and not Path(url).exists():  # noqa: ASYNC240 (a stat of /dev)
+        if device and not Path(url).exists():  # noqa: ASYNC240 (a stat of /dev)
             raise PortUnavailable(f"{url}: no such device (is the table's USB cable plugged in?)")
         try:
             transport, _ = await serial_asyncio_fast.create_serial_connection(
-                loop, lambda: _Adapter(listener), url, baudrate=baudrate
+                loop, lambda: _Adapter(listener), url, baudrate=baudrate, exclusive=device or None
             )
-        except (OSError, serial.SerialException, ValueError) as error:
+        except serial.SerialException as error:
+            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise PortBusy(url) from error
+            raise PortUnavailable(f"{url}: cannot open: {error}") from error
+        except (OSError, ValueError) as error:
             raise PortUnavailable(f"{url}: cannot open: {error}") from error
         return SerialPort(transport)
 

@@ -1,6 +1,8 @@
-# Shared set-up for scripts/demo and scripts/test (sourced, not run): makes sure the machine has
-# Python >= 3.11 with venv and mosquitto, creates .venv and installs the package into it.
-# Idempotent: a second run installs nothing unless pyproject.toml changed.
+#!/usr/bin/env bash
+# Shared set-up for scripts/demo and scripts/test (sourced by them, or run alone to set up only):
+# makes sure the machine has Python >= 3.11 with venv and mosquitto, creates .venv and installs
+# the package into it. Idempotent: a second run installs nothing unless pyproject.toml changed.
+# With BOOTSTRAP_FUNCTIONS_ONLY=1 it only defines its functions (the tests use that).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,11 +17,54 @@ as_root() {
     fi
 }
 
+# The locks apt and dpkg hold while they work (unattended-upgrades holds them for minutes on a
+# freshly booted Pi).
+APT_LOCKS=${APT_LOCKS:-/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock}
+APT_LOCK_WAIT_S=${APT_LOCK_WAIT_S:-300}
+
+# dpkg and apt take fcntl(2) locks (not flock), so ask with Python's lockf; 0 = someone holds one.
+apt_lock_held() {
+    local python lock
+    python=$(command -v python3) || return 1
+    for lock in $APT_LOCKS; do
+        [ -e "$lock" ] || continue
+        as_root "$python" -c 'import fcntl, sys
+with open(sys.argv[1], "a") as f:
+    try:
+        fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.exit(0)
+sys.exit(1)' "$lock" && return 0
+    done
+    return 1
+}
+
+wait_for_apt_lock() {
+    local waited=0
+    apt_lock_held || return 0
+    say "another package manager is at work (often unattended-upgrades after boot): waiting for it, at most ${APT_LOCK_WAIT_S} s"
+    while apt_lock_held; do
+        if [ "$waited" -ge "$APT_LOCK_WAIT_S" ]; then
+            say "the package lock is still held after ${APT_LOCK_WAIT_S} s: let it finish (see: ps aux | grep -E 'apt|dpkg'), then run this again"
+            return 1
+        fi
+        sleep 1
+        waited=$((waited + 1))
+    done
+    say "the package lock is free again after ${waited} s"
+}
+
+apt_get() {
+    wait_for_apt_lock
+    # apt waits itself too, should another one slip in between.
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=60 "$@"
+}
+
 apt_install() {
     say "installing Debian packages: $*"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null 2>&1 || {
-        as_root apt-get update -q >/dev/null
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null
+    apt_get install -y -q "$@" >/dev/null 2>&1 || {
+        apt_get update -q >/dev/null
+        apt_get install -y -q "$@" >/dev/null
     }
 }
 
@@ -60,6 +105,8 @@ ensure_venv() {
     fi
 }
 
-ensure_system_packages
-ensure_venv
-export PATH="$ROOT/.venv/bin:$PATH"
+if [ "${BOOTSTRAP_FUNCTIONS_ONLY:-}" != 1 ]; then
+    ensure_system_packages
+    ensure_venv
+    export PATH="$ROOT/.venv/bin:$PATH"
+fi

@@ -31,8 +31,15 @@ def test_version() -> None:
     assert result.stdout.strip() == f"mahjong-table {__version__}"
 
 
-def test_config_check_accepts_the_example(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["config", "check", str(EXAMPLE)]) == 0
+def test_config_check_accepts_the_example(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The example names the venue's tile-set file in /etc; a copy names the one in hardware/.
+    tileset = EXAMPLE.parent.parent / "hardware" / "tilesets" / "sim-0.toml"
+    text = EXAMPLE.read_text().replace('"/etc/mahjong-table/tileset.toml"', f'"{tileset}"')
+    config = tmp_path / "table.toml"
+    config.write_text(text)
+    assert main(["config", "check", str(config)]) == 0
     assert "ok" in capsys.readouterr().out
 
 
@@ -72,7 +79,10 @@ def test_config_check_loads_the_venue_ruleset_file(tmp_path: Path) -> None:
     house = tmp_path / "house.toml"
     house.write_text('name = "sichuan"\n')
     config = tmp_path / "table.toml"
-    config.write_text(f'[table]\nruleset = "zung-jung"\nruleset_file = "{house}"\n')
+    tileset = EXAMPLE.parent.parent / "hardware" / "tilesets" / "sim-0.toml"
+    config.write_text(
+        f'[table]\nruleset = "zung-jung"\nruleset_file = "{house}"\ntileset = "{tileset}"\n'
+    )
     result = _run("config", "check", str(config))
     assert result.returncode == 2
     assert result.stderr.startswith(f"mahjong-table: error: {house}: ")

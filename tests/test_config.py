@@ -63,7 +63,7 @@ def test_unknown_section_is_named_with_its_line(tmp_path: Path) -> None:
         ("[serial]\nbaudrate = 1200\n", 2, "'baudrate' is 1200; it must be at least 9600"),
         ('[serial]\nbaudrate = "fast"\n', 2, "'baudrate' must be an integer"),
         ('[table]\nruleset = "riichi"\n', 2, "must be one of zung-jung, sichuan, shanghai"),
-        ('[table]\nid = "Table 1"\n', 2, "'id' is 'Table 1'; it must match"),
+        ('[table]\nid = "Table 1"\n', 2, "'id' is 'Table 1'; it must be 1-32 lower-case"),
         ('[session]\nplayers = ["a", "b", "c"]\n', 2, "a table seats exactly 4"),
         ('[session]\nplayers = ["a", "b", "c", "a"]\n', 2, "the same id twice"),
         ('[logging.levels]\nhubb = "debug"\n', 2, "unknown key 'hubb' in [logging.levels]"),

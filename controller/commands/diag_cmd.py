@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.errors import RuntimeFailure, UsageError
+from controller.instance_lock import refuse_if_held
 from firmware_bridge.errors import LinkDown, LinkError
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.link_stats import LinkStats
@@ -88,6 +89,7 @@ def run_link(args: argparse.Namespace) -> int:
         raise UsageError("--count must be at least 1")
     if not args.debug:
         logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
+    refuse_if_held(args.port)  # never take the port from a running daemon
     report = asyncio.run(check_link(args.port, args.count, args.timeout))
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))

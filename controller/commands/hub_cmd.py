@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+import aiomqtt
 import msgspec
 
 from controller.clock import SystemClock
@@ -32,6 +33,7 @@ from controller.hub.commands import (
     ResumeSession,
     StartSession,
 )
+from controller.hub.fields import RULESETS
 from controller.hub.keyring import KeyRing
 from controller.hub.messages import ReplyMessage, decode, encode
 from controller.hub.recorder import Recorder, RecorderSettings, make_command
@@ -190,17 +192,30 @@ def run_recorder(args: argparse.Namespace) -> int:
         asyncio.run(_until_signal(recorder.run()))
     finally:
         store.close()
-    print(f"stopped: {recorder.counters}")
+    c = recorder.counters
+    print(
+        f"stopped: {c.recorded} results recorded, {c.duplicates} duplicates, "
+        f"{c.refused} refused, {c.resend_requests} resend requests"
+    )
     return 0
 
 
 async def _until_signal(job: Any) -> None:
     task = asyncio.ensure_future(job)
     loop = asyncio.get_running_loop()
+    loop.set_exception_handler(_quiet_mqtt_teardown)
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, task.cancel)
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+def _quiet_mqtt_teardown(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """aiomqtt leaves futures failed with MqttError when SIGTERM tears the connection down;
+    nobody awaits them any more, so they are not worth asyncio's "never retrieved" report."""
+    if isinstance(context.get("exception"), aiomqtt.MqttError) and "future" in context:
+        return
+    loop.default_exception_handler(context)
 
 
 def _existing_store(spec: str) -> ResultStore:
@@ -258,6 +273,9 @@ def run_export(args: argparse.Namespace) -> int:
         f"{n_results} results -> {args.results}, {n_players} players -> {args.standings}",
         file=sys.stderr,
     )
+    if args.session is not None and not rows:  # a mistyped id must not pass for an empty day
+        print(f"mahjong-table: no session matched --session {args.session}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -334,10 +352,32 @@ def _start(args: argparse.Namespace) -> StartSession:
         "hands": args.hands,
         "deadline_minutes": args.deadline,
     }
+    for name, option in _START_OPTIONS.items():  # field by field, to name the option
+        try:
+            msgspec.convert(fields[name], _START_TYPES[name])
+        except msgspec.ValidationError:
+            raise UsageError(f"start: {option} {fields[name]!r} {_START_RULES[name]}") from None
     try:
         return msgspec.convert(fields, StartSession)
-    except msgspec.ValidationError as exc:
-        raise UsageError(f"start: {exc}") from exc
+    except msgspec.ValidationError:
+        raise UsageError("start: --players must name four different players") from None
+
+
+_START_OPTIONS = {
+    "session": "--session",
+    "ruleset": "--ruleset",
+    "players": "--players",
+    "hands": "--hands",
+    "deadline_minutes": "--deadline",
+}
+_START_TYPES = {f.name: f.type for f in msgspec.structs.fields(StartSession)}
+_START_RULES = {
+    "session": "is not a session id (1-64 letters, digits, '.', ':', '-', '_')",
+    "ruleset": f"is not a ruleset of this version ({', '.join(RULESETS)})",
+    "players": "are not player ids (1-64 letters, digits, '.', '@', '-', '_' each)",
+    "hands": "must be 0 to 1000",
+    "deadline_minutes": "must be 0 to 1440 minutes",
+}
 
 
 def run_schemas(args: argparse.Namespace) -> int:

@@ -8,8 +8,6 @@ An invalid hand is a normal answer (exit 0, valid false); malformed input exits 
 """
 
 import argparse
-import json
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,7 +35,7 @@ SEATS = [seat.name for seat in Seat]
 
 def register(commands: Any) -> None:
     """Add the `rules` group to the CLI."""
-    group = commands.add_parser("rules", help="validate and score hands, list waits")
+    group = commands.add_parser("rules")
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
     score = actions.add_parser(
         "score",
@@ -116,6 +114,8 @@ def run_score(args: argparse.Namespace) -> int:
         ruleset.check_applies(win)
         result = ruleset.score(win)
     if args.json:
+        import json  # only for --json: every import counts in a cold start
+
         print(json.dumps(result.as_json(), ensure_ascii=False))
     else:
         print(_readable(ruleset, win, result))
@@ -141,6 +141,8 @@ def _readable(ruleset: Ruleset, win: Win, result: Score) -> str:
 
 def _columns(text: str) -> int:
     """Terminal columns the text takes: wide characters (e.g. 清一色) take two each."""
+    import unicodedata
+
     return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
@@ -156,6 +158,8 @@ def run_waits(args: argparse.Namespace) -> int:
         melds = tuple(Meld.parse(text) for text in args.meld)
         tiles = ruleset.waits(parse_tiles(args.hand), melds)
     if args.json:
+        import json
+
         print(json.dumps({"ruleset": ruleset.name, "waits": [tile_str(t) for t in tiles]}))
     elif tiles:
         print(f"{format_tiles(tiles)} ({', '.join(tile_str(t) for t in tiles)})")

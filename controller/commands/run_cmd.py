@@ -1,68 +1,126 @@
 """`mahjong-table run [--config PATH] [--sim ...]`: the table daemon, on the real table or on the
-simulated one (software MCU in process or over a pty, panel on mock pins, simulated players)."""
+simulated one (software MCU in process or over a pty, panel on mock pins, simulated players).
+
+Before it touches hardware it runs the same checks as `config check` (controller.preflight)
+and takes the table's lock (controller.instance_lock): one daemon per table."""
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import math
 import signal
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from controller.app import TableApp, serial_hardware, simulated_hardware
-from controller.config import DEFAULT_PATH, TableConfig, load_config
-from controller.logs import setup_logging
-from controller.sim.hardware import SimOptions
+from controller.config import DEFAULT_PATH, TableConfig, read_config_file
+from controller.errors import UsageError
 
 log = logging.getLogger(__name__)
+SIM_DEFAULTS = {"sim_pty": False, "sim_seed": 0, "sim_speed": 1.0, "sim_think": 0.5}
 
 
 def register(commands: Any) -> None:
     """Add the `run` command to the CLI."""
     run = commands.add_parser(
         "run",
-        help="run the table daemon",
         description="Run the table: build and check walls, roll, check the deal, keep sessions "
         "and scores, send results to the hub. Stops cleanly on SIGTERM or Ctrl-C.",
     )
     run.add_argument("--config", type=Path, help=f"config file (default {DEFAULT_PATH})")
     run.add_argument("--sim", action="store_true", help="run on the simulated table")
     sim = run.add_argument_group("simulated table (with --sim)")
-    sim.add_argument("--sim-pty", action="store_true", help="serve the simulated MCU on a pty")
-    sim.add_argument("--sim-seed", type=int, default=0, help="tile tags, shuffles and dice (0)")
-    sim.add_argument("--sim-speed", type=float, default=1.0, help="machine time; 0 instant (1)")
-    sim.add_argument("--sim-think", type=float, default=0.5, help="players' pause, s (0.5)")
+    # Defaults are None so that an --sim-* option given without --sim can be refused.
+    sim.add_argument("--sim-pty", action="store_true", default=None, help="serve the MCU on a pty")
+    sim.add_argument("--sim-seed", type=int, help="tile tags, shuffles and dice (0)")
+    sim.add_argument("--sim-speed", type=float, help="machine time; 0 instant (1)")
+    sim.add_argument("--sim-think", type=float, help="players' pause, s (0.5)")
     run.set_defaults(handler=run_daemon)
 
 
+def sim_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The --sim-* values with their defaults filled in; UsageError names a bad one."""
+    given = [name for name in SIM_DEFAULTS if getattr(args, name) is not None]
+    if given and not args.sim:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise UsageError(f"{flags}: only with --sim (the simulated table)")
+    values = {name: getattr(args, name) for name in SIM_DEFAULTS}
+    values = {
+        name: default if values[name] is None else values[name]
+        for name, default in SIM_DEFAULTS.items()
+    }
+    for name in ("sim_speed", "sim_think"):
+        value = values[name]
+        if not math.isfinite(value) or value < 0:
+            raise UsageError(
+                f"--{name.replace('_', '-')} must be a number of 0 or more, not {value}"
+            )
+    return values
+
+
 def read_config(args: argparse.Namespace) -> TableConfig:
-    """The config file; with --sim and no file, the defaults."""
+    """The config file, checked as `config check` checks it; with --sim and no file, the
+    defaults. Warnings go to stderr."""
+    from controller.preflight import preflight
+
     if args.config is None and args.sim:
-        return TableConfig()
-    return load_config(args.config or DEFAULT_PATH)
+        config, source = TableConfig(), None
+    else:
+        config, source = read_config_file(args.config or DEFAULT_PATH)
+    for warning in preflight(config, source, simulated=args.sim).warnings:
+        print(f"mahjong-table: warning: {warning}", file=sys.stderr)
+    return config
 
 
 def run_daemon(args: argparse.Namespace) -> int:
     """Run until SIGTERM or SIGINT; exit 0 when stopped that way."""
+    from controller.logs import setup_logging
+
+    options = sim_options(args)
     config = read_config(args)
-    secrets = (config.mqtt.password, config.mqtt.result_key)
-    setup_logging(config.logging.level, config.logging.levels, secrets)
-    asyncio.run(_serve(config, args))
+    with _table_lock(config, args.sim):
+        secrets = (config.mqtt.password, config.mqtt.result_key)
+        setup_logging(config.logging.level, config.logging.levels, secrets)
+        asyncio.run(_serve(config, args.sim, options))
     return 0
 
 
-async def _serve(config: TableConfig, args: argparse.Namespace) -> None:
+@contextlib.contextmanager
+def _table_lock(config: TableConfig, simulated: bool) -> Any:
+    """One daemon per table: the outbox's lock file, and nobody else on the serial port.
+    A simulated table without a hub key shares nothing, so it takes no lock."""
+    from controller.instance_lock import InstanceLock, lock_path_for, refuse_if_held
+
+    if simulated and not config.mqtt.result_key:
+        yield
+        return
+    with InstanceLock(lock_path_for(config.outbox.path)):
+        if not simulated:
+            refuse_if_held(config.serial.port)
+        yield
+
+
+async def _serve(config: TableConfig, simulated: bool, options: dict[str, Any]) -> None:
+    from controller.app import TableApp, serial_hardware, simulated_hardware
+
     main = asyncio.current_task()
     assert main is not None
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, main.cancel)
     with tempfile.TemporaryDirectory(prefix="mahjong-sim-") as scratch:
-        if args.sim:
-            options = SimOptions(
-                args.sim_seed, args.sim_speed, args.sim_pty, think_s=args.sim_think
+        if simulated:
+            from controller.sim.hardware import SimOptions
+
+            sim = SimOptions(
+                options["sim_seed"],
+                options["sim_speed"],
+                options["sim_pty"],
+                think_s=options["sim_think"],
             )
-            hardware = await simulated_hardware(config, options, Path(scratch))
+            hardware = await simulated_hardware(config, sim, Path(scratch))
         else:
             hardware = serial_hardware(config)
         try:

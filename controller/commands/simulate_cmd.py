@@ -8,7 +8,9 @@ venue broker, and the command waits (bounded) until the recorder has acked every
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import logging
+import math
 import re
 import signal
 import tempfile
@@ -16,10 +18,7 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.live import Live
+from typing import TYPE_CHECKING, Any
 
 from controller.config import RULESETS
 from controller.errors import RuntimeFailure, UsageError
@@ -29,8 +28,11 @@ from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
 from controller.sim.mistakes import SLOPPY, Sloppiness
-from controller.sim.view import EventFeed, board, hand_line, summary_lines
+from controller.sim.view import EventFeed, hand_line, summary_lines
 from controller.table.records import FinishedHand
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 INTERRUPTED = "interrupted"
 _TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -40,7 +42,6 @@ def register(commands: Any) -> None:
     """Add the `simulate` command to the CLI."""
     sim = commands.add_parser(
         "simulate",
-        help="play a whole session on the simulated table, watched live",
         description="Power on the simulated table with four simulated players and play one "
         "session of N hands under the daemon, showing the table live; print a summary at the "
         "end. Exits 1 with one line if a fault stops the session or the hub does not ack "
@@ -84,10 +85,12 @@ def run_simulate(args: argparse.Namespace) -> int:
             plan.ground_truth.write_text("", encoding="utf-8")  # this session's records only
         except OSError as error:
             raise UsageError(f"--ground-truth {plan.ground_truth}: {error.strerror}") from None
-    console = Console()
-    live = console.is_terminal and not args.plain
-    with _logging(plan, live) as feed, tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp:
-        outcome = asyncio.run(_play(plan, Path(tmp), console if live else None, feed))
+    console = None if args.plain else live_console()
+    with (
+        _logging(plan, console is not None) as feed,
+        tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp,
+    ):
+        outcome = asyncio.run(_play(plan, Path(tmp), console, feed))
     for line in summary_lines(outcome):
         print(line)
     if outcome.stopped == INTERRUPTED:
@@ -95,6 +98,17 @@ def run_simulate(args: argparse.Namespace) -> int:
     if not outcome.ok:
         raise RuntimeFailure(outcome.stopped or outcome.problems[0])
     return 0
+
+
+def live_console() -> "Console | None":
+    """A console for the live board: on a terminal, with `rich` installed (the `board`
+    extra); else None, and the session is shown as plain lines."""
+    if importlib.util.find_spec("rich") is None:
+        return None
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else None
 
 
 def session_plan(args: argparse.Namespace) -> DemoPlan:
@@ -105,8 +119,8 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         raise UsageError("--hands must be between 1 and 1000")
     if not _TABLE_ID.fullmatch(args.table):
         raise UsageError(f"--table {args.table!r}: lower-case letters, digits, - and _")
-    if args.ack_wait < 0:
-        raise UsageError("--ack-wait must not be negative")
+    if not math.isfinite(args.ack_wait) or args.ack_wait < 0:
+        raise UsageError(f"--ack-wait must be a number of seconds, 0 or more, not {args.ack_wait}")
     if args.mqtt is None and (args.db or args.keys):
         raise UsageError("--db and --keys belong to the hub link: give --mqtt URL too")
     if args.mqtt is not None:
@@ -167,7 +181,9 @@ def _logging(plan: DemoPlan, live: bool) -> Iterator[EventFeed]:
         root.setLevel(saved[1])
 
 
-async def _play(plan: DemoPlan, scratch: Path, console: Console | None, feed: EventFeed) -> Outcome:
+async def _play(
+    plan: DemoPlan, scratch: Path, console: "Console | None", feed: EventFeed
+) -> Outcome:
     session = DemoSession(plan, scratch, on_result=None if console else _print_hand)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -181,8 +197,12 @@ async def _play(plan: DemoPlan, scratch: Path, console: Console | None, feed: Ev
             loop.remove_signal_handler(signum)
 
 
-async def _watch_live(session: DemoSession, console: Console, feed: EventFeed) -> Outcome:
+async def _watch_live(session: DemoSession, console: "Console", feed: EventFeed) -> Outcome:
     """Run the session under a live board, repainted eight times a second."""
+    from rich.live import Live
+
+    from controller.sim.board import board
+
     plan = session.plan
     with Live(console=console, auto_refresh=False) as live:
         task = asyncio.create_task(session.run())

@@ -1,17 +1,20 @@
-"""The GPIO pin map: hardware/pinout.toml (or a venue's file) with per-signal config overrides."""
+"""The GPIO pin map: the shipped pinout (package data), a venue's file, per-signal overrides.
+
+Where the pinout comes from, first found wins: `[gpio] pinout` in table.toml, then
+`/etc/mahjong-table/pinout.toml`, then the reference table's pinout shipped inside the package.
+"""
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
-from controller.config_loader import parse_toml
+from controller.config_loader import TomlSource, parse_toml, parse_toml_text
 from controller.errors import ConfigError
 
-# A source checkout carries hardware/; an installed table gets a copy from deploy/install.sh.
-PINOUT_CANDIDATES = (
-    Path(__file__).resolve().parents[2] / "hardware" / "pinout.toml",
-    Path("/usr/share/mahjong-table/pinout.toml"),
-)
+ETC_PINOUT = Path("/etc/mahjong-table/pinout.toml")
+SHIPPED_PINOUT = "pinout.toml"
+"""The reference table's pinout, package data of `controller.devices`."""
 SIGNALS = (
     "dice_button",
     "declare_e",
@@ -42,25 +45,70 @@ class Pinout:
         return self.pins[signal]
 
 
+def shipped_pinout_text() -> tuple[str, str]:
+    """The shipped pinout file's text and a name to show for it."""
+    shipped = resources.files("controller.devices").joinpath(SHIPPED_PINOUT)
+    try:
+        return shipped.read_text(encoding="utf-8"), str(shipped)
+    except OSError as exc:
+        raise ConfigError(
+            str(shipped),
+            None,
+            f"the shipped pinout is missing from the installed package ({exc.strerror}); "
+            f"reinstall mahjong-table, or put one at {ETC_PINOUT} or set [gpio] pinout",
+        ) from exc
+
+
+def read_pinout_source(path: Path | None = None) -> tuple[dict[str, object], TomlSource]:
+    """The pinout file's parsed TOML: `path` if given, else /etc, else the shipped one."""
+    if path is not None:
+        return _read_named(path, "[gpio] pinout")
+    if ETC_PINOUT.exists():
+        return _read_named(ETC_PINOUT, f"{ETC_PINOUT} (found there; [gpio] pinout overrides it)")
+    text, name = shipped_pinout_text()
+    return parse_toml_text(text, name)
+
+
+def _read_named(path: Path, named_by: str) -> tuple[dict[str, object], TomlSource]:
+    try:
+        return parse_toml(path)
+    except ConfigError as exc:
+        if exc.line is not None or path.is_file():
+            raise
+        raise ConfigError(
+            str(path),
+            None,
+            f"{exc.message}. Looked for the pinout there (named by {named_by}); without "
+            f"[gpio] pinout the table uses {ETC_PINOUT} if present, else the shipped pinout",
+        ) from exc
+
+
 def load_pinout(path: Path | None = None, overrides: Mapping[str, int] | None = None) -> Pinout:
     """Read a pinout file, apply overrides, and refuse unknown, missing or shared pins."""
-    source_path = path or next((p for p in PINOUT_CANDIDATES if p.exists()), PINOUT_CANDIDATES[0])
-    data, source = parse_toml(source_path)
-    pins = dict(data.get("pins", {}))
+    data, source = read_pinout_source(path)
+    raw = data.get("pins", {})
+    pins: dict[str, int] = dict(raw) if isinstance(raw, dict) else {}
     for signal in pins:
         if signal not in SIGNALS:
-            raise source.error(("pins", signal), f"unknown signal '{signal}'")
+            raise source.error(("pins", signal), _unknown_signal(signal))
     for signal, pin in (overrides or {}).items():
         if signal not in SIGNALS:
-            raise ConfigError(
-                str(source_path), None, f"[gpio.pins] names unknown signal '{signal}'"
-            )
+            raise ConfigError(source.path, None, f"[gpio.pins] {_unknown_signal(signal)}")
         pins[signal] = pin
-    _check_pins(str(source_path), pins)
+    check_pins(source.path, pins)
     return Pinout(pins)
 
 
-def _check_pins(where: str, pins: Mapping[str, int]) -> None:
+def _unknown_signal(signal: str) -> str:
+    import difflib  # only on this error path
+
+    close = difflib.get_close_matches(signal, SIGNALS, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f" (signals: {', '.join(SIGNALS)})"
+    return f"unknown signal '{signal}'{hint}"
+
+
+def check_pins(where: str, pins: Mapping[str, object]) -> None:
+    """Every signal has a BCM pin of its own; raises ConfigError naming the first problem."""
     missing = [s for s in SIGNALS if s not in pins]
     if missing:
         raise ConfigError(where, None, f"no pin for {', '.join(missing)}")

@@ -59,7 +59,8 @@ class AiomqttConnector:
             async with client:
                 yield AiomqttSession(client, self.timing.publish_timeout_s)
         except aiomqtt.MqttError as exc:
-            raise LinkDown(f"broker {self.address.host}:{self.address.port}: {exc}") from exc
+            where = f"broker {self.address.host}:{self.address.port}"
+            raise LinkDown(f"{where}: {_why_down(exc)}") from exc
 
     def _client(self, will: LastWill | None) -> aiomqtt.Client:
         a = self.address
@@ -90,3 +91,13 @@ class AiomqttConnector:
             certfile=str(a.cert_file) if a.cert_file else None,
             keyfile=str(a.key_file) if a.key_file else None,
         )
+
+
+def _why_down(exc: aiomqtt.MqttError) -> str:
+    """The reason a connection failed in words: aiomqtt keeps the socket error as the context."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(cause, ConnectionRefusedError):
+        return "connection refused (is the broker running and listening on that port?)"
+    if isinstance(cause, OSError) and cause.strerror:
+        return cause.strerror[:1].lower() + cause.strerror[1:]
+    return str(exc)

@@ -70,7 +70,10 @@ class RotationRules:
             raise RulesError(
                 f"rotation.dealer: use every-hand, winner or dice; got '{text}'"
             ) from None
-        return cls(rule, get(data, "rotation.hands_per_round", int))
+        hands = get(data, "rotation.hands_per_round", int)
+        if hands < 1:
+            raise RulesError(f"rotation.hands_per_round must be at least 1, not {hands}")
+        return cls(rule, hands)
 
     def next_state(
         self, state: DealState, outcome: HandOutcome, dice: tuple[int, int] | None = None

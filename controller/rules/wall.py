@@ -70,6 +70,12 @@ class WallLayout:
             )
         if self.layers < 1 or self.dice_rolls not in (1, 2) or self.never_drawn < 0:
             raise RulesError("wall: layers >= 1, dice_rolls 1 or 2, never_drawn >= 0")
+        live = total_tiles - 4 * DEALT - 1  # tiles left to draw after the deal
+        if self.never_drawn >= live:
+            raise RulesError(
+                f"wall: never_drawn {self.never_drawn} leaves no tile to draw after the deal "
+                f"(at most {live - 1})"
+            )
         dealt = dict.fromkeys(Seat, 0)
         for block in self.deal_blocks:
             for letter in block.replace(" ", ""):

@@ -20,6 +20,7 @@ from controller.config import (
     TableSection,
 )
 from controller.hub.link import HubLink
+from controller.hub.transport import BrokerAddress
 from controller.sim.hardware import SimOptions
 from controller.sim.mistakes import Sloppiness
 from controller.systemd import SystemdNotifier
@@ -303,15 +304,36 @@ class DemoSession:
             await asyncio.sleep(0.05)
         problems = []
         if hub.pending_results:
+            why = await _why_unacked(hub, self.plan.mqtt_url or "")
             problems.append(
                 f"{hub.pending_results} results not acked by the hub within "
-                f"{self.plan.ack_wait_s:g} s (is `mahjong-table hub` recording from "
-                f"{self.plan.mqtt_url}?)"
+                f"{self.plan.ack_wait_s:g} s: {why}"
             )
         if hub.refused_results:
             reason = hub.refused_results[0].reason
             problems.append(f"the hub refused {len(hub.refused_results)} results: {reason}")
         return tuple(problems)
+
+
+async def _why_unacked(hub: HubLink, url: str) -> str:
+    """Why results wait: the broker cannot be reached (tried once more, to say why), or no
+    recorder is online on it."""
+    if hub.connected:
+        if not hub.hub_online:
+            return f"no recorder is online on {url} (start `mahjong-table hub --mqtt {url}`)"
+        return f"the recorder on {url} did not ack them in time"
+    address = BrokerAddress.from_url(url)
+    where = f"{address.host}:{address.port}"
+    try:
+        async with asyncio.timeout(2.0):
+            _, writer = await asyncio.open_connection(address.host, address.port)
+        writer.close()
+    except ConnectionRefusedError:
+        return f"the broker at {where} refused the connection (is mosquitto running there?)"
+    except (OSError, TimeoutError) as exc:
+        reason = (getattr(exc, "strerror", None) or "no answer").lower()
+        return f"cannot reach the broker at {where}: {reason}"
+    return f"the table could not connect to the broker at {where} (see the log for why)"
 
 
 def hub_count(hub: HubLink, plan: DemoPlan) -> HubCount:

@@ -1,23 +1,16 @@
-"""What someone watching a simulated session sees: the live board (table state, hand, dealer,
-the latest events, running scores), a line per finished hand, and the closing summary."""
+"""What someone watching a simulated session sees in plain text: a line per finished hand, the
+hub link in a few words, and the closing summary. The live board is in `controller.sim.board`
+(it needs `rich`, the `board` extra)."""
 
 import logging
 from collections import Counter, deque
 from collections.abc import Sequence
 
-from rich.console import Group, RenderableType
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
-
-from controller.sim.demo import DemoPlan, HubCount, Outcome, Snapshot
-from controller.table.cycle import Phase
+from controller.sim.demo import HubCount, Outcome
 from controller.table.records import FinishedHand, IncidentRecord
 from controller.table.tiles import seat_name
 
 EVENT_LINES = 6
-HAND_LINES = 3
-_STYLES = {logging.WARNING: "yellow", logging.ERROR: "bold red", logging.CRITICAL: "bold red"}
 
 
 class EventFeed(logging.Handler):
@@ -32,67 +25,7 @@ class EventFeed(logging.Handler):
         self.lines.append((record.levelno, self.format(record)))
 
 
-def board(snap: Snapshot, plan: DemoPlan, events: Sequence[tuple[int, str]]) -> RenderableType:
-    """The live board for one moment of the session."""
-    view = snap.view
-    title = f"mahjong-table simulate: {plan.ruleset}, table {plan.table}, seed {plan.seed}"
-    parts: list[RenderableType] = [_where(snap, plan), _scores(snap)]
-    if snap.results:
-        parts.append(Text("last hands", style="bold"))
-        parts += [Text(hand_line(hand)) for hand in snap.results[-HAND_LINES:]]
-    parts.append(Text("table says", style="bold"))
-    parts += [Text(text, style=_STYLES.get(level, "dim")) for level, text in events]
-    if snap.hub is not None:
-        parts.append(Text(hub_line(snap.hub), style="cyan"))
-    state = view.phase.value.replace("_", " ")
-    return Panel(Group(*parts), title=title, subtitle=f"{state}, {snap.elapsed_s:.0f} s")
-
-
-def _where(snap: Snapshot, plan: DemoPlan) -> Text:
-    view = snap.view
-    hand = f"hand {view.hand} of {plan.hands}" if view.hand else "no hand yet"
-    bits = [hand, f"{view.hands_played} played"]
-    if view.round_wind:
-        bits.append(f"round {view.round_wind}")
-    if view.phase is Phase.SESSION_OVER:
-        bits.append(f"over: {view.over_reason}")
-    elif view.dealer is not None and view.players:
-        bits.append(f"dealer {seat_name(view.dealer)} ({view.players[view.dealer]})")
-    if view.dice and view.phase is not Phase.SESSION_OVER:
-        bits.append("dice " + " ".join(f"{a}+{b}" for a, b in _pairs(view.dice)))
-    line = Text("  ".join(bits), style="bold")
-    if view.fault:
-        line.append(f"\nfault: {view.fault}", style="bold red")
-    return line
-
-
-def _scores(snap: Snapshot) -> Table:
-    view = snap.view
-    wins = Counter(win.place for hand in snap.results for win in hand.wins)
-    table = Table(box=None, pad_edge=False)
-    for column in ("seat", "player", "score", "wins", ""):
-        table.add_column(column, justify="right" if column in ("score", "wins") else "left")
-    for place, player in enumerate(view.players):
-        marks = []
-        if place == view.dealer:
-            marks.append("deals")
-        if place == view.turn:
-            marks.append("to throw")
-        if place in view.winners:
-            marks.append("won")
-        score = view.scores[place]
-        style = "green" if score > 0 else "red" if score < 0 else ""
-        table.add_row(
-            seat_name(place),
-            player,
-            Text(f"{score:+d}", style=style),
-            str(wins[place]),
-            ", ".join(marks),
-        )
-    return table
-
-
-def _pairs(dice: tuple[int, ...]) -> list[tuple[int, int]]:
+def dice_pairs(dice: tuple[int, ...]) -> list[tuple[int, int]]:
     return [(dice[i], dice[i + 1]) for i in range(0, len(dice) - 1, 2)]
 
 
@@ -172,9 +105,21 @@ def _incidents(incidents: Sequence[IncidentRecord]) -> str:
 
 def _hub_summary(hub: HubCount, stored: int) -> str:
     refused = f", {len(hub.refused)} refused" if hub.refused else ""
+    if hub.acked <= stored:
+        return (
+            f"hub: {hub.acked} of {stored} results acked by the recorder at {hub.url}"
+            f" ({hub.waiting} waiting{refused})"
+        )
+    # The outbox held results of earlier runs, and acks count those too: no "22 of 3".
+    earlier = hub.acked - stored
+    if not hub.waiting:
+        return (
+            f"hub: all {stored} results of this session acked by the recorder at {hub.url}, "
+            f"and {_count(earlier, 'earlier result')} from this outbox{refused}"
+        )
     return (
-        f"hub: {hub.acked} of {stored} results acked by the recorder at {hub.url}"
-        f" ({hub.waiting} waiting{refused})"
+        f"hub: the recorder at {hub.url} acked {hub.acked} results, this session's and "
+        f"earlier ones from this outbox ({hub.waiting} waiting{refused})"
     )
 
 

@@ -17,8 +17,9 @@ from rich.console import Console, RenderableType
 from controller.cli import main
 from controller.devices.pinout import load_pinout
 from controller.rules import available
+from controller.sim.board import board
 from controller.sim.demo import FAST, REAL, DemoPlan, DemoSession, Outcome, Pace
-from controller.sim.view import board, summary_lines
+from controller.sim.view import summary_lines
 from controller.table.cycle import Phase
 
 SCORE_LINE = re.compile(r"^  ([ESWN])  (\S+)\s+([+-]\d+)  \((\d+) wins?\)$", re.MULTILINE)

@@ -7,6 +7,7 @@ import csv
 import re
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -139,6 +140,48 @@ def test_with_no_recorder_the_command_waits_a_bounded_time_and_fails(
     assert "(2 waiting)" in captured.out
     error = captured.err.strip().splitlines()[-1]
     assert error == (
-        "mahjong-table: error: 2 results not acked by the hub within 0.5 s "
-        f"(is `mahjong-table hub` recording from {broker.url}?)"
+        "mahjong-table: error: 2 results not acked by the hub within 0.5 s: no recorder is "
+        f"online on {broker.url} (start `mahjong-table hub --mqtt {broker.url}`)"
     )
+
+
+def test_an_unreachable_broker_is_named_with_its_host_and_port(
+    pins: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = ["simulate", "--fast", "--hands", "1", "--ack-wait", "0.5"]
+    status = main([*command, "--mqtt", f"mqtt://127.0.0.1:{port}"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert status == 1
+    assert error == (
+        "mahjong-table: error: 1 results not acked by the hub within 0.5 s: the broker at "
+        f"127.0.0.1:{port} refused the connection (is mosquitto running there?)"
+    )
+
+
+def test_a_rerun_on_an_outbox_with_earlier_results_counts_them_apart(
+    broker: Broker,
+    recorder: RecorderProcess,
+    tmp_path: Path,
+    pins: MockFactory,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    command = ["simulate", "--fast", "--hands", "2", "--mqtt", broker.url]
+    command += ["--keys", str(tmp_path / "k"), "--db", str(tmp_path / "ob")]
+    assert main([*command, "--seed", "1"]) == 0
+    # The recorder forgets what it holds: it asks this outbox for everything again.
+    recorder.stop()
+    (tmp_path / "hub.sqlite3").unlink()
+    again = RecorderProcess(broker.url, tmp_path / "hub.sqlite3", tmp_path / "k")
+    try:
+        capsys.readouterr()
+        assert main([*command, "--seed", "2"]) == 0
+        out = capsys.readouterr().out
+    finally:
+        again.stop()
+    hub_lines = [line for line in out.splitlines() if line.startswith("hub: ")]
+    assert len(hub_lines) == 1
+    acked = re.match(r"hub: (\d+) of (\d+) results", hub_lines[0])
+    assert acked is None or int(acked[1]) <= int(acked[2]), hub_lines[0]

@@ -1,0 +1,67 @@
+"""Cold start of the `mahjong-table` command against a bare Python start from the same venv.
+
+    .venv/bin/python bench/cli_bench.py [--runs N]
+
+Prints the median wall time of `python -c pass` (the baseline), `mahjong-table --version` and
+`mahjong-table rules score ...`, each as absolute ms and as a ratio to the baseline; the goals
+are 3x and 6x. All three run from the interpreter this script runs under, in one run.
+"""
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+SCORE = ["rules", "score", "--ruleset", "zung-jung", "123m345m567m555z99m", "--win", "self-draw"]
+GOALS = {"--version": 3.0, "rules score": 6.0}
+
+
+def _console_script() -> list[str]:
+    """The installed `mahjong-table` beside this interpreter (else `python -m controller`)."""
+    script = Path(sys.executable).parent / "mahjong-table"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("mahjong-table")
+    return [found] if found else [sys.executable, "-m", "controller"]
+
+
+def _medians_ms(commands: list[list[str]], runs: int) -> list[float]:
+    """Median wall time of each command; the commands take turns, so a busy moment of the
+    machine weighs on all of them alike."""
+    for command in commands:  # warm the file cache and write the .pyc files
+        subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(runs):
+        for command, seen in zip(commands, times, strict=True):
+            start = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+            seen.append(time.perf_counter() - start)
+    return [statistics.median(seen) * 1000 for seen in times]
+
+
+def main() -> None:
+    """Measure and print the table of figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21, help="runs per command (21)")
+    runs = parser.parse_args().runs
+    cli = _console_script()
+    base, version, score = _medians_ms(
+        [[sys.executable, "-c", "pass"], [*cli, "--version"], [*cli, *SCORE]], runs
+    )
+    rows = [
+        ("python -c pass", base, None),
+        ("--version", version, GOALS["--version"]),
+        ("rules score", score, GOALS["rules score"]),
+    ]
+    print(f"cold start, median of {runs} runs, {' '.join(cli)}")
+    print(f"{'command':<16} {'ms':>8} {'x baseline':>11} {'goal':>6}")
+    for name, ms, goal in rows:
+        goal_text = f"{goal:.0f}x" if goal else ""
+        print(f"{name:<16} {ms:8.1f} {ms / base:10.2f}x {goal_text:>6}")
+
+
+if __name__ == "__main__":
+    main()

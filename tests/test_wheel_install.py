@@ -1,0 +1,114 @@
+"""The package as a venue installs it: a wheel built from the source, installed with its
+dependencies into a fresh virtualenv (no source tree, no editable install), runs the daemon on
+the simulated table and a whole simulated session. Everything the daemon reads at start (the
+pinout, the ruleset data, the hub schemas) must come from the installed package."""
+
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+# What a clean clone holds besides the source: none of it may leak into the wheel's runs.
+NOT_SOURCE = shutil.ignore_patterns(
+    ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
+)
+
+
+def _pip(python: Path, *args: str, cwd: Path) -> None:
+    result = subprocess.run(
+        [str(python), "-m", "pip", "-q", "--disable-pip-version-check", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The `bin/` of a fresh venv holding the wheel and its dependencies (from pip's cache)."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCE)
+    _pip(
+        Path(sys.executable), "wheel", "--no-deps", "-w", str(work / "dist"), str(source), cwd=work
+    )
+    wheels = list((work / "dist").glob("mahjong_table-*.whl"))
+    assert len(wheels) == 1
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    _pip(venv / "bin" / "python", "install", str(wheels[0]), cwd=work)
+    shutil.rmtree(source)  # nothing may be found through the source tree
+    yield venv / "bin"
+
+
+def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[str]:
+    assert process.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + within
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while selector.select(timeout=max(0, deadline - time.monotonic())):
+            line = process.stderr.readline()
+            if not line:
+                break
+            lines.append(line.rstrip())
+            if text in line:
+                return lines
+    raise AssertionError(f"no '{text}' within {within} s:\n" + "\n".join(lines))
+
+
+@pytest.mark.slow
+def test_the_installed_daemon_runs_on_the_simulated_table(installed: Path, tmp_path: Path) -> None:
+    command = [str(installed / "mahjong-table"), "run", "--sim", "--sim-speed", "0"]
+    process = subprocess.Popen(
+        [*command, "--sim-think", "0"], cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        _wait_for(process, "hand 1: wall checked", within=60)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.slow
+def test_the_installed_package_plays_a_simulated_session(installed: Path, tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(installed / "mahjong-table"), "simulate", "--fast", "--hands", "2", "--plain"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "hands: 2 played" in result.stdout
+    # rich is the `board` extra: without it the session is shown as plain lines.
+    probe = [
+        str(installed / "python"),
+        "-c",
+        "import importlib.util as u; print(u.find_spec('rich'))",
+    ]
+    assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout == "None\n"
+
+
+@pytest.mark.slow
+def test_the_installed_version_is_the_package_version(installed: Path) -> None:
+    from controller import __version__
+
+    result = subprocess.run(
+        [str(installed / "mahjong-table"), "--version"], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == f"mahjong-table {__version__}\n"

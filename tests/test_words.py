@@ -1,0 +1,98 @@
+"""Library text never reaches the user: errno codes, msgspec's validation text, a counters repr
+or asyncio's "never retrieved" noise become sentences; a session filter that matches nothing
+says so."""
+
+import csv
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.broker import Broker
+
+ROOT = Path(__file__).parent.parent
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+
+def _empty_store(tmp_path: Path) -> Path:
+    store = tmp_path / "hub.sqlite3"
+    store.touch()
+    return store
+
+
+def test_an_os_error_is_a_sentence_without_errno(tmp_path: Path) -> None:
+    store = _empty_store(tmp_path)
+    result = _cli("hub", "export", "--db", str(store), "--results", "/proc/nope/results.csv")
+    assert result.returncode == 1
+    assert result.stderr == (
+        "mahjong-table: error: /proc/nope/results.csv: no such file or directory\n"
+    )
+
+
+def test_export_of_a_session_that_is_not_there_says_so(tmp_path: Path) -> None:
+    store, out = _empty_store(tmp_path), tmp_path / "results.csv"
+    result = _cli("hub", "export", "--db", str(store), "--results", str(out), "--session", "nope")
+    assert result.returncode == 2
+    assert "mahjong-table: no session matched --session nope" in result.stderr
+    with out.open() as f:
+        assert next(csv.reader(f))[:3] == ["result_id", "table", "seq"]  # the header is there
+
+
+def test_a_bad_start_command_names_the_option_not_the_json_path() -> None:
+    result = _cli(
+        "hub", "send", "t1", "start", "--session", "s1", "--players", "a,b,c,d",
+        "--ruleset", "riichi", "--mqtt", "mqtt://127.0.0.1:9",
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        "mahjong-table: error: start: --ruleset 'riichi' is not a ruleset of this version "
+        "(zung-jung, sichuan, shanghai)\n"
+    )
+
+
+@pytest.mark.broker
+def test_the_recorder_stops_on_sigterm_with_counts_in_words(broker: Broker, tmp_path: Path) -> None:
+    keys = tmp_path / "keys.toml"
+    keys.write_text('[tables]\nt1 = "0123456789abcdef0123456789abcdef"\n')
+    keys.chmod(0o600)
+    command = [sys.executable, "-m", "controller", "hub", "--mqtt", broker.url]
+    command += ["--db", str(tmp_path / "hub.sqlite3"), "--keys", str(keys)]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    said: list[str] = []
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + 30
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while selector.select(timeout=max(0, deadline - time.monotonic())):
+                line = process.stdout.readline()
+                said.append(line)
+                if not line or "recorder online" in line:
+                    break
+        assert "recorder online" in said[-1], "".join(said)
+        process.send_signal(signal.SIGTERM)
+        rest, _ = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0
+    assert "stopped: 0 results recorded, 0 duplicates, 0 refused, 0 resend requests" in rest
+    assert "RecorderCounters" not in rest
+    assert "never retrieved" not in rest
