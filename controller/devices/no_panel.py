@@ -4,7 +4,7 @@ driven from the hub and `diag`; lights and sounds go nowhere, no button is ever 
 import logging
 from collections.abc import Callable
 
-from controller.table.ports import Beep, PanelEvent, StatusPattern
+from controller.table.ports import Beep, LightMode, PanelEvent, StatusPattern
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +20,9 @@ class NoPanel:
         log.debug("status light (no panel): %s", pattern.name.lower())
 
     def show_turn(self, seat: int | None, overtime: bool = False) -> None:
+        """No seat LEDs."""
+
+    def light_seat(self, seat: int, mode: LightMode) -> None:
         """No seat LEDs."""
 
     def beep(self, sound: Beep) -> None:
