@@ -58,7 +58,10 @@ def test_config_check_refuses_a_venue_file_with_a_limit_out_of_bounds(
     house = tmp_path / "house.toml"
     house.write_text('name = "zung-jung"\n[timing]\nturn_seconds = 1\n')
     config = tmp_path / "table.toml"
-    config.write_text(f'[table]\nruleset = "zung-jung"\nruleset_file = "{house}"\n')
+    tileset = Path(__file__).parents[2] / "hardware" / "tilesets" / "sim-0.toml"
+    config.write_text(
+        f'[table]\nruleset = "zung-jung"\nruleset_file = "{house}"\ntileset = "{tileset}"\n'
+    )
     assert main(["config", "check", str(config)]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"mahjong-table: error: {house}: ")
