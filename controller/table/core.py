@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
-from controller.table.ports import Beep, Motion, StatusPattern, Zone
+from controller.table.ports import Beep, Motion, StatusPattern
 from controller.table.records import IncidentRecord, Instant
 from controller.table.session import Session
 from controller.table.tiles import TileMap
@@ -165,7 +165,7 @@ class CycleState:
             dice=tuple(hand.dice) if hand else (),
             rolling=hand.rolling if hand else False,
             turn=self.turn,
-            declared=tuple(sorted(hand.declared)) if hand else (),
+            declared=hand.declared if hand else (),
             winners=hand.winners if hand else (),
             scores=tuple(session.scores) if session else (0, 0, 0, 0),
             hands_played=len(session.history) if session else 0,
@@ -205,14 +205,9 @@ class CycleState:
             self.emit(fx.ShowTurn(place))
 
     def update_turn(self) -> None:
-        """Light the seat whose HAND zone holds a tile to throw (one more than a multiple of 3)."""
-        finished = set(self.hand.winners) if self.hand else set()
-        acting = [
-            place
-            for place in range(4)
-            if place not in finished and len(self.board.tiles(place, Zone.HAND)) % 3 == 2
-        ]
-        self.show_turn(acting[0] if len(acting) == 1 else None)
+        """Light the seat the referee says is to act (none outside play)."""
+        referee = self.hand.referee if self.hand else None
+        self.show_turn(referee.turn if referee and self.phase is Phase.PLAYING else None)
 
     def incident(self, place: int | None, kind: str, detail: str) -> None:
         """Record an irregularity in the hand (it never stops play)."""

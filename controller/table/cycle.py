@@ -7,8 +7,7 @@ sounds, records, words). The transitions of each stretch live in `building`, `pl
 `mcu_events`; this module owns sessions, faults being acknowledged, and time.
 """
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from controller.table import building, mcu_events, play
 from controller.table import effects as fx
@@ -30,10 +29,12 @@ from controller.table.ports import (
     McuStatusRead,
     Motion,
     MotionEnded,
+    WallSideBuilt,
     WallSideRead,
     WallTilePlaced,
     ZoneRead,
 )
+from controller.table.ports import McuEvent, PanelEvent
 from controller.table.records import Instant
 from controller.table.session import Session
 
@@ -47,10 +48,70 @@ class HandCycle(CycleState):
         """Take one input at instant `now`; returns the effects to carry out, in order."""
         self.out = []
         self.now = now
-        handler = HANDLERS.get(type(event))
-        if handler is not None:
-            handler(self, event)
+        self._dispatch(event)
         return self.out
+
+    def _dispatch(self, event: ev.Input) -> None:
+        match event:
+            case ev.Tick():
+                self.on_time()
+            case ev.StartSession():
+                self.start_session(event)
+            case ev.EndSession():
+                self.on_end_session(event)
+            case ev.PauseSession():
+                self.on_pause(event)
+            case ev.ResumeSession():
+                self.on_resume(event)
+            case ev.Acknowledge(by):
+                self.acknowledge(by)
+            case ev.EndHand():
+                play.on_end_hand(self, event)
+            case ev.CommandFailed():
+                mcu_events.on_command_failed(self, event)
+            case ev.HandRecorded():
+                self.on_recorded(event)
+            case ev.RecordFailed():
+                self.on_record_failed(event)
+            case ev.ServiceFailed(service, reason):
+                self.say("warning", f"{service} failed ({reason}); restarting it")
+            case ev.SetupFailed(reason):
+                self.stop(reason, resumable=False)
+            case _:
+                self._hardware(event)
+
+    def _hardware(self, event: McuEvent | PanelEvent) -> None:
+        match event:
+            case DicePressed():
+                self.on_dice_pressed(event)
+            case DeclarePressed():
+                self.on_declare(event)
+            case EmergencyStop(engaged):
+                mcu_events.on_estop(self, "panel", engaged)
+            case WallTilePlaced():
+                building.on_wall_tile(self, event)
+            case WallSideRead():
+                building.on_side_read(self, event)
+            case WallSideBuilt():
+                pass  # MotionEnded ends a build
+            case MotionEnded():
+                building.on_motion_ended(self, event)
+            case McuStatusRead():
+                building.on_status(self, event)
+            case DiceRolled():
+                play.on_dice(self, event)
+            case ZoneRead():
+                self.on_zone(event)
+            case McuFault():
+                mcu_events.on_fault(self, event)
+            case McuFaultCleared():
+                mcu_events.on_fault_cleared(self, event)
+            case McuOnline():
+                self.on_online(event)
+            case McuOffline():
+                mcu_events.on_offline(self, event)
+            case _:
+                assert_never(event)
 
     # ---- sessions ------------------------------------------------------------------------
 
@@ -129,7 +190,8 @@ class HandCycle(CycleState):
         if self.phase is not Phase.HAND_OVER or hand is None or session is None:
             return
         hand.recorded = True
-        session.finish_hand(hand.winners, hand.payments)
+        payments = hand.finished.payments if hand.finished else (0, 0, 0, 0)
+        session.finish_hand(hand.winners, payments)
         self.say("info", f"hand {hand.number} stored as result {event.result_id}")
         self.next_hand()
 
@@ -183,16 +245,14 @@ class HandCycle(CycleState):
 
     def on_time(self, _: object = None) -> None:
         """Time passed (a tick or any input): timeouts, settling zones, waiting for the MCU."""
-        if self.board.expire(self.t) and self.phase is Phase.PLAYING:
-            self.update_turn()
+        self.board.expire(self.t)
         timeout = self._timed_out()
         if timeout:
             self.stop(timeout)
         elif self.phase is Phase.DEALING:
             play.check_deal_when_settled(self)
         elif self.phase is Phase.PLAYING:
-            self.update_turn()
-            play.judge_declarations(self)
+            play.follow(self)
         elif self.phase is Phase.IDLE and self._mcu_overdue():
             self.waiting_since = None
             self.stop("no answer from the table MCU: check its USB cable and its power")
@@ -244,35 +304,3 @@ class HandCycle(CycleState):
         if self.phase is Phase.IDLE and self.waiting_since is not None:
             self.next_hand()
 
-
-Handler = Callable[[HandCycle, Any], None]
-HANDLERS: dict[type, Handler] = {
-    ev.Tick: HandCycle.on_time,
-    ev.StartSession: HandCycle.start_session,
-    ev.EndSession: HandCycle.on_end_session,
-    ev.PauseSession: HandCycle.on_pause,
-    ev.ResumeSession: HandCycle.on_resume,
-    ev.Acknowledge: lambda cycle, event: cycle.acknowledge(event.by),
-    ev.EndHand: play.on_end_hand,
-    ev.CommandFailed: mcu_events.on_command_failed,
-    ev.HandRecorded: HandCycle.on_recorded,
-    ev.RecordFailed: HandCycle.on_record_failed,
-    ev.ServiceFailed: lambda cycle, event: cycle.say(
-        "warning", f"{event.service} failed ({event.reason}); restarting it"
-    ),
-    ev.SetupFailed: lambda cycle, event: cycle.stop(event.reason, resumable=False),
-    DicePressed: HandCycle.on_dice_pressed,
-    DeclarePressed: HandCycle.on_declare,
-    EmergencyStop: lambda cycle, event: mcu_events.on_estop(cycle, "panel", event.engaged),
-    WallTilePlaced: building.on_wall_tile,
-    WallSideRead: building.on_side_read,
-    MotionEnded: building.on_motion_ended,
-    McuStatusRead: building.on_status,
-    DiceRolled: play.on_dice,
-    ZoneRead: HandCycle.on_zone,
-    McuFault: mcu_events.on_fault,
-    McuFaultCleared: mcu_events.on_fault_cleared,
-    McuOnline: HandCycle.on_online,
-    McuOffline: mcu_events.on_offline,
-}
-"""Which transition takes which input (WallSideBuilt needs none: MotionEnded ends a build)."""

@@ -7,7 +7,9 @@ from controller.rules import Ruleset, WallPlan
 from controller.table.deal import DealMismatch, ExpectedDeal, check_deal, expected_deal
 from controller.table.geometry import Slot, physical_slot
 from controller.table.ports import Zone
-from controller.table.records import HandStart, IncidentRecord, Instant, WinRecord
+from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
+from controller.table.referee import Referee
+from controller.table.referee.blackbox import BlackBox
 from controller.table.session import Session
 from controller.table.tiles import TileMap
 from controller.table.wallcheck import WallVerdict, check_wall
@@ -31,10 +33,14 @@ class HandState:
     expected: ExpectedDeal | None = None
     start: HandStart | None = None
     dealt: bool = False
-    declared: dict[int, float] = field(default_factory=dict)
-    wins: list[WinRecord] = field(default_factory=list)
-    payments: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    referee: Referee | None = None
+    """Follows play from the checked deal to the hand's end."""
+    blackbox: BlackBox | None = None
+    shown: dict[tuple[int, Zone], frozenset[int]] = field(default_factory=dict)
+    """The zones as the referee last got them."""
     incidents: list[IncidentRecord] = field(default_factory=list)
+    finished: FinishedHand | None = None
+    """The result once the hand is over (stored again if storing failed)."""
     recorded: bool = False
 
     def new_attempt(self, attempt: int) -> None:
@@ -98,4 +104,9 @@ class HandState:
     @property
     def winners(self) -> tuple[int, ...]:
         """Places of the winners so far, in order."""
-        return tuple(win.place for win in self.wins)
+        return self.referee.winners if self.referee else ()
+
+    @property
+    def declared(self) -> tuple[int, ...]:
+        """Seats whose declaration the referee has still to judge."""
+        return self.referee.declared if self.referee else ()

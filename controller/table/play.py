@@ -1,18 +1,34 @@
 """Transitions from 'walls raised' to 'hand over': the dice decide the deal, the deal is
-checked when the HAND zones settle, declarations are judged, and the hand ends.
-
-Until the referee lands, play itself is not followed move by move: a declaration is judged
-from the zones (`judge`), and a hand without a (further) winner ends by an EndHand command.
-"""
+checked when the HAND zones settle, then the referee follows play (every settled zone
+change, declare press and tick goes to it, and into the hand's black box) until it ends
+the hand; its result goes to the outbox."""
 
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.building import dice_prompt
 from controller.table.core import CycleState, Phase
 from controller.table.deal import describe_mismatch
-from controller.table.judge import judge, settle_draw, winners_to_end
+from controller.table.hand import HandState
 from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
-from controller.table.records import FinishedHand
+from controller.table.records import FinishedHand, WinRecord
+from controller.table.referee import (
+    Declare,
+    Elapsed,
+    EndNow,
+    HandOver,
+    IncidentSeen,
+    Inventories,
+    MoveMade,
+    Referee,
+    RefereeInput,
+    RefereeResult,
+    RefereeSetup,
+    Settings,
+    WinMade,
+    ZoneContent,
+)
+from controller.table.referee.blackbox import BlackBox
+from controller.table.referee.events import WinEntry
 from controller.table.tiles import seat_name
 
 
@@ -71,10 +87,39 @@ def check_deal_when_settled(cycle: CycleState) -> None:
     cycle.deal_checks.append((hand.number, texts))
     for mismatch, text in zip(mismatches, texts, strict=True):
         cycle.incident(mismatch.place, "wrong deal", text)
+    _start_referee(cycle, hand)
     cycle.enter(Phase.PLAYING)
     cycle.update_turn()
     if not texts:
         cycle.say("info", f"hand {hand.number}: deal checked, play")
+
+
+def _start_referee(cycle: CycleState, hand: HandState) -> None:
+    session = cycle.session
+    assert session is not None and cycle.tiles is not None and hand.start is not None
+    hand.shown = _zones(cycle)
+    setup = RefereeSetup(
+        session.ruleset,
+        cycle.tiles,
+        dict(hand.placed),
+        tuple(hand.dice),
+        session.deal,
+        {p: hand.shown[(p, Zone.HAND)] for p in range(4)},
+        {p: hand.shown[(p, Zone.MELD)] for p in range(4)},
+        Settings(session.ruleset.claim_window_s, cycle.settings.settle_s),
+    )
+    hand.referee = Referee(setup)
+    hand.blackbox = BlackBox.start(setup)
+    cycle.emit(fx.KeepInput(_box_name(hand), hand.blackbox.lines[0]))
+
+
+def _box_name(hand: HandState) -> str:
+    assert hand.start is not None
+    return f"{hand.start.session}-hand-{hand.number}"
+
+
+def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
+    return {(p, z): cycle.board.tiles(p, z) for p in range(4) for z in Zone}
 
 
 def on_zone(cycle: CycleState, event: ZoneRead) -> None:
@@ -82,65 +127,91 @@ def on_zone(cycle: CycleState, event: ZoneRead) -> None:
     cycle.board.update(event.seat, event.zone, event.uids, cycle.t)
 
 
-def on_declare(cycle: CycleState, event: DeclarePressed) -> None:
-    """A declare button: judged once the zones have settled."""
+def follow(cycle: CycleState) -> None:
+    """In play: the zones that changed since the referee last saw them, then the time."""
     hand = cycle.hand
-    if cycle.phase is not Phase.PLAYING or hand is None or event.seat in hand.winners:
+    if cycle.phase is not Phase.PLAYING or hand is None or hand.referee is None:
         return
-    hand.declared.setdefault(event.seat, cycle.t)
+    now = _zones(cycle)
+    changed = [key for key, uids in now.items() if hand.shown.get(key) != uids]
+    if changed:
+        hand.shown = now
+        zones = tuple(ZoneContent(p, z, now[(p, z)]) for p, z in changed)
+        _tell(cycle, hand, Inventories(zones))
+    if cycle.phase is Phase.PLAYING:
+        _tell(cycle, hand, Elapsed())
+
+
+def on_declare(cycle: CycleState, event: DeclarePressed) -> None:
+    """A declare button: the referee judges it when its claim window closes or tiles settle."""
+    hand = cycle.hand
+    if cycle.phase is not Phase.PLAYING or hand is None or hand.referee is None:
+        return
+    if event.seat in hand.winners:
+        return
     cycle.emit(fx.Sound(Beep.ACK))
     cycle.say("info", f"seat {seat_name(event.seat)} declares a win")
-
-
-def judge_declarations(cycle: CycleState) -> None:
-    """Judge every declaration whose zones have settled; end the hand on its last win."""
-    hand, session = cycle.hand, cycle.session
-    assert hand is not None and session is not None and cycle.tiles is not None
-    settle = cycle.settings.settle_s
-    if cycle.t - cycle.board.last_change < settle:
-        return
-    for place, at in sorted(hand.declared.items(), key=lambda item: item[1]):
-        if cycle.t - at < settle:
-            continue
-        del hand.declared[place]
-        verdict = judge(
-            session.ruleset, cycle.board, cycle.tiles, place, session.deal, hand.winners
-        )
-        who = f"seat {seat_name(place)}"
-        if verdict.win is None:
-            cycle.incident(place, "false declaration", f"{who} declared a win: {verdict.reason}")
-            continue
-        hand.wins.append(verdict.win)
-        hand.payments = [a + b for a, b in zip(hand.payments, verdict.payments, strict=True)]
-        cycle.say("info", f"{who} wins: {verdict.win.total} {verdict.win.unit}")
-        if len(hand.wins) >= winners_to_end(session.ruleset):
-            finish_hand(cycle)
-            return
+    _tell(cycle, hand, Declare(event.seat))
 
 
 def on_end_hand(cycle: CycleState, event: ev.EndHand) -> None:
-    """No (further) winner: settle the draw and end the hand."""
-    hand, session = cycle.hand, cycle.session
-    if cycle.phase is not Phase.PLAYING or hand is None or session is None:
+    """The venue or a technician ends the hand in play as it stands."""
+    hand = cycle.hand
+    if cycle.phase is not Phase.PLAYING or hand is None or hand.referee is None:
         return
-    assert cycle.tiles is not None
-    payments, problem = settle_draw(
-        session.ruleset, cycle.board, cycle.tiles, session.deal, hand.winners
-    )
-    if problem:
-        cycle.incident(None, "settlement", problem)
-    hand.payments = [a + b for a, b in zip(hand.payments, payments, strict=True)]
-    cycle.say("info", f"hand {hand.number} over: {event.reason}")
-    finish_hand(cycle)
+    _tell(cycle, hand, EndNow(event.reason))
 
 
-def finish_hand(cycle: CycleState) -> None:
-    """Hand over: the result goes to the outbox (the hand counts as over once it is there)."""
+def _tell(cycle: CycleState, hand: HandState, event: RefereeInput) -> None:
+    referee, box = hand.referee, hand.blackbox
+    assert referee is not None and box is not None
+    cycle.emit(fx.KeepInput(_box_name(hand), box.note(event, cycle.now)))
+    for output in referee.handle(event, cycle.now):
+        match output:
+            case MoveMade():
+                pass
+            case IncidentSeen(incident):
+                cycle.incident(incident.place, incident.kind, incident.detail)
+            case WinMade(win):
+                who = f"seat {seat_name(win.place)}"
+                cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")
+            case HandOver(result):
+                cycle.say("info", f"hand {hand.number} over: {result.reason}")
+                finish_hand(cycle, result)
+                return
+    cycle.update_turn()
+
+
+def finish_hand(cycle: CycleState, result: RefereeResult | None = None) -> None:
+    """Hand over: the result goes to the outbox (the hand counts as over once it is there).
+
+    Without a new result (a fault acknowledged after storing failed) the one kept is stored
+    again; a hand ended before the referee took over ends drawn."""
     hand = cycle.hand
     assert hand is not None and hand.start is not None
     cycle.enter(Phase.HAND_OVER)
     cycle.show_turn(None)
-    finished = FinishedHand(
-        hand.start, tuple(hand.wins), tuple(hand.payments), tuple(hand.incidents), cycle.now
+    if result is not None or hand.finished is None:
+        wins = tuple(win_record(w) for w in result.wins) if result else ()
+        payments = result.totals if result else (0, 0, 0, 0)
+        end = result.ended_at if result else cycle.now
+        incidents = tuple(hand.incidents)
+        hand.finished = FinishedHand(hand.start, wins, payments, incidents, end, result)
+    cycle.emit(fx.RecordHand(hand.finished))
+
+
+def win_record(win: WinEntry) -> WinRecord:
+    """A referee's win as the hand's record keeps it."""
+    return WinRecord(
+        win.place,
+        win.discarder,
+        win.win_tile,
+        win.concealed,
+        win.melds,
+        win.flowers,
+        win.patterns,
+        win.total,
+        win.unit,
+        win.score,
+        win.win_type,
     )
-    cycle.emit(fx.RecordHand(finished))
