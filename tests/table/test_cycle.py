@@ -153,7 +153,9 @@ def test_an_mcu_restart_mid_play_is_an_incident_and_mid_build_a_fault() -> None:
 def test_a_false_declaration_is_an_incident_and_play_goes_on() -> None:
     driver = Driver()
     driver.to_playing()
-    out = driver.feed(DeclarePressed(2))
+    driver.feed(DeclarePressed(2))
+    assert driver.view().declared == (2,), "a press may come before the tiles it follows"
+    out = driver.feed(ev.Tick(), after=2.0)
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
     assert note.incident.kind == "false win" and note.incident.place == 2
     assert "out of turn" in note.incident.detail
