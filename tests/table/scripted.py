@@ -51,6 +51,9 @@ def arranged_wall(
     def take(kind: int) -> int:
         return pool[kind].pop()
 
+    for place, text in hands.items():
+        size = 14 if place == dealer else 13
+        assert len(parse_tiles(text)) == size, f"seat {place} is dealt {size} tiles: {text}"
     placed: dict[Slot, int] = {}
     for step in plan.deal:
         place = (dealer + step.seat) % 4

@@ -10,7 +10,7 @@ from controller.table.referee.state import Play, Window
 def self_drawn_type(play: Play, place: int) -> tuple[WinType, int | None]:
     """How a seat that declares in its own turn won, and on which tag (None: no tile to name)."""
     draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
-    untouched = not play.claims_made and not any(
+    untouched = not play.claims_made and not play.wins and not any(
         m.kind in (MoveKind.CONCEALED_KONG, MoveKind.ADDED_KONG) for m in play.moves
     )
     if draw is None:
