@@ -290,3 +290,100 @@ def test_a_false_win_is_an_incident_and_play_goes_on() -> None:
     table.discard(1, "2m")
     table.draw(2)
     assert moves(table)[-1] == (2, MoveKind.DRAW) and not table.referee.over
+
+
+def filler(ruleset: str, hands: dict[int, str], count: int, avoid: str) -> str:
+    """`count` tiles of the set that no hand holds and that are none of `avoid`."""
+    from controller.rules import format_tiles, get_ruleset
+
+    left = [t.kind for t in get_ruleset(ruleset).tiles.physical()]
+    for text in hands.values():
+        for kind in parse_tiles(text):
+            left.remove(kind)
+    banned = set(parse_tiles(avoid))
+    return format_tiles([k for k in left if k not in banned][:count])
+
+
+def test_shanghai_a_flower_drawn_in_play_is_replaced_and_wins_as_杠开() -> None:
+    table = Table(
+        "shanghai",
+        {0: ZJ_E, 1: "111m222p333s444m5p", 2: "5566s7788s6m2345z", 3: "3377m88m55s9s5566z"},
+        draws="1f",
+        replacements="5p",
+    )
+    table.discard(0, "1z")
+    flower = table.draw(1)
+    table.move([flower], 1, Zone.MELD)
+    table.replace(1)
+    table.declare(1)
+    table.wait(2.0)
+    result = replays_the_same(table)
+    assert [k for _, k in moves(table)][1:4] == [
+        MoveKind.DRAW,
+        MoveKind.FLOWER,
+        MoveKind.REPLACEMENT,
+    ]
+    [win] = result.wins
+    assert win.win_type is WinType.KONG_REPLACEMENT and win.flowers == tuple(parse_tiles("1f"))
+    assert "杠开" in [name for name, _ in win.patterns]
+
+
+def test_zung_jung_last_tile_and_last_discard_wins() -> None:
+    hands = {0: ZJ_E, 1: "46m111p222p333p99p", 2: "78m111s222s333s99s", 3: "3377m88m55s9s5566z"}
+    last = Table("zung-jung", hands, draws=filler("zung-jung", hands, 68, "5m6m9m") + "5m")
+    last.discard(0, "1z")
+    for turn in range(68):
+        tsumogiri(last, (1 + turn) % 4)
+    last.draw(1)
+    assert last.referee.play.wall.remaining == 0
+    last.declare(1)
+    last.wait(2.0)
+    [win] = replays_the_same(last).wins
+    assert win.win_type is WinType.LAST_TILE and "Final Draw" in dict(win.patterns)
+
+    discard = Table("zung-jung", hands, draws=filler("zung-jung", hands, 68, "5m6m9m") + "9m")
+    discard.discard(0, "1z")
+    for turn in range(69):
+        tsumogiri(discard, (1 + turn) % 4)
+    discard.take_discard(2, of=1)
+    discard.declare(2)
+    discard.wait(3.1)
+    [win] = replays_the_same(discard).wins
+    assert win.win_type is WinType.LAST_DISCARD and win.discarder == 1
+
+
+def test_zung_jung_the_last_discard_may_only_be_won_on_and_the_wall_end_ends_the_hand() -> None:
+    hands = {0: ZJ_E, 1: "46m111p222p333p99p", 2: "78m111s222s333s99s", 3: "3377m88m55s9s5566z"}
+    table = Table("zung-jung", hands, draws=filler("zung-jung", hands, 68, "5m6m7m9m") + "7m")
+    table.discard(0, "1z")
+    for turn in range(69):
+        tsumogiri(table, (1 + turn) % 4)
+    table.meld(3, "77m", discard_of=1)
+    assert table.incidents() == ["claim refused"]
+    table.wait(3.1)
+    result = replays_the_same(table)
+    assert result.reason == "the wall is empty" and result.wins == ()
+    assert len(result.moves) == 1 + 2 * 69, "every draw and discard, nothing else"
+
+
+def test_sichuan_a_ready_hand_must_win_on_the_last_four_tiles() -> None:
+    hands = {
+        0: "111m222m333m444m9m5s",
+        1: "46s111p222p333p99p",
+        2: "55667788m11223s",
+        3: "999m778899p34m55s",
+    }
+    table = Table("sichuan", hands, draws=filler("sichuan", hands, 52, "5s") + "5s")
+    table.discard(0, "9m")
+    for turn in range(52):
+        tsumogiri(table, (1 + turn) % 4)
+    assert table.referee.play.wall.remaining == 3
+    tsumogiri(table, 1)
+    assert table.incidents() == ["win passed"]
+    for turn in (2, 3):
+        tsumogiri(table, turn)
+    table.wait(3.1)
+    result = replays_the_same(table)
+    assert result.reason == "the wall is empty"
+    assert [p.reason for p in result.payments] == ["drawn hand"]
+    assert result.totals[1] > 0, "the ready hand is paid at the draw"
