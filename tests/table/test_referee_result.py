@@ -43,7 +43,7 @@ def test_the_result_carries_moves_final_tiles_and_settlements() -> None:
     assert again.wins[0].win_type == "earthly", "won on the dealer's first discard"
     assert again.wins[0].seat == 1
     assert [s.amounts for s in again.settlements] == [list(hand.payments)]
-    assert again.final[1].concealed == "456m111222333p99p"
+    assert again.final[1].concealed == "456m11122233399p"
     assert again.final[0].discards == ""
 
 
