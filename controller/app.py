@@ -29,10 +29,10 @@ from controller.sim.hardware import SimOptions, SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
+from controller.table.blackbox_files import BlackBoxFiles
 from controller.table.control import RunnerControl
 from controller.table.cycle import CycleSettings, HandCycle, TableView
 from controller.table.ports import EmergencyStop, Panel
-from controller.table.blackbox_files import BlackBoxFiles
 from controller.table.report import HubSink, LogSink
 from controller.table.runner import ResultSink, TableRunner
 from controller.table.session import SessionPlan

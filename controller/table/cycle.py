@@ -22,6 +22,7 @@ from controller.table.ports import (
     DicePressed,
     DiceRolled,
     EmergencyStop,
+    McuEvent,
     McuFault,
     McuFaultCleared,
     McuOffline,
@@ -29,12 +30,12 @@ from controller.table.ports import (
     McuStatusRead,
     Motion,
     MotionEnded,
+    PanelEvent,
     WallSideBuilt,
     WallSideRead,
     WallTilePlaced,
     ZoneRead,
 )
-from controller.table.ports import McuEvent, PanelEvent
 from controller.table.records import Instant
 from controller.table.session import Session
 
@@ -303,4 +304,3 @@ class HandCycle(CycleState):
             self.say("info", "the table MCU link is back")
         if self.phase is Phase.IDLE and self.waiting_since is not None:
             self.next_hand()
-

@@ -167,7 +167,7 @@ def _play(hand: FinishedHand) -> dict[str, Any]:
             Move(
                 at=_time(m.at),
                 seat=m.place,
-                move=m.kind.value,  # type: ignore[arg-type]
+                move=m.kind.value,
                 tiles=format_tiles(m.tiles),
                 source=m.source,
             )
@@ -204,7 +204,7 @@ def _win(win: WinRecord, order: int) -> Win:
         patterns=[PatternScore(name=name, value=value) for name, value in win.patterns],
         score=win.score,
         order=order,
-        win_type=win.win_type.value,  # type: ignore[arg-type]
+        win_type=win.win_type.value,
     )
 
 

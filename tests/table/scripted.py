@@ -226,4 +226,3 @@ class Table:
     def incidents(self) -> list[str]:
         """Kinds of the incidents so far."""
         return [i.kind for i in self.referee.play.incidents]
-

@@ -304,7 +304,7 @@ def filler(ruleset: str, hands: dict[int, str], count: int, avoid: str) -> str:
     return format_tiles([k for k in left if k not in banned][:count])
 
 
-def test_shanghai_a_flower_drawn_in_play_is_replaced_and_wins_as_杠开() -> None:
+def test_shanghai_a_flower_drawn_in_play_is_replaced_and_wins_on_the_replacement() -> None:
     table = Table(
         "shanghai",
         {0: ZJ_E, 1: "111m222p333s444m5p", 2: "5566s7788s6m2345z", 3: "3377m88m55s9s5566z"},

@@ -8,8 +8,8 @@ import pytest
 from controller.hub.export import RESULT_COLUMNS
 from controller.hub.result import HandResult, WallReveal
 from controller.rules import tile_str
-from controller.table.records import FinishedHand, HandStart, Instant
 from controller.table.play import win_record
+from controller.table.records import FinishedHand, HandStart, Instant
 from controller.table.report import hand_result
 from tests.table.scripted import Table
 

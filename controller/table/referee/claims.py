@@ -153,4 +153,3 @@ def judge_settled(play: Play) -> None:
         waited = play.t - at.monotonic
         if (ready and waited >= play.settings.settle_s) or waited >= play.settings.stray_s:
             judge_self(play, place)
-

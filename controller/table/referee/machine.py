@@ -63,6 +63,8 @@ class Referee:
             case Elapsed():
                 pass
             case EndNow(reason):
+                if play.window is not None:  # what was declared on it still counts
+                    claims.close(play, Close.TIME)
                 procedures.end(play, reason)
                 return play.out
             case _:

@@ -81,9 +81,7 @@ def check_passed_discard(play: Play, window: Window) -> None:
             play.incident(place, "win passed", "a ready hand must win on the last tiles")
 
 
-def _must_win(
-    play: Play, place: int, concealed: list[int], tile: int | None, before: int
-) -> bool:
+def _must_win(play: Play, place: int, concealed: list[int], tile: int | None, before: int) -> bool:
     if tile is None or before < 1:
         return False
     melds = [record.meld(play.tiles) for record in play.seats[place].melds]
@@ -98,7 +96,9 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     for win in wins:
         play.wins.append(win)
         play.out.append(WinMade(win))
-        play.pay(f"{win.win_type.value} win", {play.seat_of(p): a for p, a in enumerate(win.payments)})
+        play.pay(
+            f"{win.win_type.value} win", {play.seat_of(p): a for p, a in enumerate(win.payments)}
+        )
         play.finished.append(win.place)
         play.recheck(win.place)
     if play.ruleset.hand_over(len(play.finished), play.wall.remaining):

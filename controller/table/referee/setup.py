@@ -38,7 +38,9 @@ class RefereeSetup:
         order = [self.placed[physical_slot(p, dealer)] for p in plan.sequence]
         replacements = [self.placed[physical_slot(p, dealer)] for p in plan.replacements]
         held = {uid for uids in (*self.hands.values(), *self.melds.values()) for uid in uids}
-        dealt = {uid for place in range(4) for uid in expected.hands[place] | expected.flowers[place]}
+        dealt = {
+            uid for place in range(4) for uid in expected.hands[place] | expected.flowers[place]
+        }
         wall = WallTiles(order, replacements, held | dealt, plan.never_drawn)
         seats = [
             SeatTiles(concealed=set(self.hands.get(p, ())), flowers=sorted(self.melds.get(p, ())))

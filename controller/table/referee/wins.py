@@ -10,8 +10,10 @@ from controller.table.referee.state import Play, Window
 def self_drawn_type(play: Play, place: int) -> tuple[WinType, int | None]:
     """How a seat that declares in its own turn won, and on which tag (None: no tile to name)."""
     draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
-    untouched = not play.claims_made and not play.wins and not any(
-        m.kind in (MoveKind.CONCEALED_KONG, MoveKind.ADDED_KONG) for m in play.moves
+    untouched = (
+        not play.claims_made
+        and not play.wins
+        and not any(m.kind in (MoveKind.CONCEALED_KONG, MoveKind.ADDED_KONG) for m in play.moves)
     )
     if draw is None:
         if place == play.deal.dealer and play.discards == 0 and untouched:
@@ -96,4 +98,3 @@ def judge(
         payments,
     )
     return entry, ""
-
