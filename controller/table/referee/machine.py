@@ -119,7 +119,6 @@ class Referee:
             if play.wall.holds(uid):
                 play.wall.take(uid)
             if seen is None:
-                play.lift(uid)
                 continue
             seat = play.seats[seen[0]]
             if seen[1].value == "hand":

@@ -42,8 +42,14 @@ class RefereeSetup:
             uid for place in range(4) for uid in expected.hands[place] | expected.flowers[place]
         }
         wall = WallTiles(order, replacements, held | dealt, plan.never_drawn)
+        # A dealt tile no antenna has read yet is taken to be where the deal put it.
+        unseen = {p: expected.hands[p] - held for p in range(4)}
+        unseen_flowers = {p: expected.flowers[p] - held for p in range(4)}
         seats = [
-            SeatTiles(concealed=set(self.hands.get(p, ())), flowers=sorted(self.melds.get(p, ())))
+            SeatTiles(
+                concealed=set(self.hands.get(p, ())) | unseen[p],
+                flowers=sorted(self.melds.get(p, frozenset()) | unseen_flowers[p]),
+            )
             for p in range(4)
         ]
         heavenly = next(

@@ -166,11 +166,6 @@ class Play:
         self.where[uid] = (place, zone)
         self._check(uid)
 
-    def lift(self, uid: int) -> None:
-        """The tag is no longer on the table (as far as play goes)."""
-        self.where.pop(uid, None)
-        self._check(uid)
-
     def observe(self, place: int, zone: Zone, uids: frozenset[int]) -> None:
         """A zone's settled content."""
         key = (place, zone)
@@ -186,7 +181,9 @@ class Play:
 
     def _check(self, uid: int) -> None:
         want, got = self.where.get(uid), self.seen.get(uid)
-        if want == got or self._revealed(want, got):
+        # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
+        # and a tile on its way (off the river, not yet in a meld) is no move yet.
+        if want == got or got is None or self._revealed(want, got):
             self.odd.discard(uid)
         else:
             self.odd.add(uid)
