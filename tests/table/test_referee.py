@@ -387,3 +387,48 @@ def test_sichuan_a_ready_hand_must_win_on_the_last_four_tiles() -> None:
     assert result.reason == "the wall is empty"
     assert [p.reason for p in result.payments] == ["drawn hand"]
     assert result.totals[1] > 0, "the ready hand is paid at the draw"
+
+
+def drain(table: Table) -> None:
+    """Every seat draws and throws until the wall is empty; the last discard's window closes."""
+    while table.referee.play.wall.remaining:
+        turn = table.referee.turn
+        assert turn is not None
+        tsumogiri(table, turn)
+    table.wait(3.1)
+
+
+def test_sichuan_a_konger_not_ready_at_the_draw_returns_the_kong_income() -> None:
+    hands = {
+        0: "1111m258m1479p369p",
+        1: "258m369m147p258p9p",
+        2: "2469m2469s13s57s9s",
+        3: "3478p5p9p1258s369s",
+    }
+    table = Table("sichuan", hands, replacements="9m")
+    sichuan = table.ruleset
+    for place in (1, 2, 3):
+        concealed = parse_tiles(hands[place])
+        assert not sichuan.waits(concealed), f"seat {place} must not be ready"
+    table.meld(0, "1111m")
+    uid = table.replace(0)
+    table.move([uid], 0, Zone.DISCARD)
+    drain(table)
+    result = replays_the_same(table)
+    assert [(p.reason, p.amounts) for p in result.payments] == [
+        ("concealed kong", (6, -2, -2, -2)),
+        ("drawn hand", (-6, 2, 2, 2)),
+    ]
+    assert result.totals == (0, 0, 0, 0)
+
+
+def test_zung_jung_no_kong_on_the_last_tile() -> None:
+    hands = {0: ZJ_E, 1: "46m111p222p333p99p", 2: "78m111s222s333s99s", 3: "3377m88m55s9s5566z"}
+    table = Table("zung-jung", hands, draws=filler("zung-jung", hands, 68, "2p") + "2p")
+    table.discard(0, "1z")
+    for turn in range(68):
+        tsumogiri(table, (1 + turn) % 4)
+    table.draw(1)
+    table.meld(1, "2222p")
+    assert table.incidents() == ["kong on the last tile"]
+    assert table.referee.play.need.value == "discard", "no replacement comes"
