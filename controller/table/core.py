@@ -206,7 +206,7 @@ class CycleState:
 
     def update_turn(self) -> None:
         """Light the seat the referee says is to act (none outside play)."""
-        referee = self.hand.referee if self.hand else None
+        referee = self.hand.play.referee if self.hand and self.hand.play else None
         self.show_turn(referee.turn if referee and self.phase is Phase.PLAYING else None)
 
     def incident(self, place: int | None, kind: str, detail: str) -> None:

@@ -17,6 +17,16 @@ from controller.table.zones import ZoneBoard
 
 
 @dataclass
+class InPlay:
+    """What a hand in play carries: its referee, its black box and the zones the referee saw."""
+
+    referee: Referee
+    blackbox: BlackBox
+    box_name: str
+    shown: dict[tuple[int, Zone], frozenset[int]]
+
+
+@dataclass
 class HandState:
     """Everything known about the hand in play."""
 
@@ -33,11 +43,8 @@ class HandState:
     expected: ExpectedDeal | None = None
     start: HandStart | None = None
     dealt: bool = False
-    referee: Referee | None = None
-    """Follows play from the checked deal to the hand's end."""
-    blackbox: BlackBox | None = None
-    shown: dict[tuple[int, Zone], frozenset[int]] = field(default_factory=dict)
-    """The zones as the referee last got them."""
+    play: InPlay | None = None
+    """Set once the deal is checked: the referee follows play until the hand's end."""
     incidents: list[IncidentRecord] = field(default_factory=list)
     finished: FinishedHand | None = None
     """The result once the hand is over (stored again if storing failed)."""
@@ -104,9 +111,9 @@ class HandState:
     @property
     def winners(self) -> tuple[int, ...]:
         """Places of the winners so far, in order."""
-        return self.referee.winners if self.referee else ()
+        return self.play.referee.winners if self.play else ()
 
     @property
     def declared(self) -> tuple[int, ...]:
         """Seats whose declaration the referee has still to judge."""
-        return self.referee.declared if self.referee else ()
+        return self.play.referee.declared if self.play else ()

@@ -8,7 +8,7 @@ from controller.table import inputs as ev
 from controller.table.building import dice_prompt
 from controller.table.core import CycleState, Phase
 from controller.table.deal import describe_mismatch
-from controller.table.hand import HandState
+from controller.table.hand import HandState, InPlay
 from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
 from controller.table.records import FinishedHand, WinRecord
 from controller.table.referee import (
@@ -97,25 +97,21 @@ def check_deal_when_settled(cycle: CycleState) -> None:
 def _start_referee(cycle: CycleState, hand: HandState) -> None:
     session = cycle.session
     assert session is not None and cycle.tiles is not None and hand.start is not None
-    hand.shown = _zones(cycle)
+    shown = _zones(cycle)
     setup = RefereeSetup(
         session.ruleset,
         cycle.tiles,
         dict(hand.placed),
         tuple(hand.dice),
         session.deal,
-        {p: hand.shown[(p, Zone.HAND)] for p in range(4)},
-        {p: hand.shown[(p, Zone.MELD)] for p in range(4)},
+        {p: shown[(p, Zone.HAND)] for p in range(4)},
+        {p: shown[(p, Zone.MELD)] for p in range(4)},
         Settings(session.ruleset.claim_window_s, cycle.settings.settle_s),
     )
-    hand.referee = Referee(setup)
-    hand.blackbox = BlackBox.start(setup)
-    cycle.emit(fx.KeepInput(_box_name(hand), hand.blackbox.lines[0]))
-
-
-def _box_name(hand: HandState) -> str:
-    assert hand.start is not None
-    return f"{hand.start.session}-hand-{hand.number}"
+    box = BlackBox.start(setup)
+    name = f"{hand.start.session}-hand-{hand.number}"
+    hand.play = InPlay(Referee(setup), box, name, shown)
+    cycle.emit(fx.KeepInput(name, box.lines[0]))
 
 
 def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
@@ -127,46 +123,47 @@ def on_zone(cycle: CycleState, event: ZoneRead) -> None:
     cycle.board.update(event.seat, event.zone, event.uids, cycle.t)
 
 
+def _in_play(cycle: CycleState) -> InPlay | None:
+    """The hand's play, while the table is playing."""
+    hand = cycle.hand
+    return hand.play if cycle.phase is Phase.PLAYING and hand is not None else None
+
+
 def follow(cycle: CycleState) -> None:
     """In play: the zones that changed since the referee last saw them, then the time."""
-    hand = cycle.hand
-    if cycle.phase is not Phase.PLAYING or hand is None or hand.referee is None:
+    in_play = _in_play(cycle)
+    if in_play is None:
         return
     now = _zones(cycle)
-    changed = [key for key, uids in now.items() if hand.shown.get(key) != uids]
+    changed = [key for key, uids in now.items() if in_play.shown.get(key) != uids]
     if changed:
-        hand.shown = now
+        in_play.shown = now
         zones = tuple(ZoneContent(p, z, now[(p, z)]) for p, z in changed)
-        _tell(cycle, hand, Inventories(zones))
+        _tell(cycle, in_play, Inventories(zones))
     if cycle.phase is Phase.PLAYING:
-        _tell(cycle, hand, Elapsed())
+        _tell(cycle, in_play, Elapsed())
 
 
 def on_declare(cycle: CycleState, event: DeclarePressed) -> None:
     """A declare button: the referee judges it when its claim window closes or tiles settle."""
-    hand = cycle.hand
-    if cycle.phase is not Phase.PLAYING or hand is None or hand.referee is None:
-        return
-    if event.seat in hand.winners:
+    in_play = _in_play(cycle)
+    if in_play is None or event.seat in in_play.referee.winners:
         return
     cycle.emit(fx.Sound(Beep.ACK))
     cycle.say("info", f"seat {seat_name(event.seat)} declares a win")
-    _tell(cycle, hand, Declare(event.seat))
+    _tell(cycle, in_play, Declare(event.seat))
 
 
 def on_end_hand(cycle: CycleState, event: ev.EndHand) -> None:
     """The venue or a technician ends the hand in play as it stands."""
-    hand = cycle.hand
-    if cycle.phase is not Phase.PLAYING or hand is None or hand.referee is None:
-        return
-    _tell(cycle, hand, EndNow(event.reason))
+    in_play = _in_play(cycle)
+    if in_play is not None:
+        _tell(cycle, in_play, EndNow(event.reason))
 
 
-def _tell(cycle: CycleState, hand: HandState, event: RefereeInput) -> None:
-    referee, box = hand.referee, hand.blackbox
-    assert referee is not None and box is not None
-    cycle.emit(fx.KeepInput(_box_name(hand), box.note(event, cycle.now)))
-    for output in referee.handle(event, cycle.now):
+def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
+    cycle.emit(fx.KeepInput(in_play.box_name, in_play.blackbox.note(event, cycle.now)))
+    for output in in_play.referee.handle(event, cycle.now):
         match output:
             case MoveMade():
                 pass
@@ -176,7 +173,7 @@ def _tell(cycle: CycleState, hand: HandState, event: RefereeInput) -> None:
                 who = f"seat {seat_name(win.place)}"
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")
             case HandOver(result):
-                cycle.say("info", f"hand {hand.number} over: {result.reason}")
+                cycle.say("info", f"hand over: {result.reason}")
                 finish_hand(cycle, result)
                 return
     cycle.update_turn()
