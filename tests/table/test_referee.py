@@ -432,3 +432,29 @@ def test_zung_jung_no_kong_on_the_last_tile() -> None:
     table.meld(1, "2222p")
     assert table.incidents() == ["kong on the last tile"]
     assert table.referee.play.need.value == "discard", "no replacement comes"
+
+
+def test_heavenly_and_earthly_wins_come_from_the_first_go_around() -> None:
+    others = {1: "22p33p44p66s77s89s7z", 2: "2233s4466s6m2345z", 3: "3377m88m55s9s5566z"}
+    heaven = Table("zung-jung", {0: "123m456m789m111p99p"} | others)
+    heaven.declare(0)
+    heaven.wait(2.0)
+    [win] = replays_the_same(heaven).wins
+    assert win.win_type is WinType.HEAVENLY and win.discarder is None
+
+    earth = Table(
+        "sichuan",
+        {
+            0: "111m222m333m444m9m5s",
+            1: "46s111p222p333p99p",
+            2: "55667788m11223s",
+            3: "999m778899p34m55s",
+        },
+        draws="5s",
+    )
+    earth.discard(0, "9m")
+    earth.draw(1)
+    earth.declare(1)
+    earth.wait(2.0)
+    [win] = earth.referee.play.wins
+    assert win.win_type is WinType.EARTHLY, "Sichuan: a non-dealer's first draw"
