@@ -458,3 +458,26 @@ def test_heavenly_and_earthly_wins_come_from_the_first_go_around() -> None:
     earth.wait(2.0)
     [win] = earth.referee.play.wins
     assert win.win_type is WinType.EARTHLY, "Sichuan: a non-dealer's first draw"
+
+
+def test_a_kong_on_a_discard_read_three_tiles_first_is_still_an_exposed_kong() -> None:
+    table = Table(
+        "sichuan",
+        {
+            0: "1111m234m666p678p9s",
+            1: "999s11p22p33p44p67s",
+            2: "55667788m11223s",
+            3: "999m4455s778899p",
+        },
+        replacements="3m4m",
+    )
+    table.meld(0, "1111m")
+    table.replace(0)
+    table.discard(0, "9s")
+    table.meld(1, "99s", discard_of=0)
+    table.meld(1, "9s")
+    assert [k for _, k in moves(table)][-2:] == [MoveKind.PUNG, MoveKind.EXPOSED_KONG]
+    assert table.referee.play.payments[-1].reason == "exposed kong"
+    assert table.referee.play.payments[-1].amounts == (-1, 1, 0, 0), "the discarder pays"
+    table.replace(1)
+    assert moves(table)[-1] == (1, MoveKind.REPLACEMENT)

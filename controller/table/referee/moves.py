@@ -223,8 +223,12 @@ def _added_kong(play: Play, place: int) -> bool:
             continue
         seat.concealed.discard(uid)
         pung.uids.append(uid)
-        pung.kind, pung.kong = MeldKind.KONG, KongKind.ADDED
+        pung.kind = MeldKind.KONG
         play.put(uid, place, Zone.MELD)
+        if _just_claimed(play, place) and pung.claimed is not None:
+            _read_late_as_exposed_kong(play, place, pung)
+            return True
+        pung.kong = KongKind.ADDED
         play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))  # type: ignore[arg-type]
         if play.ruleset.claims.can_rob(KongKind.ADDED):
             play.window = Window(uid, place, play.t, robbing=True)
@@ -265,3 +269,19 @@ def _discard(play: Play, place: int) -> bool:
     play.need = Need.DRAW
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
+
+
+def _just_claimed(play: Play, place: int) -> bool:
+    """The seat's last move was claiming a pung (it has not discarded since)."""
+    last = play.moves[-1] if play.moves else None
+    return last is not None and last.place == place and last.kind is MoveKind.PUNG
+
+
+def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldRecord) -> None:
+    """The fourth tile of a claimed set was read after the other three: it was a kong on the
+    discard all along (a pung cannot be added to in the turn it was claimed)."""
+    pung.kong = KongKind.EXPOSED
+    source = play.moves[-1].source
+    tiles = tuple(sorted(play.kinds(pung.uids)))
+    play.record(Move(play.now, place, MoveKind.EXPOSED_KONG, tiles, source))
+    procedures.kong_made(play, place, KongKind.EXPOSED, source)
