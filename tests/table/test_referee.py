@@ -481,3 +481,23 @@ def test_a_kong_on_a_discard_read_three_tiles_first_is_still_an_exposed_kong() -
     assert table.referee.play.payments[-1].amounts == (-1, 1, 0, 0), "the discarder pays"
     table.replace(1)
     assert moves(table)[-1] == (1, MoveKind.REPLACEMENT)
+
+
+def test_shanghai_two_winners_on_one_discard() -> None:
+    table = Table(
+        "shanghai",
+        {
+            0: "19m19p19s1234567z5p",
+            1: "111m222p333s444m5p",
+            2: "777m888p999s5p777z",
+            3: "3388m99m55s1s5566z",
+        },
+    )
+    table.discard(0, "5p")
+    table.take_discard(1, of=0)
+    table.declare(1)
+    table.declare(2)
+    table.wait(3.1)
+    result = replays_the_same(table)
+    assert [(w.place, w.discarder) for w in result.wins] == [(1, 0), (2, 0)]
+    assert result.totals[0] < 0 and result.totals[1] > 0 and result.totals[2] > 0
