@@ -92,6 +92,23 @@ class FaultState:
 
 
 @dataclass(frozen=True)
+class InSession:
+    """A session is on: its plan and rules, and the tile set the table plays it with."""
+
+    session: Session
+    tiles: TileMap
+
+
+@dataclass(frozen=True)
+class InHand:
+    """A hand of the session is on its way (from the build to its stored result)."""
+
+    session: Session
+    tiles: TileMap
+    hand: HandState
+
+
+@dataclass(frozen=True)
 class TableView:
     """What a technician, the hub and the simulated players can see of the table."""
 
@@ -125,8 +142,8 @@ class CycleState:
         self.phase = Phase.IDLE
         self.since = 0.0
         """When the current phase began (monotonic)."""
-        self.session: Session | None = None
-        self.hand: HandState | None = None
+        self.stage: InSession | InHand | None = None
+        """The session and the hand the phase works on (None: no session)."""
         self.fault: FaultState | None = None
         self.board = ZoneBoard(self.settings.absence_s)
         self.mcu_online = False
@@ -142,6 +159,20 @@ class CycleState:
         """(hand, mismatches in words) for every deal checked, in order."""
         self.now = Instant(0.0, 0.0)
         self.out: list[Effect] = []
+
+    @property
+    def session(self) -> Session | None:
+        """The session, if one is on."""
+        return self.stage.session if self.stage is not None else None
+
+    @property
+    def hand(self) -> HandState | None:
+        """The hand on its way, if any."""
+        return self.stage.hand if isinstance(self.stage, InHand) else None
+
+    def live(self) -> InHand | None:
+        """The session and hand a hand's transition works on (None: no hand is on)."""
+        return self.stage if isinstance(self.stage, InHand) else None
 
     @property
     def t(self) -> float:

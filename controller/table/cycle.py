@@ -12,7 +12,7 @@ from typing import assert_never
 from controller.table import building, mcu_events, play
 from controller.table import effects as fx
 from controller.table import inputs as ev
-from controller.table.core import CycleSettings, CycleState, Phase, TableView
+from controller.table.core import CycleSettings, CycleState, InHand, InSession, Phase, TableView
 from controller.table.effects import Effect
 from controller.table.geometry import layout_problem
 from controller.table.hand import HandState
@@ -121,20 +121,21 @@ class HandCycle(CycleState):
         if self.session is not None and self.phase not in (Phase.IDLE, Phase.SESSION_OVER):
             self.say("warning", f"session {self.session.plan.id} is still in play")
             return
-        self.session = Session(event.plan, event.ruleset, self.t)
-        self.hand = None
         self.say("info", f"session {event.plan.id} ({event.ruleset.name}) starts")
         problem = layout_problem(event.ruleset.wall)
         if self.tiles is None or problem:
+            self.stage = None
             self.stop(problem or "no tile-set file is loaded", resumable=False)
             return
+        self.stage = InSession(Session(event.plan, event.ruleset, self.t), self.tiles)
         self.next_hand()
 
     def next_hand(self) -> None:
         """Start the next hand, or end the session, or wait (paused, no MCU yet)."""
-        session = self.session
-        if session is None or self.fault is not None:
+        stage = self.stage
+        if stage is None or self.fault is not None:
             return
+        session = stage.session
         reason = session.over_reason(self.t)
         if reason:
             self.end_session(reason)
@@ -147,13 +148,15 @@ class HandCycle(CycleState):
             self.say("warning", "waiting for the table MCU")
         else:
             self.waiting_since = None
-            self.hand = HandState(session.hand_number)
-            building.start_build(self, 1)
+            live = InHand(session, stage.tiles, HandState(session.hand_number))
+            self.stage = live
+            building.start_build(self, live, 1)
 
     def end_session(self, reason: str) -> None:
         """The session is over: clear the table and say the final scores."""
-        session = self.session
-        assert session is not None
+        if self.stage is None:
+            return
+        session = self.stage.session
         session.ending = session.ending or reason
         self.move(fx.LowerPlatform(self.limit(self.settings.raise_timeout_s)), Motion.LOWER)
         self.enter(Phase.SESSION_OVER)
@@ -187,9 +190,10 @@ class HandCycle(CycleState):
 
     def on_recorded(self, event: ev.HandRecorded) -> None:
         """The result is durable: the hand counts as over; rotate and go on."""
-        hand, session = self.hand, self.session
-        if self.phase is not Phase.HAND_OVER or hand is None or session is None:
+        live = self.live()
+        if self.phase is not Phase.HAND_OVER or live is None:
             return
+        hand, session = live.hand, live.session
         hand.recorded = True
         payments = hand.finished.payments if hand.finished else (0, 0, 0, 0)
         session.finish_hand(hand.winners, payments)
@@ -227,15 +231,16 @@ class HandCycle(CycleState):
         self._resume(fault.resume)
 
     def _resume(self, phase: Phase) -> None:
-        hand = self.hand
-        if hand is None or phase in (Phase.IDLE, Phase.SESSION_OVER):
+        live = self.live()
+        if live is None or phase in (Phase.IDLE, Phase.SESSION_OVER):
             self.enter(phase)
             self.next_hand()
         elif phase is Phase.BUILDING:
-            building.start_build(self, 1)
+            building.start_build(self, live, 1)
         elif phase is Phase.HAND_OVER:
-            play.finish_hand(self)
+            play.finish_hand(self, live)
         else:
+            hand = live.hand
             hand.rolling = False
             if phase is Phase.WALLS_RAISED:
                 hand.dice.clear()

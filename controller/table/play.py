@@ -6,9 +6,9 @@ the hand; its result goes to the outbox."""
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.building import dice_prompt
-from controller.table.core import CycleState, Phase
+from controller.table.core import CycleState, InHand, Phase
 from controller.table.deal import describe_mismatch
-from controller.table.hand import HandState, InPlay
+from controller.table.hand import Dealt, InPlay
 from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
 from controller.table.records import FinishedHand, WinRecord
 from controller.table.referee import (
@@ -43,27 +43,27 @@ def press_dice(cycle: CycleState) -> None:
 
 def on_dice(cycle: CycleState, event: DiceRolled) -> None:
     """The dice came to rest: a dealer roll, one of the break rolls, or the last of them."""
-    hand, session = cycle.hand, cycle.session
-    if cycle.phase is not Phase.DICE or not hand or not hand.rolling or not session:
+    live = cycle.live()
+    if cycle.phase is not Phase.DICE or live is None or not live.hand.rolling:
         return
+    hand, session = live.hand, live.session
     hand.rolling = False
     shown = f"dice {event.d1}+{event.d2}"
     if session.needs_dealer_roll and not hand.dealer_rolled:
         hand.dealer_rolled = True
         dealer = session.roll_for_dealer((event.d1, event.d2))
-        cycle.say("info", f"{shown}: seat {seat_name(dealer)} deals; {dice_prompt(cycle)}")
+        cycle.say("info", f"{shown}: seat {seat_name(dealer)} deals; {dice_prompt(live)}")
         return
     hand.dice.extend((event.d1, event.d2))
     if hand.dice_needed(session.ruleset) > 0:
-        cycle.say("info", f"{shown}: {dice_prompt(cycle)}")
+        cycle.say("info", f"{shown}: {dice_prompt(live)}")
         return
-    _begin_deal(cycle)
+    _begin_deal(cycle, live)
 
 
-def _begin_deal(cycle: CycleState) -> None:
-    hand, session = cycle.hand, cycle.session
-    assert hand is not None and session is not None and cycle.tiles is not None
-    start = hand.decide_deal(session, cycle.tiles, cycle.now)
+def _begin_deal(cycle: CycleState, live: InHand) -> None:
+    hand = live.hand
+    start = hand.decide_deal(live.session, live.tiles, cycle.now).start
     cycle.emit(fx.HandBegan(start))
     cycle.enter(Phase.DEALING)
     dice = "+".join(str(d) for d in hand.dice)
@@ -75,32 +75,33 @@ def _begin_deal(cycle: CycleState) -> None:
 
 def check_deal_when_settled(cycle: CycleState) -> None:
     """Once the HAND zones are quiet and full (or it took too long), check every seat."""
-    hand = cycle.hand
-    assert hand is not None and cycle.tiles is not None and hand.expected is not None
+    live = cycle.live()
+    dealt = live.hand.dealt if live else None
+    if live is None or dealt is None:
+        return
     quiet = cycle.t - cycle.board.last_change >= cycle.settings.settle_s
     held = cycle.board.count(Zone.HAND) + cycle.board.count(Zone.MELD)
     late = cycle.t - cycle.since >= cycle.settings.deal_timeout_s
-    if not quiet or (held < hand.deal_size() and not late):
+    if not quiet or (held < dealt.deal_size() and not late):
         return
-    mismatches = hand.check_deal(cycle.board)
-    texts = tuple(describe_mismatch(m, hand.expected, cycle.tiles) for m in mismatches)
-    cycle.deal_checks.append((hand.number, texts))
+    mismatches = dealt.check(cycle.board)
+    texts = tuple(describe_mismatch(m, dealt.expected, live.tiles) for m in mismatches)
+    cycle.deal_checks.append((live.hand.number, texts))
     for mismatch, text in zip(mismatches, texts, strict=True):
         cycle.incident(mismatch.place, "wrong deal", text)
-    _start_referee(cycle, hand)
+    _start_referee(cycle, live, dealt)
     cycle.enter(Phase.PLAYING)
     cycle.update_turn()
     if not texts:
-        cycle.say("info", f"hand {hand.number}: deal checked, play")
+        cycle.say("info", f"hand {live.hand.number}: deal checked, play")
 
 
-def _start_referee(cycle: CycleState, hand: HandState) -> None:
-    session = cycle.session
-    assert session is not None and cycle.tiles is not None and hand.start is not None
+def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
+    hand, session = live.hand, live.session
     shown = _zones(cycle)
     setup = RefereeSetup(
         session.ruleset,
-        cycle.tiles,
+        live.tiles,
         dict(hand.placed),
         tuple(hand.dice),
         session.deal,
@@ -109,7 +110,7 @@ def _start_referee(cycle: CycleState, hand: HandState) -> None:
         Settings(session.ruleset.claim_window_s, cycle.settings.settle_s),
     )
     box = BlackBox.start(setup)
-    name = f"{hand.start.session}-hand-{hand.number}"
+    name = f"{dealt.start.session}-hand-{hand.number}"
     hand.play = InPlay(Referee(setup), box, name, shown)
     cycle.emit(fx.KeepInput(name, box.lines[0]))
 
@@ -174,26 +175,29 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")
             case HandOver(result):
                 cycle.say("info", f"hand over: {result.reason}")
-                finish_hand(cycle, result)
+                live = cycle.live()
+                if live is not None:
+                    finish_hand(cycle, live, result)
                 return
     cycle.update_turn()
 
 
-def finish_hand(cycle: CycleState, result: RefereeResult | None = None) -> None:
+def finish_hand(cycle: CycleState, live: InHand, result: RefereeResult | None = None) -> None:
     """Hand over: the result goes to the outbox (the hand counts as over once it is there).
 
     Without a new result (a fault acknowledged after storing failed) the one kept is stored
     again; a hand ended before the referee took over ends drawn."""
-    hand = cycle.hand
-    assert hand is not None and hand.start is not None
+    hand = live.hand
     cycle.enter(Phase.HAND_OVER)
     cycle.show_turn(None)
+    if hand.dealt is None:
+        return
     if result is not None or hand.finished is None:
         wins = tuple(win_record(w) for w in result.wins) if result else ()
         payments = result.totals if result else (0, 0, 0, 0)
         end = result.ended_at if result else cycle.now
         incidents = tuple(hand.incidents)
-        hand.finished = FinishedHand(hand.start, wins, payments, incidents, end, result)
+        hand.finished = FinishedHand(hand.dealt.start, wins, payments, incidents, end, result)
     cycle.emit(fx.RecordHand(hand.finished))
 
 

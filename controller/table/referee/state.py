@@ -123,8 +123,8 @@ class Play:
         for place, seat in enumerate(seats):
             for uid in seat.all_uids():
                 zone = seat.zone_of(uid)
-                assert zone is not None
-                self.where[uid] = (place, zone)
+                if zone is not None:
+                    self.where[uid] = (place, zone)
         self.seen: dict[int, Place] = dict(self.where)
         self.zones: dict[Place, frozenset[int]] = {}
         self.odd: set[int] = set()

@@ -56,14 +56,13 @@ def judge(
     kinds = play.kinds(held)
     if len(kinds) != len(held):
         return None, "the hand holds a tag that is not in the tile set"
-    if uid is None or play.tiles.kind(uid) is None:
+    tile = play.tiles.kind(uid) if uid is not None else None
+    if uid is None or tile is None:
         return None, "no tile to win on"
     if any(is_flower(k) for k in kinds):
         return None, "a flower is still in the hand: set it aside first"
     melds = tuple(record.meld(play.tiles) for record in seat.melds)
     flowers = tuple(sorted(play.kinds(seat.flowers)))
-    tile = play.tiles.kind(uid)
-    assert tile is not None
     try:
         win = Win(
             tuple(sorted(kinds)),
