@@ -140,8 +140,8 @@ def follow(cycle: CycleState) -> None:
     if changed:
         in_play.shown = now
         zones = tuple(ZoneContent(p, z, now[(p, z)]) for p, z in changed)
-        _tell(cycle, in_play, Inventories(zones))
-    if cycle.phase is Phase.PLAYING:
+        _tell(cycle, in_play, Inventories(zones))  # the referee sees the time with it
+    else:
         _tell(cycle, in_play, Elapsed())
 
 
