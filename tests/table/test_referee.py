@@ -501,3 +501,17 @@ def test_shanghai_two_winners_on_one_discard() -> None:
     result = replays_the_same(table)
     assert [(w.place, w.discarder) for w in result.wins] == [(1, 0), (2, 0)]
     assert result.totals[0] < 0 and result.totals[1] > 0 and result.totals[2] > 0
+
+
+def test_a_win_declared_on_a_discard_comes_before_a_pung_of_it() -> None:
+    table = Table(
+        "zung-jung",
+        {0: ZJ_E, 1: "8p5566s77s88s3456z", 2: "55m2233s778899p1z", 3: "46m111p222p333p55s"},
+    )
+    table.discard(0, "5m")
+    table.declare(3)
+    table.meld(2, "55m", discard_of=0)
+    result = replays_the_same(table)
+    assert [(w.place, w.discarder) for w in result.wins] == [(3, 0)]
+    assert "claim refused" in [i.kind for i in result.incidents]
+    assert MoveKind.PUNG not in [m.kind for m in result.moves]

@@ -12,8 +12,9 @@ from controller.table.referee.state import Close, Need, Play, Window
 from controller.table.tiles import seat_name
 
 
-def close(play: Play, why: Close) -> bool:
-    """Close the open window and judge what was declared on it; True if someone won."""
+def close(play: Play, why: Close, claimant: int | None = None) -> bool:
+    """Close the open window and judge what was declared on it; True if someone won (then a
+    set `claimant` wanted from the discard is refused: a win comes first)."""
     window = play.window
     if window is None:
         return False
@@ -23,7 +24,7 @@ def close(play: Play, why: Close) -> bool:
         drawer = play.turn
         if drawer in window.declares:
             play.self_declared[drawer] = window.declares.pop(drawer)
-    if why is not Close.TIME:
+    if why is Close.DRAW:
         # A press may come before the reads of the moves it follows: unless the seat took
         # this tile, it waits for the next window rather than being judged on this one.
         for place in [p for p in window.declares if p != window.taken_by]:
@@ -34,6 +35,9 @@ def close(play: Play, why: Close) -> bool:
     elif not winners:
         procedures.check_passed_discard(play, window)
     if winners:
+        if claimant is not None:
+            play.reported.add(window.uid)
+            play.incident(claimant, "claim refused", "a win on that discard comes first")
         procedures.record_wins(play, winners, _last_in_turn(window, winners))
         return True
     if window.last and why is Close.TIME and play.wall.remaining == 0:

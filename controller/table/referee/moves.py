@@ -55,13 +55,8 @@ def _meld_claim(play: Play, window: Window, place: int) -> bool:
             play.reported.add(window.uid)
             play.incident(place, "claim refused", f"a {claim.value} may not take this discard")
         return False
-    if window.declares and claims.close(play, Close.CLAIM):
-        if not window.refused:
-            window.refused = True
-            play.incident(place, "claim refused", "a win on that discard comes first")
+    if claims.close(play, Close.CLAIM, claimant=place):
         return True
-    if play.window is window:
-        claims.close(play, Close.CLAIM)
     _make_meld(play, window, place, claim, uids)
     return True
 
@@ -85,7 +80,7 @@ def _claimed_set(
                 Meld(MeldKind.CHOW, (low, low + 1, low + 2))
             except RulesError:
                 continue
-            return Claim.CHOW, [by_kind[k] for k in run if k is not None]
+            return Claim.CHOW, [by_kind[k] for k in run]
     return None
 
 
@@ -219,7 +214,7 @@ def _added_kong(play: Play, place: int) -> bool:
     for uid in _moved_to_meld(play, place):
         kind = play.tiles.kind(uid)
         pung = seat.pung_of(kind, play.tiles) if kind is not None else None
-        if pung is None:
+        if pung is None or kind is None:
             continue
         seat.concealed.discard(uid)
         pung.uids.append(uid)
@@ -229,7 +224,7 @@ def _added_kong(play: Play, place: int) -> bool:
             _read_late_as_exposed_kong(play, place, pung)
             return True
         pung.kong = KongKind.ADDED
-        play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))  # type: ignore[arg-type]
+        play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))
         if play.ruleset.claims.can_rob(KongKind.ADDED):
             play.window = Window(uid, place, play.t, robbing=True)
         procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.window is None)
