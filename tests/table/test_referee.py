@@ -387,6 +387,7 @@ def test_sichuan_a_ready_hand_must_win_on_the_last_four_tiles() -> None:
     assert result.reason == "the wall is empty"
     assert [p.reason for p in result.payments] == ["drawn hand"]
     assert result.totals[1] > 0, "the ready hand is paid at the draw"
+    assert result.totals[3] == -48, "seat N holds three suits (flower pig): 16 to each other"
 
 
 def drain(table: Table) -> None:
