@@ -516,3 +516,21 @@ def test_a_win_declared_on_a_discard_comes_before_a_pung_of_it() -> None:
     assert [(w.place, w.discarder) for w in result.wins] == [(3, 0)]
     assert "claim refused" in [i.kind for i in result.incidents]
     assert MoveKind.PUNG not in [m.kind for m in result.moves]
+
+
+def test_sichuan_a_ready_hand_must_win_on_a_discard_of_the_last_four() -> None:
+    hands = {
+        0: "111m222m333m444m9m6s",
+        1: "46s111p222p333p99p",
+        2: "55667788m11223s",
+        3: "999m778899p34m55s",
+    }
+    table = Table("sichuan", hands, draws=filler("sichuan", hands, 51, "5s") + "5s")
+    table.discard(0, "9m")
+    for turn in range(51):
+        tsumogiri(table, (1 + turn) % 4)
+    assert table.referee.turn == 0 and table.referee.play.wall.remaining == 4
+    tsumogiri(table, 0)
+    assert table.incidents() == []
+    table.draw(1)
+    assert table.incidents() == ["win passed"], "seat S let the 5-bamboo go"
