@@ -31,6 +31,7 @@ from controller.sim.hardware import SimOptions, SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
+from controller.table.blackbox_files import BlackBoxFiles
 from controller.table.control import RunnerControl
 from controller.table.cycle import CycleSettings, HandCycle, TableView
 from controller.table.ports import EmergencyStop, Panel
@@ -160,7 +161,12 @@ class TableApp:
         self.sink = sink or self._sink()
         if wrap_sink is not None:  # a watcher sees every report on its way (simulate's tally)
             self.sink = wrap_sink(self.sink)
-        self.runner = TableRunner(self.cycle, self.mcu, hardware.panel, self.clock, self.sink)
+        self.blackboxes = BlackBoxFiles(
+            config.outbox.path.parent / "blackbox", config.outbox.blackbox_days
+        )
+        self.runner = TableRunner(
+            self.cycle, self.mcu, hardware.panel, self.clock, self.sink, self.blackboxes
+        )
         self.control.attach(self.runner)
         self._headline = ""
         self.runner.observe(self._tell_systemd)

@@ -117,6 +117,14 @@ class OutboxSection:
             maximum=10_000_000,
         ),
     )
+    blackbox_days: int = field(
+        default=30,
+        metadata=option(
+            "Days each hand's black box (blackbox/ beside the outbox) is kept for replay.",
+            minimum=1,
+            maximum=3650,
+        ),
+    )
 
 
 @dataclass(frozen=True)

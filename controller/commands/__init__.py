@@ -22,6 +22,9 @@ COMMANDS: dict[str, Command] = {
         "controller.commands.hub_cmd", "the venue recorder: record, ack and export hand results"
     ),
     "diag": Command("controller.commands.diag_cmd", "technician diagnostics"),
+    "replay": Command(
+        "controller.commands.replay_cmd", "run a hand's black box through the referee again"
+    ),
     "rules": Command("controller.commands.rules_cmd", "validate and score hands, list waits"),
     "run": Command("controller.commands.run_cmd", "run the table daemon"),
     "simulate": Command(

@@ -13,7 +13,7 @@ RESULT_COLUMNS = [
     "result_id", "table", "seq", "session", "hand", "ruleset", "round_wind", "dealer",
     "started_at", "ended_at", "draw", "winners", "patterns",
     *[f"{wind}_{what}" for wind in "ESWN" for what in ("player", "payment", "penalty")],
-    "incidents", "audit", "penalty_detail",
+    "incidents", "audit", "penalty_detail", "win_types", "moves",
 ]  # fmt: skip
 STANDING_COLUMNS = [
     "rank", "player", "hands", "wins", "self_drawn", "dealt_in", "payments", "penalties", "total",
@@ -70,6 +70,7 @@ def _result_row(stored: StoredResult, message: ResultMessage) -> list[object]:
         message.id, stored.table, stored.seq, r.session, r.hand, r.ruleset, r.round_wind,
         r.player(r.dealer), r.started_at.isoformat(), r.ended_at.isoformat(), int(r.draw),
         winners, patterns, *seats, len(r.incidents), stored.audit, _penalty_detail(r),
+        ";".join(w.win_type or "" for w in r.wins), len(r.moves),
     ]  # fmt: skip
 
 

@@ -49,6 +49,67 @@ class Meld(msgspec.Struct, frozen=True, kw_only=True):
     tiles: Tiles
 
 
+WinKind = Literal[
+    "discard",
+    "self-draw",
+    "robbing-kong",
+    "kong-replacement",
+    "last-tile",
+    "last-discard",
+    "after-kong-discard",
+    "heavenly",
+    "earthly",
+]
+"""How the winning tile came (the rules engine's win types)."""
+MoveKind = Literal[
+    "draw",
+    "replacement draw",
+    "discard",
+    "chow",
+    "pung",
+    "exposed kong",
+    "added kong",
+    "concealed kong",
+    "flower set aside",
+    "discard taken to win",
+    "kong robbed",
+    "win",
+]
+"""Every move the referee tells apart."""
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True):
+    """One move of the hand, as the referee followed it from the tile sensors."""
+
+    at: Timestamp
+    seat: Seat
+    move: MoveKind
+    tiles: Tiles
+    source: Seat | None = None
+    """The seat whose discard (or kong tile) was taken."""
+
+
+class FinalSeat(msgspec.Struct, frozen=True, kw_only=True):
+    """A seat's tiles when the hand ended."""
+
+    seat: Seat
+    concealed: Tiles
+    melds: list[Meld] = []
+    flowers: list[Tile] = []
+    discards: Tiles = ""
+
+
+class Settlement(msgspec.Struct, frozen=True, kw_only=True):
+    """One settlement during the hand (a win, a kong, kong income passed, the draw)."""
+
+    reason: Text
+    amounts: list[int]
+
+    def __post_init__(self) -> None:
+        if len(self.amounts) != 4 or sum(self.amounts) != 0:
+            raise ValueError(f"a settlement holds 4 amounts summing to zero, not {self.amounts}")
+
+
 class Win(msgspec.Struct, frozen=True, kw_only=True):
     """One declared and validated win (Sichuan blood battle may have up to three)."""
 
@@ -61,6 +122,8 @@ class Win(msgspec.Struct, frozen=True, kw_only=True):
     patterns: list[PatternScore] = []
     score: int
     order: Positive = 1
+    win_type: WinKind | None = None
+    """None in results from tables before the referee."""
 
     @property
     def self_drawn(self) -> bool:
@@ -113,10 +176,19 @@ class HandResult(msgspec.Struct, frozen=True, kw_only=True):
     wall: WallReveal
     started_at: Timestamp
     ended_at: Timestamp
+    moves: list[Move] = []
+    """Every move of the hand (empty in results from tables before the referee)."""
+    final: list[FinalSeat] = []
+    settlements: list[Settlement] = []
+    """What made up `payments` (wins, kongs, the draw); empty in older results."""
 
     def __post_init__(self) -> None:
         _check_seats(self.seats)
         _check_money(self.payments, self.penalties, self.incidents)
+        if self.settlements:
+            summed = [sum(s.amounts[seat] for s in self.settlements) for seat in range(4)]
+            if summed != self.payments:
+                raise ValueError(f"'settlements' add up to {summed}, not to 'payments'")
         if self.draw != (not self.wins):
             raise ValueError("'draw' must be true exactly when 'wins' is empty")
         if len({w.seat for w in self.wins}) != len(self.wins):

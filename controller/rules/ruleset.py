@@ -120,6 +120,27 @@ class Ruleset(ABC):
         """Payments when the wall runs out with no (further) winner (none by default)."""
         return no_payments()
 
+    def pass_kong_income(self, konger: Seat, winners: Sequence[Seat], income: int) -> Payments:
+        """What a win on the discard after a kong (杠上炮) moves of the kong's income (none)."""
+        return no_payments()
+
+    def must_win(
+        self, concealed: Sequence[int], melds: Sequence[Meld], tile: int, wall_before_draw: int
+    ) -> bool:
+        """Whether a ready player may not pass a win on `tile` (no such rule by default)."""
+        return False
+
+    def hand_over(self, winners: int, wall_left: int) -> bool:
+        """Whether the hand ends: by default at the first win or when the wall is empty."""
+        return winners >= 1 or wall_left <= 0
+
+    @property
+    def claim_window_s(self) -> float:
+        """Seconds after a discard during which it may be claimed (`claims.window_seconds`)."""
+        claims = self.data.get("claims", {})
+        value = claims.get("window_seconds", 3.0) if isinstance(claims, dict) else 3.0
+        return float(value) if isinstance(value, int | float) and value > 0 else 3.0
+
     # --- the table's questions
 
     def wall_plan(self, dice: tuple[int, ...], dealer: Seat = Seat.E) -> WallPlan:

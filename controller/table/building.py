@@ -2,8 +2,7 @@
 set is built, check the wall as its tiles stream in, reshuffle once if it is bad, raise it."""
 
 from controller.table import effects as fx
-from controller.table.core import CycleState, Phase
-from controller.table.hand import HandState
+from controller.table.core import CycleState, InHand, Phase
 from controller.table.ports import (
     Beep,
     McuStatusRead,
@@ -13,7 +12,6 @@ from controller.table.ports import (
     WallSideRead,
     WallTilePlaced,
 )
-from controller.table.session import Session
 
 EXPECTED = {
     Phase.BUILDING: (Motion.BUILD, Motion.LOWER),
@@ -23,14 +21,9 @@ EXPECTED = {
 """The movements each phase waits for (one that fails there is a fault)."""
 
 
-def _live(cycle: CycleState) -> tuple[HandState, Session]:
-    assert cycle.hand is not None and cycle.session is not None
-    return cycle.hand, cycle.session
-
-
-def start_build(cycle: CycleState, attempt: int) -> None:
+def start_build(cycle: CycleState, live: InHand, attempt: int) -> None:
     """Build the walls (attempt 1 also lowers the last hand's tiles; 2 is the reshuffle)."""
-    hand, session = _live(cycle)
+    hand, session = live.hand, live.session
     hand.new_attempt(attempt)
     if attempt == 1:
         hand.lowered = False
@@ -49,59 +42,63 @@ def start_build(cycle: CycleState, attempt: int) -> None:
 
 def on_wall_tile(cycle: CycleState, event: WallTilePlaced) -> None:
     """The wall reader read a tile as it was placed."""
-    if cycle.phase is Phase.BUILDING and cycle.hand is not None:
-        cycle.hand.placed[(event.side, event.stack, event.layer)] = event.uid
+    live = cycle.live()
+    if cycle.phase is Phase.BUILDING and live is not None:
+        live.hand.placed[(event.side, event.stack, event.layer)] = event.uid
 
 
 def on_side_read(cycle: CycleState, event: WallSideRead) -> None:
     """A whole side re-read after lost events."""
-    if cycle.phase is Phase.BUILDING and cycle.hand is not None:
-        cycle.hand.read_side(event.side, event.tiles)
+    live = cycle.live()
+    if cycle.phase is Phase.BUILDING and live is not None:
+        live.hand.read_side(event.side, event.tiles)
 
 
 def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
     """A movement ended: the walls are built, the platform lowered, the walls up."""
     cycle.motions.discard(event.motion)
-    if cycle.phase is Phase.FAULT or cycle.hand is None:
+    live = cycle.live()
+    if cycle.phase is Phase.FAULT or live is None:
         return
     if event.outcome is not Outcome.DONE:
         if event.motion in EXPECTED.get(cycle.phase, ()):
             cycle.stop(f"the table could not {event.motion.value}: it {event.outcome.value}")
         return
-    hand = cycle.hand
+    hand = live.hand
     if cycle.phase is Phase.BUILDING and event.motion in (Motion.BUILD, Motion.LOWER):
         hand.built = hand.built or event.motion is Motion.BUILD
         hand.lowered = hand.lowered or event.motion is Motion.LOWER
-        walls_ready(cycle)
+        walls_ready(cycle, live)
     elif cycle.phase is Phase.WALLS_CHECKED and event.motion is Motion.RAISE:
         cycle.enter(Phase.WALLS_RAISED)
         cycle.emit(fx.Sound(Beep.ACK))
-        cycle.say("info", f"hand {hand.number}: walls up, {dice_prompt(cycle)}")
+        cycle.say("info", f"hand {hand.number}: walls up, {dice_prompt(live)}")
 
 
 def on_status(cycle: CycleState, event: McuStatusRead) -> None:
     """The status re-read after lost events may show a build that ended unseen."""
-    hand = cycle.hand
-    if cycle.phase is Phase.BUILDING and hand and event.walls_built and not hand.built:
+    live = cycle.live()
+    if cycle.phase is not Phase.BUILDING or live is None:
+        return
+    if event.walls_built and not live.hand.built:
         cycle.motions.discard(Motion.BUILD)
-        hand.built = True
-        walls_ready(cycle)
+        live.hand.built = True
+        walls_ready(cycle, live)
 
 
-def walls_ready(cycle: CycleState) -> None:
+def walls_ready(cycle: CycleState, live: InHand) -> None:
     """Check a built wall; raise it once the surface is clear, or reshuffle, or stop."""
-    hand, session = _live(cycle)
-    assert cycle.tiles is not None
+    hand, session = live.hand, live.session
     if not hand.built:
         return
     first_look = hand.verdict is None
-    verdict = hand.check(session.ruleset, cycle.tiles)
+    verdict = hand.check(session.ruleset, live.tiles)
     if first_look:
         cycle.wall_checks.append((hand.number, verdict.problems))
     if not verdict.ok:
         if hand.attempt == 1:
             cycle.say("warning", f"bad wall ({verdict.summary()}): reshuffling once")
-            start_build(cycle, 2)
+            start_build(cycle, live, 2)
         else:
             cycle.stop(f"bad wall after a reshuffle: {verdict.summary()}")
         return
@@ -111,9 +108,9 @@ def walls_ready(cycle: CycleState) -> None:
         cycle.say("info", f"hand {hand.number}: wall checked, raising the walls")
 
 
-def dice_prompt(cycle: CycleState) -> str:
+def dice_prompt(live: InHand) -> str:
     """What the dealer is to do with the dice button now."""
-    hand, session = _live(cycle)
+    hand, session = live.hand, live.session
     if session.needs_dealer_roll and not hand.dealer_rolled:
         return "press the dice button to choose the dealer"
     total = session.ruleset.wall.dice_rolls

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
-from controller.table.ports import Beep, Motion, StatusPattern, Zone
+from controller.table.ports import Beep, Motion, StatusPattern
 from controller.table.records import IncidentRecord, Instant
 from controller.table.session import Session
 from controller.table.tiles import TileMap
@@ -92,6 +92,23 @@ class FaultState:
 
 
 @dataclass(frozen=True)
+class InSession:
+    """A session is on: its plan and rules, and the tile set the table plays it with."""
+
+    session: Session
+    tiles: TileMap
+
+
+@dataclass(frozen=True)
+class InHand:
+    """A hand of the session is on its way (from the build to its stored result)."""
+
+    session: Session
+    tiles: TileMap
+    hand: HandState
+
+
+@dataclass(frozen=True)
 class TableView:
     """What a technician, the hub and the simulated players can see of the table."""
 
@@ -125,8 +142,8 @@ class CycleState:
         self.phase = Phase.IDLE
         self.since = 0.0
         """When the current phase began (monotonic)."""
-        self.session: Session | None = None
-        self.hand: HandState | None = None
+        self.stage: InSession | InHand | None = None
+        """The session and the hand the phase works on (None: no session)."""
         self.fault: FaultState | None = None
         self.board = ZoneBoard(self.settings.absence_s)
         self.mcu_online = False
@@ -142,6 +159,20 @@ class CycleState:
         """(hand, mismatches in words) for every deal checked, in order."""
         self.now = Instant(0.0, 0.0)
         self.out: list[Effect] = []
+
+    @property
+    def session(self) -> Session | None:
+        """The session, if one is on."""
+        return self.stage.session if self.stage is not None else None
+
+    @property
+    def hand(self) -> HandState | None:
+        """The hand on its way, if any."""
+        return self.stage.hand if isinstance(self.stage, InHand) else None
+
+    def live(self) -> InHand | None:
+        """The session and hand a hand's transition works on (None: no hand is on)."""
+        return self.stage if isinstance(self.stage, InHand) else None
 
     @property
     def t(self) -> float:
@@ -165,7 +196,7 @@ class CycleState:
             dice=tuple(hand.dice) if hand else (),
             rolling=hand.rolling if hand else False,
             turn=self.turn,
-            declared=tuple(sorted(hand.declared)) if hand else (),
+            declared=hand.declared if hand else (),
             winners=hand.winners if hand else (),
             scores=tuple(session.scores) if session else (0, 0, 0, 0),
             hands_played=len(session.history) if session else 0,
@@ -205,14 +236,9 @@ class CycleState:
             self.emit(fx.ShowTurn(place))
 
     def update_turn(self) -> None:
-        """Light the seat whose HAND zone holds a tile to throw (one more than a multiple of 3)."""
-        finished = set(self.hand.winners) if self.hand else set()
-        acting = [
-            place
-            for place in range(4)
-            if place not in finished and len(self.board.tiles(place, Zone.HAND)) % 3 == 2
-        ]
-        self.show_turn(acting[0] if len(acting) == 1 else None)
+        """Light the seat the referee says is to act (none outside play)."""
+        referee = self.hand.play.referee if self.hand and self.hand.play else None
+        self.show_turn(referee.turn if referee and self.phase is Phase.PLAYING else None)
 
     def incident(self, place: int | None, kind: str, detail: str) -> None:
         """Record an irregularity in the hand (it never stops play)."""

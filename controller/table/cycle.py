@@ -7,13 +7,12 @@ sounds, records, words). The transitions of each stretch live in `building`, `pl
 `mcu_events`; this module owns sessions, faults being acknowledged, and time.
 """
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from controller.table import building, mcu_events, play
 from controller.table import effects as fx
 from controller.table import inputs as ev
-from controller.table.core import CycleSettings, CycleState, Phase, TableView
+from controller.table.core import CycleSettings, CycleState, InHand, InSession, Phase, TableView
 from controller.table.effects import Effect
 from controller.table.geometry import layout_problem
 from controller.table.hand import HandState
@@ -23,6 +22,7 @@ from controller.table.ports import (
     DicePressed,
     DiceRolled,
     EmergencyStop,
+    McuEvent,
     McuFault,
     McuFaultCleared,
     McuOffline,
@@ -30,6 +30,8 @@ from controller.table.ports import (
     McuStatusRead,
     Motion,
     MotionEnded,
+    PanelEvent,
+    WallSideBuilt,
     WallSideRead,
     WallTilePlaced,
     ZoneRead,
@@ -47,10 +49,70 @@ class HandCycle(CycleState):
         """Take one input at instant `now`; returns the effects to carry out, in order."""
         self.out = []
         self.now = now
-        handler = HANDLERS.get(type(event))
-        if handler is not None:
-            handler(self, event)
+        self._dispatch(event)
         return self.out
+
+    def _dispatch(self, event: ev.Input) -> None:
+        match event:
+            case ev.Tick():
+                self.on_time()
+            case ev.StartSession():
+                self.start_session(event)
+            case ev.EndSession():
+                self.on_end_session(event)
+            case ev.PauseSession():
+                self.on_pause(event)
+            case ev.ResumeSession():
+                self.on_resume(event)
+            case ev.Acknowledge(by):
+                self.acknowledge(by)
+            case ev.EndHand():
+                play.on_end_hand(self, event)
+            case ev.CommandFailed():
+                mcu_events.on_command_failed(self, event)
+            case ev.HandRecorded():
+                self.on_recorded(event)
+            case ev.RecordFailed():
+                self.on_record_failed(event)
+            case ev.ServiceFailed(service, reason):
+                self.say("warning", f"{service} failed ({reason}); restarting it")
+            case ev.SetupFailed(reason):
+                self.stop(reason, resumable=False)
+            case _:
+                self._hardware(event)
+
+    def _hardware(self, event: McuEvent | PanelEvent) -> None:
+        match event:
+            case DicePressed():
+                self.on_dice_pressed(event)
+            case DeclarePressed():
+                self.on_declare(event)
+            case EmergencyStop(engaged):
+                mcu_events.on_estop(self, "panel", engaged)
+            case WallTilePlaced():
+                building.on_wall_tile(self, event)
+            case WallSideRead():
+                building.on_side_read(self, event)
+            case WallSideBuilt():
+                pass  # MotionEnded ends a build
+            case MotionEnded():
+                building.on_motion_ended(self, event)
+            case McuStatusRead():
+                building.on_status(self, event)
+            case DiceRolled():
+                play.on_dice(self, event)
+            case ZoneRead():
+                self.on_zone(event)
+            case McuFault():
+                mcu_events.on_fault(self, event)
+            case McuFaultCleared():
+                mcu_events.on_fault_cleared(self, event)
+            case McuOnline():
+                self.on_online(event)
+            case McuOffline():
+                mcu_events.on_offline(self, event)
+            case _:
+                assert_never(event)
 
     # ---- sessions ------------------------------------------------------------------------
 
@@ -59,20 +121,21 @@ class HandCycle(CycleState):
         if self.session is not None and self.phase not in (Phase.IDLE, Phase.SESSION_OVER):
             self.say("warning", f"session {self.session.plan.id} is still in play")
             return
-        self.session = Session(event.plan, event.ruleset, self.t)
-        self.hand = None
         self.say("info", f"session {event.plan.id} ({event.ruleset.name}) starts")
         problem = layout_problem(event.ruleset.wall)
         if self.tiles is None or problem:
+            self.stage = None
             self.stop(problem or "no tile-set file is loaded", resumable=False)
             return
+        self.stage = InSession(Session(event.plan, event.ruleset, self.t), self.tiles)
         self.next_hand()
 
     def next_hand(self) -> None:
         """Start the next hand, or end the session, or wait (paused, no MCU yet)."""
-        session = self.session
-        if session is None or self.fault is not None:
+        stage = self.stage
+        if stage is None or self.fault is not None:
             return
+        session = stage.session
         reason = session.over_reason(self.t)
         if reason:
             self.end_session(reason)
@@ -85,13 +148,15 @@ class HandCycle(CycleState):
             self.say("warning", "waiting for the table MCU")
         else:
             self.waiting_since = None
-            self.hand = HandState(session.hand_number)
-            building.start_build(self, 1)
+            live = InHand(session, stage.tiles, HandState(session.hand_number))
+            self.stage = live
+            building.start_build(self, live, 1)
 
     def end_session(self, reason: str) -> None:
         """The session is over: clear the table and say the final scores."""
-        session = self.session
-        assert session is not None
+        if self.stage is None:
+            return
+        session = self.stage.session
         session.ending = session.ending or reason
         self.move(fx.LowerPlatform(self.limit(self.settings.raise_timeout_s)), Motion.LOWER)
         self.enter(Phase.SESSION_OVER)
@@ -125,11 +190,13 @@ class HandCycle(CycleState):
 
     def on_recorded(self, event: ev.HandRecorded) -> None:
         """The result is durable: the hand counts as over; rotate and go on."""
-        hand, session = self.hand, self.session
-        if self.phase is not Phase.HAND_OVER or hand is None or session is None:
+        live = self.live()
+        if self.phase is not Phase.HAND_OVER or live is None:
             return
+        hand, session = live.hand, live.session
         hand.recorded = True
-        session.finish_hand(hand.winners, hand.payments)
+        payments = hand.finished.payments if hand.finished else (0, 0, 0, 0)
+        session.finish_hand(hand.winners, payments)
         self.say("info", f"hand {hand.number} stored as result {event.result_id}")
         self.next_hand()
 
@@ -164,15 +231,16 @@ class HandCycle(CycleState):
         self._resume(fault.resume)
 
     def _resume(self, phase: Phase) -> None:
-        hand = self.hand
-        if hand is None or phase in (Phase.IDLE, Phase.SESSION_OVER):
+        live = self.live()
+        if live is None or phase in (Phase.IDLE, Phase.SESSION_OVER):
             self.enter(phase)
             self.next_hand()
         elif phase is Phase.BUILDING:
-            building.start_build(self, 1)
+            building.start_build(self, live, 1)
         elif phase is Phase.HAND_OVER:
-            play.finish_hand(self)
+            play.finish_hand(self, live)
         else:
+            hand = live.hand
             hand.rolling = False
             if phase is Phase.WALLS_RAISED:
                 hand.dice.clear()
@@ -183,16 +251,14 @@ class HandCycle(CycleState):
 
     def on_time(self, _: object = None) -> None:
         """Time passed (a tick or any input): timeouts, settling zones, waiting for the MCU."""
-        if self.board.expire(self.t) and self.phase is Phase.PLAYING:
-            self.update_turn()
+        self.board.expire(self.t)
         timeout = self._timed_out()
         if timeout:
             self.stop(timeout)
         elif self.phase is Phase.DEALING:
             play.check_deal_when_settled(self)
         elif self.phase is Phase.PLAYING:
-            self.update_turn()
-            play.judge_declarations(self)
+            play.follow(self)
         elif self.phase is Phase.IDLE and self._mcu_overdue():
             self.waiting_since = None
             self.stop("no answer from the table MCU: check its USB cable and its power")
@@ -243,36 +309,3 @@ class HandCycle(CycleState):
             self.say("info", "the table MCU link is back")
         if self.phase is Phase.IDLE and self.waiting_since is not None:
             self.next_hand()
-
-
-Handler = Callable[[HandCycle, Any], None]
-HANDLERS: dict[type, Handler] = {
-    ev.Tick: HandCycle.on_time,
-    ev.StartSession: HandCycle.start_session,
-    ev.EndSession: HandCycle.on_end_session,
-    ev.PauseSession: HandCycle.on_pause,
-    ev.ResumeSession: HandCycle.on_resume,
-    ev.Acknowledge: lambda cycle, event: cycle.acknowledge(event.by),
-    ev.EndHand: play.on_end_hand,
-    ev.CommandFailed: mcu_events.on_command_failed,
-    ev.HandRecorded: HandCycle.on_recorded,
-    ev.RecordFailed: HandCycle.on_record_failed,
-    ev.ServiceFailed: lambda cycle, event: cycle.say(
-        "warning", f"{event.service} failed ({event.reason}); restarting it"
-    ),
-    ev.SetupFailed: lambda cycle, event: cycle.stop(event.reason, resumable=False),
-    DicePressed: HandCycle.on_dice_pressed,
-    DeclarePressed: HandCycle.on_declare,
-    EmergencyStop: lambda cycle, event: mcu_events.on_estop(cycle, "panel", event.engaged),
-    WallTilePlaced: building.on_wall_tile,
-    WallSideRead: building.on_side_read,
-    MotionEnded: building.on_motion_ended,
-    McuStatusRead: building.on_status,
-    DiceRolled: play.on_dice,
-    ZoneRead: HandCycle.on_zone,
-    McuFault: mcu_events.on_fault,
-    McuFaultCleared: mcu_events.on_fault_cleared,
-    McuOnline: HandCycle.on_online,
-    McuOffline: mcu_events.on_offline,
-}
-"""Which transition takes which input (WallSideBuilt needs none: MotionEnded ends a build)."""

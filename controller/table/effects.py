@@ -102,6 +102,15 @@ class RecordHand:
     hand: FinishedHand
 
 
+@dataclass(frozen=True)
+class KeepInput:
+    """Append one line to the hand's black box (the referee's setup or one of its inputs)."""
+
+    name: str
+    """The hand's black box, e.g. `s-1-hand-3` (one file per hand)."""
+    line: bytes
+
+
 McuEffect = BuildWalls | RaiseWalls | LowerPlatform | RollDice | StopAll
 PanelEffect = ShowStatus | ShowTurn | SeatLight | Sound
-Effect = McuEffect | PanelEffect | Announce | HandBegan | NoteIncident | RecordHand
+Effect = McuEffect | PanelEffect | Announce | HandBegan | NoteIncident | RecordHand | KeepInput

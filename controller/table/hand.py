@@ -7,11 +7,43 @@ from controller.rules import Ruleset, WallPlan
 from controller.table.deal import DealMismatch, ExpectedDeal, check_deal, expected_deal
 from controller.table.geometry import Slot, physical_slot
 from controller.table.ports import Zone
-from controller.table.records import HandStart, IncidentRecord, Instant, WinRecord
+from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
+from controller.table.referee import Referee
+from controller.table.referee.blackbox import BlackBox
 from controller.table.session import Session
 from controller.table.tiles import TileMap
 from controller.table.wallcheck import WallVerdict, check_wall
 from controller.table.zones import ZoneBoard
+
+
+@dataclass(frozen=True)
+class Dealt:
+    """What the dice decided: the wall plan, the deal it gives, the hand's start record."""
+
+    plan: WallPlan
+    expected: ExpectedDeal
+    start: HandStart
+
+    def deal_size(self) -> int:
+        """Tiles the four seats hold once the deal is done (flowers set aside included)."""
+        hands = self.expected.hands.values()
+        return sum(len(h) for h in hands) + sum(len(f) for f in self.expected.flowers.values())
+
+    def check(self, board: ZoneBoard) -> list[DealMismatch]:
+        """Compare every seat's HAND and MELD zones with the deal."""
+        hands = {place: board.tiles(place, Zone.HAND) for place in range(4)}
+        melds = {place: board.tiles(place, Zone.MELD) for place in range(4)}
+        return check_deal(self.expected, hands, melds)
+
+
+@dataclass
+class InPlay:
+    """What a hand in play carries: its referee, its black box and the zones the referee saw."""
+
+    referee: Referee
+    blackbox: BlackBox
+    box_name: str
+    shown: dict[tuple[int, Zone], frozenset[int]]
 
 
 @dataclass
@@ -27,14 +59,13 @@ class HandState:
     rolling: bool = False
     dealer_rolled: bool = False
     dice: list[int] = field(default_factory=list)
-    plan: WallPlan | None = None
-    expected: ExpectedDeal | None = None
-    start: HandStart | None = None
-    dealt: bool = False
-    declared: dict[int, float] = field(default_factory=dict)
-    wins: list[WinRecord] = field(default_factory=list)
-    payments: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    dealt: Dealt | None = None
+    """Set once the dice have decided the deal."""
+    play: InPlay | None = None
+    """Set once the deal is checked: the referee follows play until the hand's end."""
     incidents: list[IncidentRecord] = field(default_factory=list)
+    finished: FinishedHand | None = None
+    """The result once the hand is over (stored again if storing failed)."""
     recorded: bool = False
 
     def new_attempt(self, attempt: int) -> None:
@@ -61,13 +92,13 @@ class HandState:
         """Dice values still to roll for the break."""
         return 2 * ruleset.wall.dice_rolls - len(self.dice)
 
-    def decide_deal(self, session: Session, tiles: TileMap, now: Instant) -> HandStart:
-        """Turn the dice into the break and the deal; returns the hand's start record."""
+    def decide_deal(self, session: Session, tiles: TileMap, now: Instant) -> Dealt:
+        """Turn the dice into the break and the deal."""
         ruleset, dealer = session.ruleset, session.deal.dealer
-        self.plan = ruleset.wall_plan(tuple(self.dice))
-        self.expected = expected_deal(self.plan, self.placed, tiles, dealer)
-        order = tiles.kinds(self.placed[physical_slot(p, dealer)] for p in self.plan.sequence)
-        self.start = HandStart(
+        plan = ruleset.wall_plan(tuple(self.dice))
+        expected = expected_deal(plan, self.placed, tiles, dealer)
+        order = tiles.kinds(self.placed[physical_slot(p, dealer)] for p in plan.sequence)
+        start = HandStart(
             session=session.plan.id,
             hand=self.number,
             ruleset=ruleset.name,
@@ -79,23 +110,20 @@ class HandState:
             wall_order=tuple(order),
             started_at=now,
         )
-        return self.start
+        self.dealt = Dealt(plan, expected, start)
+        return self.dealt
 
-    def check_deal(self, board: ZoneBoard) -> list[DealMismatch]:
-        """Compare every seat's HAND and MELD zones with the deal."""
-        assert self.expected is not None
-        hands = {place: board.tiles(place, Zone.HAND) for place in range(4)}
-        melds = {place: board.tiles(place, Zone.MELD) for place in range(4)}
-        self.dealt = True
-        return check_deal(self.expected, hands, melds)
-
-    def deal_size(self) -> int:
-        """Tiles the four seats hold once the deal is done (flowers set aside included)."""
-        assert self.expected is not None
-        hands = self.expected.hands.values()
-        return sum(len(h) for h in hands) + sum(len(f) for f in self.expected.flowers.values())
+    @property
+    def start(self) -> HandStart | None:
+        """The hand's start record, once the deal is decided."""
+        return self.dealt.start if self.dealt else None
 
     @property
     def winners(self) -> tuple[int, ...]:
         """Places of the winners so far, in order."""
-        return tuple(win.place for win in self.wins)
+        return self.play.referee.winners if self.play else ()
+
+    @property
+    def declared(self) -> tuple[int, ...]:
+        """Seats whose declaration the referee has still to judge."""
+        return self.play.referee.declared if self.play else ()

@@ -1,18 +1,34 @@
 """Transitions from 'walls raised' to 'hand over': the dice decide the deal, the deal is
-checked when the HAND zones settle, declarations are judged, and the hand ends.
-
-Until the referee lands, play itself is not followed move by move: a declaration is judged
-from the zones (`judge`), and a hand without a (further) winner ends by an EndHand command.
-"""
+checked when the HAND zones settle, then the referee follows play (every settled zone
+change, declare press and tick goes to it, and into the hand's black box) until it ends
+the hand; its result goes to the outbox."""
 
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.building import dice_prompt
-from controller.table.core import CycleState, Phase
+from controller.table.core import CycleState, InHand, Phase
 from controller.table.deal import describe_mismatch
-from controller.table.judge import judge, settle_draw, winners_to_end
+from controller.table.hand import Dealt, InPlay
 from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
-from controller.table.records import FinishedHand
+from controller.table.records import FinishedHand, WinRecord
+from controller.table.referee import (
+    Declare,
+    Elapsed,
+    EndNow,
+    HandOver,
+    IncidentSeen,
+    Inventories,
+    MoveMade,
+    Referee,
+    RefereeInput,
+    RefereeResult,
+    RefereeSetup,
+    Settings,
+    WinMade,
+    ZoneContent,
+)
+from controller.table.referee.blackbox import BlackBox
+from controller.table.referee.events import WinEntry
 from controller.table.tiles import seat_name
 
 
@@ -27,27 +43,27 @@ def press_dice(cycle: CycleState) -> None:
 
 def on_dice(cycle: CycleState, event: DiceRolled) -> None:
     """The dice came to rest: a dealer roll, one of the break rolls, or the last of them."""
-    hand, session = cycle.hand, cycle.session
-    if cycle.phase is not Phase.DICE or not hand or not hand.rolling or not session:
+    live = cycle.live()
+    if cycle.phase is not Phase.DICE or live is None or not live.hand.rolling:
         return
+    hand, session = live.hand, live.session
     hand.rolling = False
     shown = f"dice {event.d1}+{event.d2}"
     if session.needs_dealer_roll and not hand.dealer_rolled:
         hand.dealer_rolled = True
         dealer = session.roll_for_dealer((event.d1, event.d2))
-        cycle.say("info", f"{shown}: seat {seat_name(dealer)} deals; {dice_prompt(cycle)}")
+        cycle.say("info", f"{shown}: seat {seat_name(dealer)} deals; {dice_prompt(live)}")
         return
     hand.dice.extend((event.d1, event.d2))
     if hand.dice_needed(session.ruleset) > 0:
-        cycle.say("info", f"{shown}: {dice_prompt(cycle)}")
+        cycle.say("info", f"{shown}: {dice_prompt(live)}")
         return
-    _begin_deal(cycle)
+    _begin_deal(cycle, live)
 
 
-def _begin_deal(cycle: CycleState) -> None:
-    hand, session = cycle.hand, cycle.session
-    assert hand is not None and session is not None and cycle.tiles is not None
-    start = hand.decide_deal(session, cycle.tiles, cycle.now)
+def _begin_deal(cycle: CycleState, live: InHand) -> None:
+    hand = live.hand
+    start = hand.decide_deal(live.session, live.tiles, cycle.now).start
     cycle.emit(fx.HandBegan(start))
     cycle.enter(Phase.DEALING)
     dice = "+".join(str(d) for d in hand.dice)
@@ -59,22 +75,48 @@ def _begin_deal(cycle: CycleState) -> None:
 
 def check_deal_when_settled(cycle: CycleState) -> None:
     """Once the HAND zones are quiet and full (or it took too long), check every seat."""
-    hand = cycle.hand
-    assert hand is not None and cycle.tiles is not None and hand.expected is not None
+    live = cycle.live()
+    dealt = live.hand.dealt if live else None
+    if live is None or dealt is None:
+        return
     quiet = cycle.t - cycle.board.last_change >= cycle.settings.settle_s
     held = cycle.board.count(Zone.HAND) + cycle.board.count(Zone.MELD)
     late = cycle.t - cycle.since >= cycle.settings.deal_timeout_s
-    if not quiet or (held < hand.deal_size() and not late):
+    if not quiet or (held < dealt.deal_size() and not late):
         return
-    mismatches = hand.check_deal(cycle.board)
-    texts = tuple(describe_mismatch(m, hand.expected, cycle.tiles) for m in mismatches)
-    cycle.deal_checks.append((hand.number, texts))
+    mismatches = dealt.check(cycle.board)
+    texts = tuple(describe_mismatch(m, dealt.expected, live.tiles) for m in mismatches)
+    cycle.deal_checks.append((live.hand.number, texts))
     for mismatch, text in zip(mismatches, texts, strict=True):
         cycle.incident(mismatch.place, "wrong deal", text)
+    _start_referee(cycle, live, dealt)
     cycle.enter(Phase.PLAYING)
     cycle.update_turn()
     if not texts:
-        cycle.say("info", f"hand {hand.number}: deal checked, play")
+        cycle.say("info", f"hand {live.hand.number}: deal checked, play")
+
+
+def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
+    hand, session = live.hand, live.session
+    shown = _zones(cycle)
+    setup = RefereeSetup(
+        session.ruleset,
+        live.tiles,
+        dict(hand.placed),
+        tuple(hand.dice),
+        session.deal,
+        {p: shown[(p, Zone.HAND)] for p in range(4)},
+        {p: shown[(p, Zone.MELD)] for p in range(4)},
+        Settings(session.ruleset.claim_window_s, cycle.settings.settle_s),
+    )
+    box = BlackBox.start(setup)
+    name = f"{dealt.start.session}-hand-{hand.number}"
+    hand.play = InPlay(Referee(setup), box, name, shown)
+    cycle.emit(fx.KeepInput(name, box.lines[0]))
+
+
+def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
+    return {(p, z): cycle.board.tiles(p, z) for p in range(4) for z in Zone}
 
 
 def on_zone(cycle: CycleState, event: ZoneRead) -> None:
@@ -82,65 +124,95 @@ def on_zone(cycle: CycleState, event: ZoneRead) -> None:
     cycle.board.update(event.seat, event.zone, event.uids, cycle.t)
 
 
-def on_declare(cycle: CycleState, event: DeclarePressed) -> None:
-    """A declare button: judged once the zones have settled."""
+def _in_play(cycle: CycleState) -> InPlay | None:
+    """The hand's play, while the table is playing."""
     hand = cycle.hand
-    if cycle.phase is not Phase.PLAYING or hand is None or event.seat in hand.winners:
+    return hand.play if cycle.phase is Phase.PLAYING and hand is not None else None
+
+
+def follow(cycle: CycleState) -> None:
+    """In play: the zones that changed since the referee last saw them, then the time."""
+    in_play = _in_play(cycle)
+    if in_play is None:
         return
-    hand.declared.setdefault(event.seat, cycle.t)
+    now = _zones(cycle)
+    changed = [key for key, uids in now.items() if in_play.shown.get(key) != uids]
+    if changed:
+        in_play.shown = now
+        zones = tuple(ZoneContent(p, z, now[(p, z)]) for p, z in changed)
+        _tell(cycle, in_play, Inventories(zones))  # the referee sees the time with it
+    else:
+        _tell(cycle, in_play, Elapsed())
+
+
+def on_declare(cycle: CycleState, event: DeclarePressed) -> None:
+    """A declare button: the referee judges it when its claim window closes or tiles settle."""
+    in_play = _in_play(cycle)
+    if in_play is None or event.seat in in_play.referee.winners:
+        return
     cycle.emit(fx.Sound(Beep.ACK))
     cycle.say("info", f"seat {seat_name(event.seat)} declares a win")
-
-
-def judge_declarations(cycle: CycleState) -> None:
-    """Judge every declaration whose zones have settled; end the hand on its last win."""
-    hand, session = cycle.hand, cycle.session
-    assert hand is not None and session is not None and cycle.tiles is not None
-    settle = cycle.settings.settle_s
-    if cycle.t - cycle.board.last_change < settle:
-        return
-    for place, at in sorted(hand.declared.items(), key=lambda item: item[1]):
-        if cycle.t - at < settle:
-            continue
-        del hand.declared[place]
-        verdict = judge(
-            session.ruleset, cycle.board, cycle.tiles, place, session.deal, hand.winners
-        )
-        who = f"seat {seat_name(place)}"
-        if verdict.win is None:
-            cycle.incident(place, "false declaration", f"{who} declared a win: {verdict.reason}")
-            continue
-        hand.wins.append(verdict.win)
-        hand.payments = [a + b for a, b in zip(hand.payments, verdict.payments, strict=True)]
-        cycle.say("info", f"{who} wins: {verdict.win.total} {verdict.win.unit}")
-        if len(hand.wins) >= winners_to_end(session.ruleset):
-            finish_hand(cycle)
-            return
+    _tell(cycle, in_play, Declare(event.seat))
 
 
 def on_end_hand(cycle: CycleState, event: ev.EndHand) -> None:
-    """No (further) winner: settle the draw and end the hand."""
-    hand, session = cycle.hand, cycle.session
-    if cycle.phase is not Phase.PLAYING or hand is None or session is None:
-        return
-    assert cycle.tiles is not None
-    payments, problem = settle_draw(
-        session.ruleset, cycle.board, cycle.tiles, session.deal, hand.winners
-    )
-    if problem:
-        cycle.incident(None, "settlement", problem)
-    hand.payments = [a + b for a, b in zip(hand.payments, payments, strict=True)]
-    cycle.say("info", f"hand {hand.number} over: {event.reason}")
-    finish_hand(cycle)
+    """The venue or a technician ends the hand in play as it stands."""
+    in_play = _in_play(cycle)
+    if in_play is not None:
+        _tell(cycle, in_play, EndNow(event.reason))
 
 
-def finish_hand(cycle: CycleState) -> None:
-    """Hand over: the result goes to the outbox (the hand counts as over once it is there)."""
-    hand = cycle.hand
-    assert hand is not None and hand.start is not None
+def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
+    cycle.emit(fx.KeepInput(in_play.box_name, in_play.blackbox.note(event, cycle.now)))
+    for output in in_play.referee.handle(event, cycle.now):
+        match output:
+            case MoveMade():
+                pass
+            case IncidentSeen(incident):
+                cycle.incident(incident.place, incident.kind, incident.detail)
+            case WinMade(win):
+                who = f"seat {seat_name(win.place)}"
+                cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")
+            case HandOver(result):
+                cycle.say("info", f"hand over: {result.reason}")
+                live = cycle.live()
+                if live is not None:
+                    finish_hand(cycle, live, result)
+                return
+    cycle.update_turn()
+
+
+def finish_hand(cycle: CycleState, live: InHand, result: RefereeResult | None = None) -> None:
+    """Hand over: the result goes to the outbox (the hand counts as over once it is there).
+
+    Without a new result (a fault acknowledged after storing failed) the one kept is stored
+    again; a hand ended before the referee took over ends drawn."""
+    hand = live.hand
     cycle.enter(Phase.HAND_OVER)
     cycle.show_turn(None)
-    finished = FinishedHand(
-        hand.start, tuple(hand.wins), tuple(hand.payments), tuple(hand.incidents), cycle.now
+    if hand.dealt is None:
+        return
+    if result is not None or hand.finished is None:
+        wins = tuple(win_record(w) for w in result.wins) if result else ()
+        payments = result.totals if result else (0, 0, 0, 0)
+        end = result.ended_at if result else cycle.now
+        incidents = tuple(hand.incidents)
+        hand.finished = FinishedHand(hand.dealt.start, wins, payments, incidents, end, result)
+    cycle.emit(fx.RecordHand(hand.finished))
+
+
+def win_record(win: WinEntry) -> WinRecord:
+    """A referee's win as the hand's record keeps it."""
+    return WinRecord(
+        win.place,
+        win.discarder,
+        win.win_tile,
+        win.concealed,
+        win.melds,
+        win.flowers,
+        win.patterns,
+        win.total,
+        win.unit,
+        win.score,
+        win.win_type,
     )
-    cycle.emit(fx.RecordHand(finished))

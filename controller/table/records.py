@@ -1,8 +1,12 @@
 """What the hand cycle reports about a hand: its start, its wins, its incidents, its result."""
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from controller.rules import Meld
+from controller.rules import Meld, WinType
+
+if TYPE_CHECKING:
+    from controller.table.referee.events import RefereeResult
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class WinRecord:
     total: int
     unit: str
     score: int
+    win_type: WinType = WinType.DISCARD
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,8 @@ class FinishedHand:
     payments: tuple[int, ...]
     incidents: tuple[IncidentRecord, ...]
     ended_at: Instant
+    play: "RefereeResult | None" = None
+    """The referee's account of the hand (a `RefereeResult`; None for hands before it)."""
 
     @property
     def drawn(self) -> bool:

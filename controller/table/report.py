@@ -4,19 +4,24 @@ alone when no hub is configured. Hand records become the hub's typed payloads he
 import logging
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 from controller.hub.events import HandEnded, HandStarted, IncidentNoted, TableStatus
 from controller.hub.link import HubLink
 from controller.hub.result import (
+    FinalSeat,
     HandResult,
     Incident,
     Meld,
+    Move,
     PatternScore,
     SeatEntry,
+    Settlement,
     WallReveal,
     Win,
 )
 from controller.rules import format_tiles, tile_str
+from controller.rules.hand import Meld as RulesMeld
 from controller.rules.hand import MeldKind
 from controller.table.cycle import TableView
 from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant, WinRecord
@@ -147,7 +152,44 @@ def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
         wall=reveal,
         started_at=_time(start.started_at),
         ended_at=_time(hand.ended_at),
+        **_play(hand),
     )
+
+
+def _play(hand: FinishedHand) -> dict[str, Any]:
+    """The referee's account: moves, final tiles, settlements (none before the referee)."""
+    play = hand.play
+    if play is None:
+        return {}
+    return {
+        "moves": [
+            Move(
+                at=_time(m.at),
+                seat=m.place,
+                move=m.kind.value,
+                tiles=format_tiles(m.tiles),
+                source=m.source,
+            )
+            for m in play.moves
+        ],
+        "final": [
+            FinalSeat(
+                seat=place,
+                concealed=format_tiles(end.concealed),
+                melds=[_meld(m) for m in end.melds],
+                flowers=[tile_str(f) for f in end.flowers],
+                discards=format_tiles(end.discards),
+            )
+            for place, end in enumerate(play.seats)
+        ],
+        "settlements": [
+            Settlement(reason=p.reason[:500], amounts=list(p.amounts)) for p in play.payments
+        ],
+    }
+
+
+def _meld(meld: RulesMeld) -> Meld:
+    return Meld(kind=MELD_KINDS[meld.kind], tiles=format_tiles(meld.tiles))  # type: ignore[arg-type]
 
 
 def _win(win: WinRecord, order: int) -> Win:
@@ -156,11 +198,12 @@ def _win(win: WinRecord, order: int) -> Win:
         discarder=win.discarder,
         winning_tile=tile_str(win.win_tile),
         concealed=format_tiles(win.concealed),
-        melds=[Meld(kind=MELD_KINDS[m.kind], tiles=format_tiles(m.tiles)) for m in win.melds],  # type: ignore[arg-type]
+        melds=[_meld(m) for m in win.melds],
         flowers=[tile_str(f) for f in win.flowers],
         patterns=[PatternScore(name=name, value=value) for name, value in win.patterns],
         score=win.score,
         order=order,
+        win_type=win.win_type.value,
     )
 
 

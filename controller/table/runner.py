@@ -40,13 +40,28 @@ class ResultSink(Protocol):
         ...
 
 
+class BlackBoxStore(Protocol):
+    """Where each hand's black box lines go (files beside the outbox)."""
+
+    def write(self, name: str, line: bytes, wall_time: float) -> None:
+        """Append one line to the named hand's black box; never raises."""
+        ...
+
+
 class TableRunner:
     """Feeds the hand cycle and carries out what it asks, one input at a time."""
 
     def __init__(
-        self, cycle: HandCycle, mcu: Mcu, panel: Panel, clock: Clock, sink: ResultSink
+        self,
+        cycle: HandCycle,
+        mcu: Mcu,
+        panel: Panel,
+        clock: Clock,
+        sink: ResultSink,
+        blackbox: BlackBoxStore | None = None,
     ) -> None:
         self.cycle = cycle
+        self.blackbox = blackbox
         self.mcu = mcu
         self.panel = panel
         self.clock = clock
@@ -135,6 +150,9 @@ class TableRunner:
                 self.sink.incident(start, incident)
             case fx.RecordHand(hand):
                 self._record(hand)
+            case fx.KeepInput(name, line):
+                if self.blackbox is not None:
+                    self.blackbox.write(name, line, self.clock.wall())
             case (
                 fx.BuildWalls()
                 | fx.RaiseWalls()

@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable, Mapping
 
-from controller.rules import RulesError, format_tiles, parse_tile
+from controller.rules import RulesError, format_tiles, parse_tile, tile_str
 from controller.rules.tiles import FLOWER_BASE, HONOUR_NAMES, is_flower, is_honour, number, suit
 
 SEAT_LETTERS = "ESWN"
@@ -45,6 +45,10 @@ class TileMap:
     def notation(self, uids: Iterable[int]) -> str:
         """The known tags among `uids` in mpsz notation, sorted."""
         return format_tiles(self.kinds(uids))
+
+    def names(self) -> dict[int, str]:
+        """UID -> tile in mpsz notation, for every tag (as tile-set files write it)."""
+        return {uid: tile_str(kind) for uid, kind in self._kinds.items()}
 
     def __len__(self) -> int:
         return len(self._kinds)

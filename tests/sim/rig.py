@@ -10,7 +10,7 @@ from types import TracebackType
 
 from controller.app import Hardware, Service, TableApp
 from controller.clock import ManualClock
-from controller.config import SessionSection, TableConfig, TableSection
+from controller.config import OutboxSection, SessionSection, TableConfig, TableSection
 from controller.devices.panel import GpioPanel
 from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
@@ -48,7 +48,9 @@ class Rig:
             tmp_path, seed=seed, speed=speed, faults=faults, over_pty=over_pty
         )
         self.config = config or TableConfig(
-            table=TableSection(ruleset=ruleset), session=SessionSection(hands=hands)
+            table=TableSection(ruleset=ruleset),
+            session=SessionSection(hands=hands),
+            outbox=OutboxSection(path=tmp_path / "outbox.sqlite3"),
         )
         self.clock = ManualClock()
         self.sink = LogSink()

@@ -15,7 +15,6 @@ from controller.sim.hand_play import HandPlay, PlayStyle
 from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import Move, MoveKind, SlipKind
 from controller.table.geometry import physical_slot
-from controller.table.judge import winners_to_end
 from firmware_bridge.messages import TileSetKind, Zone
 from firmware_bridge.sim.model import WallLayout
 from firmware_bridge.sim.table import SimulatedTable
@@ -75,7 +74,7 @@ class StandIn:
         places = [p for p in places if p not in false]
         self.winners += places
         if places and (
-            len(self.winners) >= winners_to_end(self.ruleset) or not self._someone_left()
+            self.ruleset.hand_over(len(self.winners), wall_left=1) or not self._someone_left()
         ):
             self.over = True
         return list(places)

@@ -71,10 +71,11 @@ class Driver:
     def deal_as_planned(self) -> None:
         """Every seat takes exactly its tiles; the zones settle."""
         hand = self.cycle.hand
-        assert hand is not None and hand.expected is not None
+        assert hand is not None and hand.dealt is not None
+        expected = hand.dealt.expected
         for place in range(4):
-            self.feed(ZoneRead(place, Zone.HAND, hand.expected.hands[place]), after=0.2)
-            self.feed(ZoneRead(place, Zone.MELD, hand.expected.flowers[place]))
+            self.feed(ZoneRead(place, Zone.HAND, expected.hands[place]), after=0.2)
+            self.feed(ZoneRead(place, Zone.MELD, expected.flowers[place]))
         self.feed(ev.Tick(), after=self.cycle.settings.settle_s)
 
     def to_playing(self) -> None:

@@ -154,11 +154,13 @@ def test_a_false_declaration_is_an_incident_and_play_goes_on() -> None:
     driver = Driver()
     driver.to_playing()
     driver.feed(DeclarePressed(2))
-    assert driver.view().declared == (2,)
+    assert driver.view().declared == (2,), "a press may come before the tiles it follows"
     out = driver.feed(ev.Tick(), after=2.0)
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
-    assert note.incident.kind == "false declaration" and note.incident.place == 2
+    assert note.incident.kind == "false win" and note.incident.place == 2
+    assert "out of turn" in note.incident.detail
     assert driver.view().phase is Phase.PLAYING and driver.view().declared == ()
+    assert driver.view().turn == 0, "the dealer still has to discard"
 
 
 def test_no_hand_starts_in_the_last_minutes_before_the_deadline() -> None:

@@ -1,0 +1,47 @@
+"""The referee: follows a hand move by move from the settled zone inventories, the declare
+buttons and the clock; judges claims and wins with the rules engine; ends the hand.
+
+Modules: `events` (inputs, outputs, result records), `state` (its memory), `moves` (reads ->
+moves), `melds` (each seat's melds as formed), `claims` (windows and priority), `wins` (win
+type and scoring), `procedures` (ruleset hooks), `result`, `setup`, `machine`, `blackbox`.
+"""
+
+from controller.table.referee.events import (
+    Declare,
+    Elapsed,
+    EndNow,
+    HandOver,
+    IncidentSeen,
+    Inventories,
+    Move,
+    MoveKind,
+    MoveMade,
+    RefereeInput,
+    RefereeOutput,
+    RefereeResult,
+    WinMade,
+    ZoneContent,
+)
+from controller.table.referee.machine import Referee
+from controller.table.referee.setup import RefereeSetup
+from controller.table.referee.state import Settings
+
+__all__ = [
+    "Declare",
+    "Elapsed",
+    "EndNow",
+    "HandOver",
+    "IncidentSeen",
+    "Inventories",
+    "Move",
+    "MoveKind",
+    "MoveMade",
+    "Referee",
+    "RefereeInput",
+    "RefereeOutput",
+    "RefereeResult",
+    "RefereeSetup",
+    "Settings",
+    "WinMade",
+    "ZoneContent",
+]

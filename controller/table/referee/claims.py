@@ -1,0 +1,159 @@
+"""Claim windows: after a discard (and after an added kong's fourth tile, for robbing) the
+other seats may declare; when the window closes (its time is up, the next seat draws, a set
+is claimed) the declarations are judged in priority: wins first, head bump or several
+winners as the ruleset says."""
+
+from controller.rules import MeldKind
+from controller.rules.claims import KongKind
+from controller.table.ports import Zone
+from controller.table.referee import procedures, wins
+from controller.table.referee.events import Move, MoveKind, WinEntry
+from controller.table.referee.state import Close, Need, Play, Window
+from controller.table.tiles import seat_name
+
+
+def close(play: Play, why: Close, claimant: int | None = None) -> bool:
+    """Close the open window and judge what was declared on it; True if someone won (then a
+    set `claimant` wanted from the discard is refused: a win comes first)."""
+    window = play.window
+    if window is None:
+        return False
+    play.window = None
+    if why is Close.DRAW:
+        play.closed = window
+        drawer = play.turn
+        if drawer in window.declares:
+            play.self_declared[drawer] = window.declares.pop(drawer)
+    if why is Close.DRAW:
+        # A press may come before the reads of the moves it follows: unless the seat took
+        # this tile, it waits for the next window rather than being judged on this one.
+        for place in [p for p in window.declares if p != window.taken_by]:
+            play.early[place] = window.declares.pop(place)
+    winners = _judge_window(play, window)
+    if window.robbing:
+        _kong_robbed_or_stands(play, window, winners)
+    elif not winners:
+        procedures.check_passed_discard(play, window)
+    if winners:
+        if claimant is not None:
+            play.reported.add(window.uid)
+            play.incident(claimant, "claim refused", "a win on that discard comes first")
+        procedures.record_wins(play, winners, _last_in_turn(window, winners))
+        return True
+    if window.last and why is Close.TIME and play.wall.remaining == 0:
+        procedures.end(play, "the wall is empty")
+    return False
+
+
+def _judge_window(play: Play, window: Window) -> list[WinEntry]:
+    order = [(window.source + step) % 4 for step in (1, 2, 3)]
+    valid: list[WinEntry] = []
+    win_type = wins.discard_type(play, window)
+    for place in order:
+        if place not in window.declares or not play.in_play(place):
+            continue
+        play.now, at = window.declares[place], play.now
+        entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
+        play.now = at
+        if entry is None:
+            play.incident(place, "false win", f"seat {seat_name(place)} declared: {reason}")
+        else:
+            valid.append(entry)
+    rules = play.ruleset.claims
+    if valid and not rules.multiple_winners:
+        for bumped in valid[1:]:
+            play.incident(
+                bumped.place,
+                "head bump",
+                f"seat {seat_name(valid[0].place)} is first in turn and wins alone",
+            )
+        valid = valid[:1]
+    if valid and not window.robbing and window.after_kong:
+        procedures.pass_income(play, window, [w.place for w in valid])
+    for entry in valid:
+        play.record(Move(entry.at, entry.place, MoveKind.WIN, (entry.win_tile,), window.source))
+    if valid:
+        _tile_to_winner(play, window, valid[0].place)
+    return valid
+
+
+def _tile_to_winner(play: Play, window: Window, place: int) -> None:
+    source = play.seats[window.source]
+    if window.uid in source.river:
+        source.river.remove(window.uid)
+    for record in source.melds:
+        if window.uid in record.uids:
+            record.uids.remove(window.uid)
+    play.seats[place].concealed.add(window.uid)
+    seen = play.at(window.uid)
+    if seen is not None and seen[0] == place:
+        play.put(window.uid, place, Zone.HAND)
+    else:
+        play.put(window.uid, *(seen or (window.source, Zone.DISCARD)))
+
+
+def _kong_robbed_or_stands(play: Play, window: Window, winners: list[WinEntry]) -> None:
+    if not winners:
+        procedures.pay_kong(play, window.source, KongKind.ADDED, None)
+        return
+    for record in play.seats[window.source].melds:
+        if record.kong is KongKind.ADDED and len(record.uids) == 3:
+            record.kind, record.kong = MeldKind.PUNG, None
+
+
+def _last_in_turn(window: Window, winners: list[WinEntry]) -> int:
+    order = [(window.source + step) % 4 for step in (1, 2, 3)]
+    return max((w.place for w in winners), key=order.index)
+
+
+def declare(play: Play, place: int) -> None:
+    """A declare press; it is placed once the tiles show what it claims (it may come first)."""
+    if play.in_play(place):
+        play.early.setdefault(place, play.now)
+        place_declarations(play)
+
+
+def place_declarations(play: Play) -> None:
+    """Each press not yet placed: a claim on the open window, a win in the seat's own turn,
+    or, once the tiles have had time to settle, too late or out of turn."""
+    for place, at in sorted(play.early.items(), key=lambda item: item[1].monotonic):
+        window = play.window
+        if not play.in_play(place):
+            del play.early[place]
+        elif window is not None and place != window.source:
+            window.declares.setdefault(place, at)
+            del play.early[place]
+        elif place == play.turn and play.need is Need.DISCARD:
+            play.self_declared.setdefault(place, at)
+            del play.early[place]
+        elif play.t - at.monotonic >= play.settings.settle_s:
+            del play.early[place]
+            who = f"seat {seat_name(place)}"
+            closed = play.closed
+            if closed is not None and place != closed.source:
+                play.incident(place, "late claim", f"{who} declared after the next draw")
+            else:
+                play.incident(place, "false win", f"{who} declared out of turn")
+
+
+def judge_self(play: Play, place: int) -> None:
+    """Judge a seat's declaration in its own turn (self-drawn, replacement, heavenly...)."""
+    play.self_declared.pop(place, None)
+    win_type, uid = wins.self_drawn_type(play, place)
+    entry, reason = wins.judge(play, place, uid, win_type, None)
+    if entry is None:
+        play.incident(place, "false win", f"seat {seat_name(place)} declared: {reason}")
+        return
+    play.record(Move(entry.at, place, MoveKind.WIN, (entry.win_tile,)))
+    procedures.record_wins(play, [entry], place)
+
+
+def judge_settled(play: Play) -> None:
+    """Judge self-drawn declarations whose tiles have settled."""
+    for place, at in sorted(play.self_declared.items(), key=lambda item: item[1].monotonic):
+        if play.over:
+            return
+        ready = play.turn == place and play.need is Need.DISCARD
+        waited = play.t - at.monotonic
+        if (ready and waited >= play.settings.settle_s) or waited >= play.settings.stray_s:
+            judge_self(play, place)

@@ -1,0 +1,282 @@
+"""Settled reads -> moves: each step finds the one move the tags out of place show, in the
+order play allows (a claim on the open discard, then the turn's draw, flower, kong or
+discard), applies it, and looks again. A tag half way (gone from the river, not yet in a
+meld) explains nothing yet, so it makes no move; it waits for the next read."""
+
+from controller.rules import Meld, MeldKind, RulesError
+from controller.rules.claims import Claim, KongKind
+from controller.rules.tiles import is_flower
+from controller.table.ports import Zone
+from controller.table.referee import claims, procedures
+from controller.table.referee.events import Move, MoveKind
+from controller.table.referee.melds import MeldRecord
+from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
+from controller.table.tiles import tile_words
+
+
+def explain(play: Play) -> bool:
+    """Find and apply one move; False when the tags out of place show none (yet)."""
+    if play.over:
+        return False
+    return _claim(play) or _late_claim(play) or _turn(play)
+
+
+# ---- claims on the open window ---------------------------------------------------------------
+
+
+def _claim(play: Play) -> bool:
+    window = play.window
+    if window is None or window.taken_by is not None or window.uid not in play.odd:
+        return False
+    seen = play.at(window.uid)
+    if seen is None or seen[0] == window.source or not play.in_play(seen[0]):
+        return False
+    place, zone = seen
+    if zone is Zone.HAND:
+        window.taken_by = place
+        kind = MoveKind.ROB_KONG if window.robbing else MoveKind.TAKE_FOR_WIN
+        play.record(Move(play.now, place, kind, tuple(play.kinds([window.uid])), window.source))
+        return True
+    if zone is Zone.MELD and not window.robbing:
+        return _meld_claim(play, window, place)
+    return False
+
+
+def _meld_claim(play: Play, window: Window, place: int) -> bool:
+    own = [u for u in play.odd_at(place, Zone.MELD) if play.where.get(u) == (place, Zone.HAND)]
+    found = _claimed_set(play, window, place, own)
+    if found is None:
+        return False
+    claim, uids = found
+    rules = play.ruleset.claims
+    if not rules.allowed(claim, play.seat_of(place), play.seat_of(window.source), window.last):
+        if not window.refused:
+            window.refused = True
+            play.reported.add(window.uid)
+            play.incident(place, "claim refused", f"a {claim.value} may not take this discard")
+        return False
+    if claims.close(play, Close.CLAIM, claimant=place):
+        return True
+    _make_meld(play, window, place, claim, uids)
+    return True
+
+
+def _claimed_set(
+    play: Play, window: Window, place: int, own: list[int]
+) -> tuple[Claim, list[int]] | None:
+    kind = play.tiles.kind(window.uid)
+    if kind is None:
+        return None
+    same = [u for u in own if play.tiles.kind(u) == kind]
+    if len(same) >= 3:
+        return Claim.KONG, same[:3]
+    if len(same) == 2:
+        return Claim.PUNG, same
+    by_kind = {play.tiles.kind(u): u for u in own}
+    for low in (kind - 2, kind - 1, kind):
+        run = [k for k in (low, low + 1, low + 2) if k != kind]
+        if len(run) == 2 and all(k in by_kind for k in run):
+            try:
+                Meld(MeldKind.CHOW, (low, low + 1, low + 2))
+            except RulesError:
+                continue
+            return Claim.CHOW, [by_kind[k] for k in run]
+    return None
+
+
+def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[int]) -> None:
+    source = play.seats[window.source]
+    if window.uid in source.river:
+        source.river.remove(window.uid)
+    seat = play.seats[place]
+    seat.concealed.difference_update(uids)
+    kind = {Claim.CHOW: MeldKind.CHOW, Claim.PUNG: MeldKind.PUNG}.get(claim, MeldKind.KONG)
+    kong = KongKind.EXPOSED if kind is MeldKind.KONG else None
+    seat.melds.append(MeldRecord([window.uid, *uids], kind, kong, window.uid))
+    for uid in (window.uid, *uids):
+        play.put(uid, place, Zone.MELD)
+    play.claims_made = True
+    play.turn = place
+    move_kind = {
+        Claim.CHOW: MoveKind.CHOW,
+        Claim.PUNG: MoveKind.PUNG,
+    }.get(claim, MoveKind.EXPOSED_KONG)
+    tiles = tuple(sorted(play.kinds([window.uid, *uids])))
+    play.record(Move(play.now, place, move_kind, tiles, window.source))
+    if kong is None:
+        play.need = Need.DISCARD
+    else:
+        procedures.kong_made(play, place, kong, window.source)
+
+
+def _late_claim(play: Play) -> bool:
+    closed = play.closed
+    if closed is None or closed.uid in play.reported or closed.uid not in play.odd:
+        return False
+    seen = play.at(closed.uid)
+    if seen is None or seen[0] == closed.source or seen[1] is Zone.DISCARD:
+        return False
+    play.reported.add(closed.uid)
+    what = tile_words(play.tiles.kind(closed.uid) or 0)
+    play.incident(seen[0], "late claim", f"the {what} was taken after the next draw")
+    return True
+
+
+# ---- the turn's own moves --------------------------------------------------------------------
+
+
+def _turn(play: Play) -> bool:
+    place = play.turn
+    if not play.in_play(place):
+        return False
+    if play.need is not Need.DISCARD:
+        return _draw(play, place)
+    return (
+        _flower(play, place)
+        or _concealed_kong(play, place)
+        or _added_kong(play, place)
+        or _discard(play, place)
+    )
+
+
+def _draw(play: Play, place: int) -> bool:
+    replacing = play.need is Need.REPLACEMENT
+    expected = play.wall.next_replacement() if replacing else play.wall.next_live()
+    taken = [
+        u
+        for u in sorted(play.odd)
+        if u not in play.where and play.wall.holds(u) and (play.at(u) or (-1,))[0] == place
+    ]
+    if not taken or expected is None:
+        return False
+    if play.window is not None:
+        claims.close(play, Close.DRAW)
+        if play.over or play.turn != place or play.need is Need.DISCARD:
+            return True
+    uid = expected if expected in taken else taken[0]
+    if uid != expected:
+        where = "the wall's end" if replacing else "the wall"
+        play.incident(
+            place,
+            "wrong draw",
+            f"took {tile_words(play.tiles.kind(uid) or 0)}, not the next tile of {where}",
+        )
+    before = play.wall.remaining
+    play.wall.take(uid)
+    play.seats[place].concealed.add(uid)
+    play.put(uid, place, Zone.HAND)
+    replaced = play.replacing if replacing else None
+    play.last_draw = LastDraw(place, uid, replaced, before)
+    play.replacing = None
+    play.need = Need.DISCARD
+    kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
+    play.record(Move(play.now, place, kind, tuple(play.kinds([uid]))))
+    return True
+
+
+def _moved_to_meld(play: Play, place: int) -> list[int]:
+    return [u for u in play.odd_at(place, Zone.MELD) if play.where.get(u) == (place, Zone.HAND)]
+
+
+def _flower(play: Play, place: int) -> bool:
+    flowers = [u for u in _moved_to_meld(play, place) if is_flower(play.tiles.kind(u) or 0)]
+    if not flowers:
+        return False
+    uid = flowers[0]
+    seat = play.seats[place]
+    seat.concealed.discard(uid)
+    seat.flowers.append(uid)
+    play.put(uid, place, Zone.MELD)
+    play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
+    if play.wall.remaining:
+        play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER
+    return True
+
+
+def _concealed_kong(play: Play, place: int) -> bool:
+    moved = _moved_to_meld(play, place)
+    for kind in sorted(set(play.kinds(moved))):
+        four = [u for u in moved if play.tiles.kind(u) == kind]
+        if len(four) == 4:
+            seat = play.seats[place]
+            seat.concealed.difference_update(four)
+            seat.melds.append(MeldRecord(four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED))
+            for uid in four:
+                play.put(uid, place, Zone.MELD)
+            play.record(Move(play.now, place, MoveKind.CONCEALED_KONG, (kind,) * 4))
+            procedures.kong_made(play, place, KongKind.CONCEALED, None)
+            return True
+    return False
+
+
+def _added_kong(play: Play, place: int) -> bool:
+    seat = play.seats[place]
+    for uid in _moved_to_meld(play, place):
+        kind = play.tiles.kind(uid)
+        pung = seat.pung_of(kind, play.tiles) if kind is not None else None
+        if pung is None or kind is None:
+            continue
+        seat.concealed.discard(uid)
+        pung.uids.append(uid)
+        pung.kind = MeldKind.KONG
+        play.put(uid, place, Zone.MELD)
+        if _just_claimed(play, place) and pung.claimed is not None:
+            _read_late_as_exposed_kong(play, place, pung)
+            return True
+        pung.kong = KongKind.ADDED
+        play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))
+        if play.ruleset.claims.can_rob(KongKind.ADDED):
+            play.window = Window(uid, place, play.t, robbing=True)
+        procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.window is None)
+        return True
+    return False
+
+
+def _discard(play: Play, place: int) -> bool:
+    seat = play.seats[place]
+    gone = [u for u in sorted(seat.concealed) if u in play.odd and play.at(u) is not None]
+    gone = [u for u in gone if play.at(u) not in ((place, Zone.HAND), (place, Zone.MELD))]
+    if not gone:
+        return False
+    if place in play.self_declared:
+        claims.judge_self(play, place)
+        return True
+    own = [u for u in gone if play.at(u) == (place, Zone.DISCARD)]
+    uid = (own or gone)[0]
+    if play.window is not None:
+        claims.close(play, Close.TIME)
+    procedures.check_passed_own_win(play, place)
+    seat.concealed.discard(uid)
+    seat.river.append(uid)
+    play.put(uid, place, Zone.DISCARD)
+    play.discards += 1
+    draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
+    play.window = Window(
+        uid,
+        place,
+        play.t,
+        last=play.wall.remaining == 0,
+        after_kong=draw is not None and draw.replaced is Replaced.KONG,
+        wall_before=draw.wall_before if draw else None,
+    )
+    play.closed = None
+    play.turn = play.next_in(place)
+    play.need = Need.DRAW
+    play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
+    return True
+
+
+def _just_claimed(play: Play, place: int) -> bool:
+    """The seat's last move was claiming a pung (it has not discarded since)."""
+    last = play.moves[-1] if play.moves else None
+    return last is not None and last.place == place and last.kind is MoveKind.PUNG
+
+
+def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldRecord) -> None:
+    """The fourth tile of a claimed set was read after the other three: it was a kong on the
+    discard all along (a pung cannot be added to in the turn it was claimed)."""
+    pung.kong = KongKind.EXPOSED
+    source = play.moves[-1].source
+    tiles = tuple(sorted(play.kinds(pung.uids)))
+    play.record(Move(play.now, place, MoveKind.EXPOSED_KONG, tiles, source))
+    procedures.kong_made(play, place, KongKind.EXPOSED, source)

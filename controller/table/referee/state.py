@@ -1,0 +1,248 @@
+"""The referee's memory of one hand and the primitives every step uses: where each tag must
+be, which tags differ from the last settled read, turns, incidents and payments."""
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from controller.rules import DealState, Ruleset, Seat
+from controller.rules.claims import KongKind
+from controller.table.ports import Zone
+from controller.table.records import IncidentRecord, Instant
+from controller.table.referee.events import (
+    IncidentSeen,
+    Move,
+    MoveMade,
+    Payment,
+    RefereeOutput,
+    WinEntry,
+)
+from controller.table.referee.melds import SeatTiles
+from controller.table.referee.wall import WallTiles
+from controller.table.tiles import TileMap
+
+Place = tuple[int, Zone]
+"""(physical seat, zone) where a tag lies."""
+
+
+class Need(enum.Enum):
+    """What the seat whose turn it is must do next."""
+
+    DRAW = "draw"
+    REPLACEMENT = "replacement"
+    DISCARD = "discard"
+
+
+class Close(enum.Enum):
+    """Why a claim window closed."""
+
+    TIME = "time"
+    DRAW = "the next draw"
+    CLAIM = "a claim"
+
+
+class Replaced(enum.Enum):
+    """What a replacement draw replaced."""
+
+    KONG = "kong"
+    FLOWER = "flower"
+
+
+@dataclass
+class LastDraw:
+    """The newest tile a seat took from the wall."""
+
+    place: int
+    uid: int
+    replaced: Replaced | None
+    wall_before: int
+
+
+@dataclass
+class Window:
+    """A claim window: on a discard, or on an added kong's fourth tile (robbing)."""
+
+    uid: int
+    source: int
+    opened: float
+    robbing: bool = False
+    declares: dict[int, Instant] = field(default_factory=dict)
+    taken_by: int | None = None
+    """The seat that moved the tile into its HAND (to win on it)."""
+    last: bool = False
+    """The wall was empty at the discard (the last discard)."""
+    after_kong: bool = False
+    """The discarder's last draw replaced a kong (杠上炮 if won on)."""
+    wall_before: int | None = None
+    """How many tiles the wall held before the discarder's last draw (None: no draw)."""
+    refused: bool = False
+    """A claim on it was refused already (said once)."""
+
+
+@dataclass
+class KongEntry:
+    """A kong that stands, and who paid its konger how much (so it can be passed or returned)."""
+
+    place: int
+    kind: KongKind
+    paid_by: dict[int, int] = field(default_factory=dict)
+    passed: bool = False
+
+
+@dataclass
+class Settings:
+    """The referee's times (seconds)."""
+
+    window_s: float = 3.0
+    settle_s: float = 1.5
+    stray_s: float = 10.0
+    """A tile out of place this long, with no move explaining it, is an incident."""
+
+
+class Play:
+    """Everything the referee knows about the hand in play."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        tiles: TileMap,
+        deal: DealState,
+        wall: WallTiles,
+        seats: list[SeatTiles],
+        settings: Settings,
+        heavenly_tile: int | None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.tiles = tiles
+        self.deal = deal
+        self.wall = wall
+        self.seats = seats
+        self.settings = settings
+        self.heavenly_tile = heavenly_tile
+        self.where: dict[int, Place] = {}
+        for place, seat in enumerate(seats):
+            for uid in seat.all_uids():
+                zone = seat.zone_of(uid)
+                if zone is not None:
+                    self.where[uid] = (place, zone)
+        self.seen: dict[int, Place] = dict(self.where)
+        self.zones: dict[Place, frozenset[int]] = {}
+        self.odd: set[int] = set()
+        """Tags whose settled place differs from where they must be."""
+        self.odd_since: float | None = None
+        self.turn = deal.dealer
+        self.need = Need.DISCARD
+        self.window: Window | None = None
+        self.closed: Window | None = None
+        """The window the next draw closed (a claim on it now comes too late)."""
+        self.self_declared: dict[int, Instant] = {}
+        self.early: dict[int, Instant] = {}
+        """Presses not yet matched to a window or a turn (a press may come before the tiles)."""
+        self.last_draw: LastDraw | None = None
+        self.kongs: list[KongEntry] = []
+        self.replacing: Replaced | None = None
+        self.reported: set[int] = set()
+        """Tags already named in an incident (a late claim): not named again as strays."""
+        self.finished: list[int] = []
+        self.claims_made = False
+        self.discards = 0
+        self.moves: list[Move] = []
+        self.wins: list[WinEntry] = []
+        self.payments: list[Payment] = []
+        self.incidents: list[IncidentRecord] = []
+        self.over = ""
+        self.now = Instant(0.0, 0.0)
+        self.out: list[RefereeOutput] = []
+
+    @property
+    def t(self) -> float:
+        """The monotonic time of the input being handled."""
+        return self.now.monotonic
+
+    # ---- places -------------------------------------------------------------------------
+
+    def put(self, uid: int, place: int, zone: Zone) -> None:
+        """The tag must now lie in this seat's zone."""
+        self.where[uid] = (place, zone)
+        self._check(uid)
+
+    def observe(self, place: int, zone: Zone, uids: frozenset[int]) -> None:
+        """A zone's settled content."""
+        key = (place, zone)
+        before = self.zones.get(key, frozenset())
+        self.zones[key] = uids
+        for uid in before - uids:
+            if self.seen.get(uid) == key:
+                del self.seen[uid]
+            self._check(uid)
+        for uid in uids - before:
+            self.seen[uid] = key
+            self._check(uid)
+
+    def _check(self, uid: int) -> None:
+        want, got = self.where.get(uid), self.seen.get(uid)
+        # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
+        # and a tile on its way (off the river, not yet in a meld) is no move yet.
+        if want == got or got is None or self._revealed(want, got):
+            self.odd.discard(uid)
+        else:
+            self.odd.add(uid)
+
+    def _revealed(self, want: Place | None, got: Place | None) -> bool:
+        """A winner who left the hand may lay its tiles out as it likes."""
+        return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
+
+    def recheck(self, place: int) -> None:
+        """Look again at every tag of a seat (it just left the hand)."""
+        for uid in self.seats[place].all_uids():
+            self._check(uid)
+
+    def at(self, uid: int) -> Place | None:
+        """Where the last settled read saw the tag."""
+        return self.seen.get(uid)
+
+    def odd_at(self, place: int, zone: Zone) -> list[int]:
+        """Tags seen in this zone that must be elsewhere."""
+        return sorted(uid for uid in self.odd if self.seen.get(uid) == (place, zone))
+
+    # ---- seats --------------------------------------------------------------------------
+
+    def seat_of(self, place: int) -> Seat:
+        """The seat wind of a physical seat this hand."""
+        return self.deal.seat_of(place)
+
+    def in_play(self, place: int) -> bool:
+        """The seat has not won and left (blood battle)."""
+        return place not in self.finished
+
+    def next_in(self, place: int) -> int:
+        """The next seat after `place` still in the hand."""
+        for step in (1, 2, 3, 4):
+            other = (place + step) % 4
+            if self.in_play(other):
+                return other
+        return place
+
+    def kinds(self, uids: Iterable[int]) -> list[int]:
+        """Tile kinds of tags (unknown tags left out)."""
+        return self.tiles.kinds(uids)
+
+    # ---- outputs ------------------------------------------------------------------------
+
+    def record(self, move: Move) -> None:
+        """A move was made."""
+        self.moves.append(move)
+        self.out.append(MoveMade(move))
+
+    def incident(self, place: int | None, kind: str, detail: str) -> None:
+        """An irregularity: recorded, play goes on."""
+        incident = IncidentRecord(self.now, place, kind, detail)
+        self.incidents.append(incident)
+        self.out.append(IncidentSeen(incident))
+
+    def pay(self, reason: str, amounts: Mapping[Seat, int]) -> tuple[int, ...]:
+        """Record a settlement (by seat wind); returns it by place."""
+        by_place = tuple(amounts.get(self.seat_of(place), 0) for place in range(4))
+        if any(by_place):
+            self.payments.append(Payment(reason, by_place))
+        return by_place
