@@ -11,16 +11,16 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.commands import StartSession
-from controller.hub.dispatcher import CommandRefused
-from controller.hub.events import TableStatus
-from controller.hub.link import HubLink, LinkSettings
-from controller.hub.outbox import Outbox
-from controller.hub.result import HandResult, PatternScore, SeatEntry, WallReveal, Win
-from controller.hub.signing import TableKey
-from controller.hub.timing import LinkTiming
-from controller.hub.transport import BrokerAddress
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.contract.result import HandResult, PatternScore, SeatEntry, WallReveal, Win
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.dispatcher import CommandRefused
+from controller.hub.table_side.hub_link import HubLink, LinkSettings
+from controller.hub.table_side.outbox import Outbox
 
 KEY_TEXT = "5f0c1e0b7a2d4c6e8f9a1b3c5d7e9f01"
 PLAYERS = ("ann", "bo", "cy", "dee")

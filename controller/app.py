@@ -22,8 +22,8 @@ from controller.devices.mcu import LinkMcu
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.errors import TableError
-from controller.hub.link import HubLink
-from controller.hub.wiring import build_hub_link
+from controller.hub.table_side.hub_link import HubLink
+from controller.hub.table_side.wiring import build_hub_link
 from controller.rules import RulesError, Ruleset, get_ruleset
 from controller.sim.hardware import SimOptions, SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers

@@ -10,9 +10,9 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.config import MqttSection, OutboxSection, SessionSection, TableConfig, TableSection
-from controller.hub.commands import StartSession
-from controller.hub.dispatcher import CommandRefused
-from controller.hub.messages import ResultMessage, decode
+from controller.hub.contract.envelopes import ResultMessage, decode
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.table_side.dispatcher import CommandRefused
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase
 from controller.table.ports import StatusPattern

@@ -21,9 +21,9 @@ import msgspec
 
 from controller.clock import SystemClock
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub import export, overview, schemas
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.commands import (
+from controller.hub.contract import schemas
+from controller.hub.contract.envelopes import ReplyMessage, decode, encode
+from controller.hub.contract.hub_commands import (
     Action,
     EndSession,
     PauseSession,
@@ -32,12 +32,13 @@ from controller.hub.commands import (
     ResumeSession,
     StartSession,
 )
-from controller.hub.keyring import KeyRing
-from controller.hub.messages import ReplyMessage, decode, encode
-from controller.hub.recorder import Recorder, RecorderSettings, make_command
-from controller.hub.store import ResultStore, open_store
-from controller.hub.topics import Topics
-from controller.hub.transport import BrokerAddress
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.venue import export, overview
+from controller.hub.venue.keyring import KeyRing
+from controller.hub.venue.recorder import Recorder, RecorderSettings, make_command
+from controller.hub.venue.store import ResultStore, open_store
 from controller.logs import setup_logging
 
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"

@@ -22,8 +22,8 @@ from rich.live import Live
 
 from controller.config import RULESETS
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub.keyring import KeyRing
-from controller.hub.transport import BrokerAddress
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.venue.keyring import KeyRing
 from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome

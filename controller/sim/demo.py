@@ -19,7 +19,7 @@ from controller.config import (
     TableConfig,
     TableSection,
 )
-from controller.hub.link import HubLink
+from controller.hub.table_side.hub_link import HubLink
 from controller.sim.hardware import SimOptions
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase, TableView

@@ -2,9 +2,9 @@
 
 from collections.abc import Callable
 
-from controller.hub.commands import StartSession as StartOrder
-from controller.hub.dispatcher import CommandRefused
-from controller.hub.events import TableStatus
+from controller.hub.contract.hub_commands import StartSession as StartOrder
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.table_side.dispatcher import CommandRefused
 from controller.rules import RulesError, Ruleset
 from controller.table import inputs as ev
 from controller.table.core import Phase

@@ -5,9 +5,7 @@ import logging
 import uuid
 from datetime import UTC, datetime
 
-from controller.hub.events import HandEnded, HandStarted, IncidentNoted, TableStatus
-from controller.hub.link import HubLink
-from controller.hub.result import (
+from controller.hub.contract.result import (
     HandResult,
     Incident,
     Meld,
@@ -16,6 +14,8 @@ from controller.hub.result import (
     WallReveal,
     Win,
 )
+from controller.hub.contract.table_events import HandEnded, HandStarted, IncidentNoted, TableStatus
+from controller.hub.table_side.hub_link import HubLink
 from controller.rules import format_tiles, tile_str
 from controller.rules.hand import MeldKind
 from controller.table.cycle import TableView

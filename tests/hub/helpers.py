@@ -7,18 +7,18 @@ from pathlib import Path
 from typing import Any
 
 from controller.clock import Clock
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.dispatcher import TableControl
-from controller.hub.keyring import KeyRing
-from controller.hub.link import HubLink, LinkSettings
-from controller.hub.messages import StatusMessage, decode
-from controller.hub.outbox import Outbox
-from controller.hub.recorder import Recorder, RecorderSettings
-from controller.hub.signing import TableKey
-from controller.hub.store import ResultStore
-from controller.hub.timing import LinkTiming
-from controller.hub.topics import Topics
-from controller.hub.transport import BrokerAddress
+from controller.hub.contract.envelopes import StatusMessage, decode
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.dispatcher import TableControl
+from controller.hub.table_side.hub_link import HubLink, LinkSettings
+from controller.hub.table_side.outbox import Outbox
+from controller.hub.venue.keyring import KeyRing
+from controller.hub.venue.recorder import Recorder, RecorderSettings
+from controller.hub.venue.store import ResultStore
 from tests.hub.factories import FAST, KEY_TEXT
 
 OPENED: list[Outbox] = []  # closed after each test by tests/hub/conftest.py

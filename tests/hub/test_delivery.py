@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from controller.clock import ManualClock
-from controller.hub.messages import StatusMessage, decode
-from controller.hub.recorder import Recorder
+from controller.hub.contract.envelopes import StatusMessage, decode
+from controller.hub.venue.recorder import Recorder
 from tests.broker import Broker
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.hub.result import Incident
+from controller.hub.contract.result import Incident
 from tests.broker import Broker
 from tests.hub.factories import KEY_TEXT, START, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, running

@@ -8,10 +8,10 @@ import aiomqtt
 import pytest
 
 from controller.clock import SystemClock
-from controller.hub.commands import StartSession
-from controller.hub.events import TableStatus
-from controller.hub.messages import ReplyMessage, StatusMessage, decode
-from controller.hub.topics import Topics
+from controller.hub.contract.envelopes import ReplyMessage, StatusMessage, decode
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.contract.topics import Topics
 from tests.broker import Broker
 from tests.hub.commanding import command, resign
 from tests.hub.factories import PLAYERS, SessionBook, hand_result

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.hub.outbox import Outbox, Reopened
+from controller.hub.table_side.outbox import Outbox, Reopened
 
 
 def _add(outbox: Outbox, n: int) -> list[str]:

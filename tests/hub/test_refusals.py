@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 
 from controller.clock import ManualClock
-from controller.hub.messages import ResultMessage, StatusMessage, decode, encode, new_header
-from controller.hub.outbox import Outbox, Reopened
-from controller.hub.recorder import Recorder
-from controller.hub.signing import TableKey
+from controller.hub.contract.envelopes import (
+    ResultMessage,
+    StatusMessage,
+    decode,
+    encode,
+    new_header,
+)
+from controller.hub.contract.signing import TableKey
+from controller.hub.table_side.outbox import Outbox, Reopened
+from controller.hub.venue.recorder import Recorder
 from tests.broker import Broker
 from tests.hub.factories import FAST, KEY_TEXT, OTHER_KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.transport import BrokerAddress, LinkDown, MqttSession
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.transport import BrokerAddress, LinkDown, MqttSession
 from tests.broker import Broker, find_mosquitto
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, make_recorder, running

@@ -2,8 +2,8 @@
 
 from collections.abc import Sequence
 
-from controller.hub.events import LinkCounters
-from controller.hub.outbox_file import RefusedResult
+from controller.hub.contract.table_events import LinkCounters
+from controller.hub.table_side.outbox_file import RefusedResult
 
 ASK_AGAIN = (
     "kept in the outbox and not sent again until asked: fix the cause (a table key that "

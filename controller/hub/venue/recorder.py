@@ -13,12 +13,8 @@ from datetime import timedelta
 import msgspec
 
 from controller.clock import Clock, SystemClock
-from controller.hub.audit import audit_wall
-from controller.hub.commands import Action, ResendResults
-from controller.hub.events import HandStarted
-from controller.hub.gaps import GapWatch, Source
-from controller.hub.keyring import KeyRing
-from controller.hub.messages import (
+from controller.hub.contract.audit import audit_wall
+from controller.hub.contract.envelopes import (
     HUB_TABLE,
     NO_SIGNATURE,
     AckMessage,
@@ -37,12 +33,13 @@ from controller.hub.messages import (
     peek_id,
     peek_place,
 )
-from controller.hub.reconnect import Reconnect
-from controller.hub.signing import TableKey
-from controller.hub.store import ResultStore
-from controller.hub.timing import LinkTiming, Pacer, raise_if_cancelled
-from controller.hub.topics import Topics
-from controller.hub.transport import (
+from controller.hub.contract.hub_commands import Action, ResendResults
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import HandStarted
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.link_timing import LinkTiming, Pacer, raise_if_cancelled
+from controller.hub.mqtt.reconnect import Reconnect
+from controller.hub.mqtt.transport import (
     Inbound,
     LastWill,
     LinkDown,
@@ -50,6 +47,9 @@ from controller.hub.transport import (
     MqttSession,
     first_failure,
 )
+from controller.hub.venue.gaps import GapWatch, Source
+from controller.hub.venue.keyring import KeyRing
+from controller.hub.venue.store import ResultStore
 
 _log = logging.getLogger(__name__)
 LEAVES = ("results", "status", "events", "replies")

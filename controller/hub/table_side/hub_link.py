@@ -12,24 +12,20 @@ from typing import Any
 
 from controller import __version__
 from controller.clock import Clock, SystemClock
-from controller.hub.composer import TableMessages
-from controller.hub.dispatcher import Answer, CommandDispatcher, TableControl
-from controller.hub.events import Event, TableStatus
-from controller.hub.health import attention
-from controller.hub.messages import (
+from controller.hub.contract.envelopes import (
     AckMessage,
     HubStateMessage,
     MalformedMessage,
     Refusal,
     decode,
 )
-from controller.hub.outbox import Outbox, RefusedResult
-from controller.hub.reconnect import Reconnect
-from controller.hub.result import HandResult
-from controller.hub.signing import TableKey
-from controller.hub.timing import LinkTiming, Pacer, ResendSchedule, raise_if_cancelled
-from controller.hub.topics import Topics
-from controller.hub.transport import (
+from controller.hub.contract.result import HandResult
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import Event, TableStatus
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.link_timing import LinkTiming, Pacer, ResendSchedule, raise_if_cancelled
+from controller.hub.mqtt.reconnect import Reconnect
+from controller.hub.mqtt.transport import (
     Inbound,
     LastWill,
     LinkDown,
@@ -37,6 +33,10 @@ from controller.hub.transport import (
     MqttSession,
     first_failure,
 )
+from controller.hub.table_side.composer import TableMessages
+from controller.hub.table_side.dispatcher import Answer, CommandDispatcher, TableControl
+from controller.hub.table_side.health import attention
+from controller.hub.table_side.outbox import Outbox, RefusedResult
 
 _log = logging.getLogger(__name__)
 IDLE_WAIT_S = 60.0

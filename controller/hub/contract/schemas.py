@@ -1,5 +1,5 @@
 """JSON Schemas of every message type and an AsyncAPI 3 document of the topic tree, generated
-from the typed structs into `controller/hub/schemas/` (CI checks they are current)."""
+from the typed structs into `controller/hub/contract/schemas/` (CI checks they are current)."""
 
 import json
 from pathlib import Path
@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from controller.hub.messages import (
+from controller.hub.contract.envelopes import (
     MESSAGE_TYPES,
     VERSION,
     AckMessage,

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from controller.hub.fields import (
+from controller.hub.contract.field_types import (
     Count,
     Hex64,
     MessageId,
@@ -22,7 +22,7 @@ from controller.hub.fields import (
     Tile,
     Wind,
 )
-from controller.hub.result import Incident
+from controller.hub.contract.result import Incident
 
 Move = Literal[
     "draw",

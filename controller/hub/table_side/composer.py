@@ -9,10 +9,7 @@ from typing import Any
 import msgspec
 
 from controller.clock import Clock
-from controller.hub.dispatcher import Answer
-from controller.hub.events import Event, TableStatus
-from controller.hub.health import link_counters
-from controller.hub.messages import (
+from controller.hub.contract.envelopes import (
     EventMessage,
     MalformedMessage,
     ReplyMessage,
@@ -21,9 +18,12 @@ from controller.hub.messages import (
     encode,
     new_header,
 )
-from controller.hub.outbox import Outbox
-from controller.hub.result import HandResult
-from controller.hub.signing import TableKey
+from controller.hub.contract.result import HandResult
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import Event, TableStatus
+from controller.hub.table_side.dispatcher import Answer
+from controller.hub.table_side.health import link_counters
+from controller.hub.table_side.outbox import Outbox
 
 _log = logging.getLogger(__name__)
 Build = Callable[[int], bytes]

@@ -5,7 +5,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from controller.hub.fields import PlayerId, Positive, Ruleset, SessionId, Text
+from controller.hub.contract.field_types import PlayerId, Positive, Ruleset, SessionId, Text
 
 
 class StartSession(msgspec.Struct, frozen=True, kw_only=True, tag="start_session"):

@@ -10,8 +10,8 @@ last message the table itself sent.
 
 from datetime import datetime
 
-from controller.hub.messages import MalformedMessage, StatusMessage, decode
-from controller.hub.store import Notice, Presence
+from controller.hub.contract.envelopes import MalformedMessage, StatusMessage, decode
+from controller.hub.venue.store import Notice, Presence
 
 
 def clock_time(at: float) -> str:

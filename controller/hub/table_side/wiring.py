@@ -3,14 +3,14 @@
 from controller.clock import Clock
 from controller.config import TableConfig
 from controller.errors import UsageError
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.dispatcher import TableControl
-from controller.hub.link import HubLink, LinkSettings
-from controller.hub.outbox import Outbox
-from controller.hub.signing import TableKey
-from controller.hub.timing import LinkTiming
-from controller.hub.topics import Topics
-from controller.hub.transport import BrokerAddress
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.dispatcher import TableControl
+from controller.hub.table_side.hub_link import HubLink, LinkSettings
+from controller.hub.table_side.outbox import Outbox
 
 
 def broker_address(config: TableConfig) -> BrokerAddress:

@@ -13,7 +13,15 @@ import msgspec
 
 from controller.clock import Clock
 from controller.errors import TableError
-from controller.hub.commands import (
+from controller.hub.contract.envelopes import (
+    CommandMessage,
+    MalformedMessage,
+    ReplyCode,
+    UnsupportedVersion,
+    decode,
+    peek_id,
+)
+from controller.hub.contract.hub_commands import (
     ACTIONS,
     Action,
     EndSession,
@@ -23,17 +31,9 @@ from controller.hub.commands import (
     ResumeSession,
     StartSession,
 )
-from controller.hub.events import TableStatus
-from controller.hub.messages import (
-    CommandMessage,
-    MalformedMessage,
-    ReplyCode,
-    UnsupportedVersion,
-    decode,
-    peek_id,
-)
-from controller.hub.outbox import Outbox
-from controller.hub.signing import TableKey
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.table_side.outbox import Outbox
 
 _log = logging.getLogger(__name__)
 MAX_LIFETIME_S = 24 * 3600.0

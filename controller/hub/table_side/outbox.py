@@ -18,8 +18,8 @@ from functools import partial
 from pathlib import Path
 
 from controller.errors import RuntimeFailure
-from controller.hub.outbox_file import FeedItem, OutboxFile, PendingResult, RefusedResult
-from controller.hub.writer import DurableWriter
+from controller.hub.table_side.outbox_file import FeedItem, OutboxFile, PendingResult, RefusedResult
+from controller.hub.table_side.writer import DurableWriter
 
 __all__ = ["FeedItem", "Outbox", "PendingResult", "RefusedResult", "Reopened"]
 

@@ -10,10 +10,17 @@ from msgspec import Meta
 
 from controller.clock import Clock
 from controller.errors import UsageError
-from controller.hub.commands import Action
-from controller.hub.events import Event, LinkCounters, TableStatus
-from controller.hub.fields import Hex64, MessageId, OutboxId, Positive, Text, Timestamp
-from controller.hub.result import HandResult
+from controller.hub.contract.field_types import (
+    Hex64,
+    MessageId,
+    OutboxId,
+    Positive,
+    Text,
+    Timestamp,
+)
+from controller.hub.contract.hub_commands import Action
+from controller.hub.contract.result import HandResult
+from controller.hub.contract.table_events import Event, LinkCounters, TableStatus
 
 VERSION = 1
 HUB_TABLE = "*"

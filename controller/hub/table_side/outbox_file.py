@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.errors import RuntimeFailure
-from controller.hub.durable import add_columns, open_durable
+from controller.hub.mqtt.durable import add_columns, open_durable
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);

@@ -5,8 +5,8 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from controller.hub.timing import Backoff, Pacer
-from controller.hub.transport import LastWill, LinkDown, MqttConnector, MqttSession
+from controller.hub.mqtt.link_timing import Backoff, Pacer
+from controller.hub.mqtt.transport import LastWill, LinkDown, MqttConnector, MqttSession
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from controller.errors import UsageError
-from controller.hub.messages import Envelope, MalformedMessage, decode, encode
+from controller.hub.contract.envelopes import Envelope, MalformedMessage, decode, encode
 
 M = TypeVar("M", bound=Envelope)
 MIN_KEY_LENGTH = 16

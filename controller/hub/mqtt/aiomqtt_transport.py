@@ -6,8 +6,8 @@ from contextlib import asynccontextmanager
 
 import aiomqtt
 
-from controller.hub.timing import LinkTiming
-from controller.hub.transport import BrokerAddress, Inbound, LastWill, LinkDown, MqttSession
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.transport import BrokerAddress, Inbound, LastWill, LinkDown, MqttSession
 
 _log = logging.getLogger(__name__)
 

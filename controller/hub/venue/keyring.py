@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 from controller.errors import UsageError
-from controller.hub.signing import TableKey
+from controller.hub.contract.signing import TableKey
 
 _log = logging.getLogger(__name__)
 _TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")

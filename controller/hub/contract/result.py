@@ -10,8 +10,8 @@ from typing import Literal
 
 import msgspec
 
-from controller.hub.audit import commitment_of, new_salt
-from controller.hub.fields import (
+from controller.hub.contract.audit import commitment_of, new_salt
+from controller.hub.contract.field_types import (
     Count,
     Hex64,
     PlayerId,

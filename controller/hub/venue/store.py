@@ -9,8 +9,8 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub.durable import add_columns, open_durable
-from controller.hub.messages import ResultMessage
+from controller.hub.contract.envelopes import ResultMessage
+from controller.hub.mqtt.durable import add_columns, open_durable
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);

@@ -5,8 +5,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
 
-from controller.hub.messages import ResultMessage, decode
-from controller.hub.store import StoredResult
+from controller.hub.contract.envelopes import ResultMessage, decode
+from controller.hub.venue.store import StoredResult
 
 RESULT_COLUMNS = [
     "result_id", "table", "seq", "session", "hand", "ruleset", "round_wind", "dealer",
