@@ -19,7 +19,7 @@ from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import CommandRefused
-from controller.hub.table_side.hub_link import HubLink, LinkSettings
+from controller.hub.table_side.hub_link import HubLink, HubLinkSettings
 from controller.hub.table_side.outbox import Outbox
 
 KEY_TEXT = "5f0c1e0b7a2d4c6e8f9a1b3c5d7e9f01"
@@ -119,6 +119,6 @@ class IdleTable:
 
 def make_link(url: str, outbox: Path, table: str, timing: LinkTiming) -> HubLink:
     """A table's hub link with its own outbox file."""
-    settings = LinkSettings(table=table, key=TableKey(KEY_TEXT), timing=timing)
+    settings = HubLinkSettings(table=table, key=TableKey(KEY_TEXT), timing=timing)
     address = BrokerAddress.from_url(url, client_id=f"table-{table}")
     return HubLink(settings, Outbox(outbox), AiomqttConnector(address, timing), IdleTable())

@@ -11,7 +11,6 @@ mahjong-table hub schemas [--check]                          write or check the 
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +19,8 @@ from typing import Any, TextIO
 import msgspec
 
 from controller.clock import SystemClock
-from controller.errors import RuntimeFailure, UsageError
+from controller.errors import UsageError
 from controller.hub.contract import schemas
-from controller.hub.contract.envelopes import ReplyMessage, decode, encode
 from controller.hub.contract.hub_commands import (
     Action,
     EndSession,
@@ -36,8 +34,8 @@ from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.venue import export, overview
-from controller.hub.venue.keyring import KeyRing
-from controller.hub.venue.recorder import Recorder, RecorderSettings, make_command
+from controller.hub.venue.command_client import request_reply, signed_command
+from controller.hub.venue.program import RecorderPlan, open_recorder, record_until_signal
 from controller.hub.venue.store import ResultStore, open_store
 from controller.logs import setup_logging
 
@@ -181,27 +179,19 @@ def _address(args: argparse.Namespace, client_id: str, persistent: bool) -> Brok
 def run_recorder(args: argparse.Namespace) -> int:
     """Record results until SIGINT or SIGTERM."""
     setup_logging("info")
-    keys = KeyRing.load(args.keys)
-    store = open_store(args.db)
-    settings = RecorderSettings(name=args.name, topics=Topics(args.topic_root))
+    plan = RecorderPlan(name=args.name, keys_path=args.keys, db=args.db, topic_root=args.topic_root)
     connector = AiomqttConnector(_address(args, f"mahjong-hub-{args.name}", persistent=True))
-    recorder = Recorder(settings, store, keys, connector)
-    print(f"recording to {args.db} from {args.mqtt} ({len(keys.tables)} table keys)", flush=True)
+    recorder, store = open_recorder(plan, connector)
+    print(
+        f"recording to {args.db} from {args.mqtt} ({len(recorder.keys.tables)} table keys)",
+        flush=True,
+    )
     try:
-        asyncio.run(_until_signal(recorder.run()))
+        asyncio.run(record_until_signal(recorder))
     finally:
         store.close()
     print(f"stopped: {recorder.counters}")
     return 0
-
-
-async def _until_signal(job: Any) -> None:
-    task = asyncio.ensure_future(job)
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, task.cancel)
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
 
 
 def _existing_store(spec: str) -> ResultStore:
@@ -274,37 +264,13 @@ def _output(name: str) -> Iterator[TextIO]:
 def run_send(args: argparse.Namespace) -> int:
     """Send one command and print the table's reply."""
     action = _action(args)
-    keys = KeyRing.load(args.keys)
-    key = keys.get(args.table)
-    if key is None:
-        raise UsageError(f"no key for table {args.table} in {args.keys}")
-    store = open_store(args.db)
-    try:
-        boot, seq = store.bump("send_boot"), store.bump("seq")
-    finally:
-        store.close()
-    command = make_command(key, args.table, action, boot, seq, SystemClock(), max(args.wait, 60))
+    command = signed_command(
+        args.keys, args.db, args.table, action, SystemClock(), max(args.wait, 60)
+    )
     connector = AiomqttConnector(_address(args, "", persistent=False))
-    reply = asyncio.run(_send(connector, Topics(args.topic_root), args.table, command, args.wait))
+    reply = asyncio.run(request_reply(connector, Topics(args.topic_root), command, args.wait))
     print(f"{args.table}: {reply.code}: {reply.message}")
     return 0 if reply.ok else 1
-
-
-async def _send(
-    connector: AiomqttConnector, topics: Topics, table: str, command: Any, wait: float
-) -> ReplyMessage:
-    async with connector.session(None) as session:
-        await session.subscribe(topics.replies(table))
-        await session.publish(topics.commands(table), encode(command))
-        try:
-            async with asyncio.timeout(wait):
-                async for message in session.incoming():
-                    reply = decode(message.payload, ReplyMessage)
-                    if reply.command == command.id:
-                        return reply
-        except TimeoutError:
-            pass
-    raise RuntimeFailure(f"table {table} did not reply within {wait:g} s (is it connected?)")
 
 
 def _action(args: argparse.Namespace) -> Action:

@@ -14,7 +14,7 @@ from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import TableControl
-from controller.hub.table_side.hub_link import HubLink, LinkSettings
+from controller.hub.table_side.hub_link import HubLink, HubLinkSettings
 from controller.hub.table_side.outbox import Outbox
 from controller.hub.venue.keyring import KeyRing
 from controller.hub.venue.recorder import Recorder, RecorderSettings
@@ -77,7 +77,7 @@ def make_link(
     keep_acked: int = 10_000,
 ) -> HubLink:
     """A table's hub link on `url` with its own outbox file."""
-    settings = LinkSettings(table=table, key=TableKey(key), timing=timing)
+    settings = HubLinkSettings(table=table, key=TableKey(key), timing=timing)
     address = BrokerAddress.from_url(url, client_id=f"table-{table}", **(tls or {}))
     outbox = opened(outbox_path, keep_acked)
     return HubLink(settings, outbox, AiomqttConnector(address, timing), control, clock)

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 import aiomqtt
 
 from controller.hub.mqtt.link_timing import LinkTiming
-from controller.hub.mqtt.transport import BrokerAddress, Inbound, LastWill, LinkDown, MqttSession
+from controller.hub.mqtt.transport import BrokerAddress, BrokerDown, Inbound, LastWill, MqttSession
 
 _log = logging.getLogger(__name__)
 
@@ -24,14 +24,14 @@ class AiomqttSession:
         try:
             await self._client.publish(topic, payload, qos=1, retain=retain, timeout=self._timeout)
         except aiomqtt.MqttError as exc:
-            raise LinkDown(f"publish to {topic} failed: {exc}") from exc
+            raise BrokerDown(f"publish to {topic} failed: {exc}") from exc
 
     async def subscribe(self, *filters: str) -> None:
         """Subscribe at QoS 1."""
         try:
             await self._client.subscribe([(f, 1) for f in filters], timeout=self._timeout)
         except aiomqtt.MqttError as exc:
-            raise LinkDown(f"subscribe failed: {exc}") from exc
+            raise BrokerDown(f"subscribe failed: {exc}") from exc
 
     async def incoming(self) -> AsyncIterator[Inbound]:
         """Received messages until the connection drops."""
@@ -41,7 +41,7 @@ class AiomqttSession:
                 data = payload if isinstance(payload, bytes) else str(payload or "").encode()
                 yield Inbound(str(message.topic), data, bool(message.retain))
         except aiomqtt.MqttError as exc:
-            raise LinkDown(f"connection lost: {exc}") from exc
+            raise BrokerDown(f"connection lost: {exc}") from exc
 
 
 class AiomqttConnector:
@@ -59,7 +59,7 @@ class AiomqttConnector:
             async with client:
                 yield AiomqttSession(client, self.timing.publish_timeout_s)
         except aiomqtt.MqttError as exc:
-            raise LinkDown(f"broker {self.address.host}:{self.address.port}: {exc}") from exc
+            raise BrokerDown(f"broker {self.address.host}:{self.address.port}: {exc}") from exc
 
     def _client(self, will: LastWill | None) -> aiomqtt.Client:
         a = self.address

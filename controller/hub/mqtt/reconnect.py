@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from controller.hub.mqtt.link_timing import Backoff, Pacer
-from controller.hub.mqtt.transport import LastWill, LinkDown, MqttConnector, MqttSession
+from controller.hub.mqtt.transport import BrokerDown, LastWill, MqttConnector, MqttSession
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class Reconnect:
                 async with self.connector.session(await will()) as session:
                     attempt = 0
                     await serve(session)
-            except LinkDown as exc:
+            except BrokerDown as exc:
                 self.log.warning("%s: %s", self.down_message, exc)
             finally:
                 disconnected()

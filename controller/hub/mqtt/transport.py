@@ -1,7 +1,7 @@
 """Our own small MQTT interface: the hub link and the recorder depend on this, not on a library.
 
 Every publish is QoS 1 and waits for the broker's PUBACK (which is not delivery: delivery is
-the hub's end-to-end ack). A lost or stalled connection is a `LinkDown`.
+the hub's end-to-end ack). A lost or stalled connection is a `BrokerDown`.
 """
 
 import asyncio
@@ -17,7 +17,7 @@ from controller.errors import RuntimeFailure, UsageError
 CLEANUP_TIMEOUT_S = 5.0
 
 
-class LinkDown(RuntimeFailure):
+class BrokerDown(RuntimeFailure):
     """The broker cannot be reached, refused us, or the connection was lost or stalled."""
 
 
@@ -72,7 +72,7 @@ class MqttSession(Protocol):
     """One live connection to the broker."""
 
     async def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> None:
-        """Publish at QoS 1 and wait for the broker's PUBACK; LinkDown if it does not come."""
+        """Publish at QoS 1 and wait for the broker's PUBACK; BrokerDown if it does not come."""
         ...
 
     async def subscribe(self, *filters: str) -> None:
@@ -80,7 +80,7 @@ class MqttSession(Protocol):
         ...
 
     def incoming(self) -> AsyncIterator[Inbound]:
-        """Messages as they arrive; ends with LinkDown when the connection is lost."""
+        """Messages as they arrive; ends with BrokerDown when the connection is lost."""
         ...
 
 
@@ -88,7 +88,7 @@ class MqttConnector(Protocol):
     """Opens connections to one broker."""
 
     def session(self, will: LastWill | None) -> AbstractAsyncContextManager[MqttSession]:
-        """Connect (LinkDown on failure) with an optional last will; disconnect on exit."""
+        """Connect (BrokerDown on failure) with an optional last will; disconnect on exit."""
         ...
 
 
@@ -104,4 +104,4 @@ async def first_failure(*jobs: Coroutine[Any, Any, None]) -> None:
         await asyncio.wait(tasks, timeout=CLEANUP_TIMEOUT_S)
     for task in done:
         task.result()
-    raise LinkDown("the connection closed")
+    raise BrokerDown("the connection closed")

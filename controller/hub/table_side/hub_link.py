@@ -26,9 +26,9 @@ from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.link_timing import LinkTiming, Pacer, ResendSchedule, raise_if_cancelled
 from controller.hub.mqtt.reconnect import Reconnect
 from controller.hub.mqtt.transport import (
+    BrokerDown,
     Inbound,
     LastWill,
-    LinkDown,
     MqttConnector,
     MqttSession,
     first_failure,
@@ -43,7 +43,7 @@ IDLE_WAIT_S = 60.0
 
 
 @dataclass(frozen=True)
-class LinkSettings:
+class HubLinkSettings:
     """Who the table is on the hub link and how it times itself."""
 
     table: str
@@ -54,7 +54,7 @@ class LinkSettings:
 
 
 @dataclass
-class LinkStats:
+class HubLinkStats:
     """What the link has done since it started (for diag and the bench)."""
 
     connects: int = 0
@@ -77,7 +77,7 @@ class HubLink:
 
     def __init__(
         self,
-        settings: LinkSettings,
+        settings: HubLinkSettings,
         outbox: Outbox,
         connector: MqttConnector,
         control: TableControl,
@@ -100,14 +100,14 @@ class HubLink:
         self.pacer = Pacer(self.clock, self.timing.tick_s)
         self.connected = False
         self.hub_online = False
-        self.stats = LinkStats()
+        self.stats = HubLinkStats()
         self._status = TableStatus(software=settings.software)
         self._wake = asyncio.Event()
         self.schedule = ResendSchedule(self.timing.resend, self.rng)
         self._publishing: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
         self._connected_at: datetime | None = None
-        self._retry_refused_at_start()
+        self._started = False
 
     def _retry_refused_at_start(self) -> None:
         # A restart is a technician's way to say "try again" (e.g. after fixing the key): each
@@ -171,6 +171,9 @@ class HubLink:
 
     async def run(self) -> None:
         """Stay connected until cancelled, reconnecting with jittered exponential backoff."""
+        if not self._started:
+            self._started = True
+            self._retry_refused_at_start()
         loop = asyncio.get_running_loop()
 
         def on_disk() -> None:  # in the outbox's thread: what was queued may now be published
@@ -220,7 +223,7 @@ class HubLink:
             raise
 
     async def _say_goodbye(self, session: MqttSession) -> None:
-        with contextlib.suppress(LinkDown, TimeoutError):
+        with contextlib.suppress(BrokerDown, TimeoutError):
             async with asyncio.timeout(1.0):
                 await session.publish(*self._status_now(online=False), retain=True)
 

@@ -9,7 +9,7 @@ from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import TableControl
-from controller.hub.table_side.hub_link import HubLink, LinkSettings
+from controller.hub.table_side.hub_link import HubLink, HubLinkSettings
 from controller.hub.table_side.outbox import Outbox
 
 
@@ -42,7 +42,7 @@ def build_hub_link(
         key = TableKey(config.mqtt.result_key)
     except UsageError as exc:
         raise UsageError(f"mqtt.result_key: {exc}") from exc
-    settings = LinkSettings(
+    settings = HubLinkSettings(
         table=config.table.id,
         key=key,
         topics=Topics(config.mqtt.topic_root),

@@ -40,9 +40,9 @@ from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.link_timing import LinkTiming, Pacer, raise_if_cancelled
 from controller.hub.mqtt.reconnect import Reconnect
 from controller.hub.mqtt.transport import (
+    BrokerDown,
     Inbound,
     LastWill,
-    LinkDown,
     MqttConnector,
     MqttSession,
     first_failure,
@@ -114,12 +114,14 @@ class Recorder:
         self.timing = settings.timing
         self.pacer = Pacer(self.clock, self.timing.tick_s)
         self.counters = RecorderCounters()
-        self.boot = store.bump("boot")
+        self.boot = 0  # numbered in `run`: the constructor does no I/O
         self.connected = asyncio.Event()
         self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
 
     async def run(self) -> None:
         """Record until cancelled, reconnecting with jittered exponential backoff."""
+        if not self.boot:
+            self.boot = self.store.bump("boot")
         reconnect = Reconnect(
             self.connector,
             self.timing.reconnect,
@@ -153,7 +155,7 @@ class Recorder:
         try:
             async with asyncio.timeout(1.0):
                 await session.publish(self.topics.hub_state, self._hub_state(False), retain=True)
-        except (LinkDown, TimeoutError):
+        except (BrokerDown, TimeoutError):
             pass
 
     async def _receive(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
@@ -340,7 +342,7 @@ class Recorder:
         """Sign and publish a command to one table; returns its id."""
         key = self.keys.get(table)
         if key is None:
-            raise LinkDown(f"no key for table {table}: cannot sign a command to it")
+            raise BrokerDown(f"no key for table {table}: cannot sign a command to it")
         message = make_command(
             key,
             table,
