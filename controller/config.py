@@ -9,9 +9,10 @@ from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
 from controller.logs import SUBSYSTEM_LOGGERS
+from controller.rules.names import RULESET_NAMES
 
 DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
-RULESETS = ("zung-jung", "sichuan", "shanghai")
+RULESETS = RULESET_NAMES
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 SUBSYSTEMS = tuple(SUBSYSTEM_LOGGERS)
 _TABLE_ID = r"[a-z0-9][a-z0-9_-]{0,31}"

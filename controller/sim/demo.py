@@ -23,8 +23,8 @@ from controller.hub.table_side.hub_link import HubLink
 from controller.sim.hardware import SimOptions
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase, TableView
+from controller.table.log_sink import LogSink
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
-from controller.table.report import LogSink
 from controller.table.runner import ResultSink
 
 DEMO_KEY = "simulated-table-demo-key-not-for-real-tables"

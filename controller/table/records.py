@@ -2,7 +2,8 @@
 
 from dataclasses import dataclass
 
-from controller.rules import Meld
+from controller.rules import Meld, Seat
+from controller.rules.names import RulesetName
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,11 @@ class HandStart:
 
     session: str
     hand: int
-    ruleset: str
-    round_wind: str
+    ruleset: RulesetName
+    round_wind: Seat
     dealer: int
     players: tuple[str, ...]
-    winds: tuple[str, ...]
+    winds: tuple[Seat, ...]
     """Seat wind of each physical seat this hand."""
     dice: tuple[int, ...]
     wall_order: tuple[int, ...]

@@ -33,9 +33,7 @@ Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$", description="64 lower-cas
 Count = Annotated[int, Meta(ge=0)]
 Positive = Annotated[int, Meta(ge=1)]
 Text = Annotated[str, Meta(max_length=500)]
-Ruleset = Literal["zung-jung", "sichuan", "shanghai"]
 Wind = Literal["E", "S", "W", "N"]
-RULESETS: tuple[Ruleset, ...] = ("zung-jung", "sichuan", "shanghai")
 Timestamp = Annotated[
     datetime, Meta(tz=True, description="RFC 3339 time with its zone (the table writes UTC).")
 ]

@@ -5,14 +5,15 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from controller.hub.contract.field_types import PlayerId, Positive, Ruleset, SessionId, Text
+from controller.hub.contract.field_types import PlayerId, Positive, SessionId, Text
+from controller.rules.names import RulesetName
 
 
 class StartSession(msgspec.Struct, frozen=True, kw_only=True, tag="start_session"):
     """Start a session: ruleset, the four players in seat order E S W N, and its length."""
 
     session: SessionId
-    ruleset: Ruleset
+    ruleset: RulesetName
     players: list[PlayerId]
     hands: Annotated[int, Meta(ge=0, le=1000)] = 16
     deadline_minutes: Annotated[int, Meta(ge=0, le=1440)] = 0

@@ -16,7 +16,6 @@ from controller.hub.contract.field_types import (
     Hex64,
     PlayerId,
     Positive,
-    Ruleset,
     Seat,
     SessionId,
     Text,
@@ -25,6 +24,7 @@ from controller.hub.contract.field_types import (
     Timestamp,
     Wind,
 )
+from controller.rules.names import RulesetName
 
 
 class SeatEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,10 +42,13 @@ class PatternScore(msgspec.Struct, frozen=True, kw_only=True):
     value: int
 
 
+MeldKindName = Literal["chow", "pung", "kong", "concealed_kong"]
+
+
 class Meld(msgspec.Struct, frozen=True, kw_only=True):
     """An exposed (or concealed-kong) set, revealed in the result once the hand is over."""
 
-    kind: Literal["chow", "pung", "kong", "concealed_kong"]
+    kind: MeldKindName
     tiles: Tiles
 
 
@@ -101,7 +104,7 @@ class HandResult(msgspec.Struct, frozen=True, kw_only=True):
 
     session: SessionId
     hand: Positive
-    ruleset: Ruleset
+    ruleset: RulesetName
     round_wind: Wind
     dealer: Seat
     seats: list[SeatEntry]

@@ -15,7 +15,6 @@ from controller.hub.contract.field_types import (
     MessageId,
     PlayerId,
     Positive,
-    Ruleset,
     Seat,
     SessionId,
     Text,
@@ -23,6 +22,7 @@ from controller.hub.contract.field_types import (
     Wind,
 )
 from controller.hub.contract.result import Incident
+from controller.rules.names import RulesetName
 
 Move = Literal[
     "draw",
@@ -47,7 +47,7 @@ class HandStarted(msgspec.Struct, frozen=True, kw_only=True, tag="hand_started")
 
     session: SessionId
     hand: Positive
-    ruleset: Ruleset
+    ruleset: RulesetName
     round_wind: Wind
     dealer: Seat
     players: list[PlayerId]
@@ -108,7 +108,7 @@ class TableStatus(msgspec.Struct, frozen=True, kw_only=True):
 
     state: Annotated[str, Meta(pattern=r"^[a-z_]{1,32}$")] = "idle"
     session: SessionId | None = None
-    ruleset: Ruleset | None = None
+    ruleset: RulesetName | None = None
     hand: Positive | None = None
     players: list[PlayerId] = []
     fault: Text | None = None

@@ -5,10 +5,10 @@ from collections.abc import Callable
 from controller.hub.contract.hub_commands import StartSession as StartOrder
 from controller.hub.contract.table_events import TableStatus
 from controller.hub.table_side.dispatcher import CommandRefused
+from controller.hub.table_side.table_report import table_status
 from controller.rules import RulesError, Ruleset
 from controller.table import inputs as ev
 from controller.table.core import Phase
-from controller.table.report import table_status
 from controller.table.runner import TableRunner
 from controller.table.session import SessionPlan
 

@@ -1,14 +1,14 @@
-"""Where the table's hand reports go: the venue hub (durable outbox, then MQTT), or the log
-alone when no hub is configured. Hand records become the hub's typed payloads here."""
+"""The table's results sink for the venue hub (durable outbox, then MQTT): the table's hand
+records become the hub's typed payloads here."""
 
-import logging
-import uuid
 from datetime import UTC, datetime
 
+from controller.hub.contract.field_types import Wind
 from controller.hub.contract.result import (
     HandResult,
     Incident,
     Meld,
+    MeldKindName,
     PatternScore,
     SeatEntry,
     WallReveal,
@@ -16,46 +16,20 @@ from controller.hub.contract.result import (
 )
 from controller.hub.contract.table_events import HandEnded, HandStarted, IncidentNoted, TableStatus
 from controller.hub.table_side.hub_link import HubLink
-from controller.rules import format_tiles, tile_str
+from controller.rules import Seat, format_tiles, tile_str
 from controller.rules.hand import MeldKind
+from controller.rules.names import RULESET_NAMES, RulesetName
 from controller.table.cycle import TableView
 from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant, WinRecord
-from controller.table.tiles import seat_name
 
-log = logging.getLogger(__name__)
-MELD_KINDS = {
+WINDS: dict[Seat, Wind] = {Seat.E: "E", Seat.S: "S", Seat.W: "W", Seat.N: "N"}
+RULESETS: dict[str, RulesetName] = {name: name for name in RULESET_NAMES}
+MELD_KINDS: dict[MeldKind, MeldKindName] = {
     MeldKind.CHOW: "chow",
     MeldKind.PUNG: "pung",
     MeldKind.KONG: "kong",
     MeldKind.CONCEALED_KONG: "concealed_kong",
 }
-
-
-class LogSink:
-    """No hub: results go to the log (and stay in memory for this run) only."""
-
-    def __init__(self) -> None:
-        self.results: list[FinishedHand] = []
-        self.incidents: list[IncidentRecord] = []
-
-    def hand_began(self, start: HandStart) -> None:
-        """Log the start."""
-        log.info("hand %d of session %s begins", start.hand, start.session)
-
-    def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:
-        """Keep the incident."""
-        self.incidents.append(incident)
-
-    async def record(self, hand: FinishedHand) -> str:
-        """Log the result; returns a fresh id."""
-        self.results.append(hand)
-        payments = " ".join(f"{seat_name(p)} {a:+d}" for p, a in enumerate(hand.payments))
-        winners = ", ".join(seat_name(w.place) for w in hand.wins) or "nobody (drawn)"
-        log.info("result of hand %d: won by %s; %s", hand.start.hand, winners, payments)
-        return uuid.uuid4().hex
-
-    def status(self, view: TableView) -> None:
-        """Nothing to publish."""
 
 
 class HubSink:
@@ -74,8 +48,8 @@ class HubSink:
             HandStarted(
                 session=start.session,
                 hand=start.hand,
-                ruleset=start.ruleset,  # type: ignore[arg-type]
-                round_wind=start.round_wind,  # type: ignore[arg-type]
+                ruleset=start.ruleset,
+                round_wind=WINDS[start.round_wind],
                 dealer=start.dealer,
                 players=list(start.players),
                 wall_commitment=reveal.commitment,
@@ -117,7 +91,7 @@ def table_status(view: TableView, software: str = "") -> TableStatus:
     return TableStatus(
         state=view.phase.value,
         session=view.session,
-        ruleset=view.ruleset,  # type: ignore[arg-type]
+        ruleset=None if view.ruleset is None else RULESETS[view.ruleset],
         hand=view.hand,
         players=list(view.players),
         fault=view.fault,
@@ -133,12 +107,11 @@ def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
     return HandResult(
         session=start.session,
         hand=start.hand,
-        ruleset=start.ruleset,  # type: ignore[arg-type]
-        round_wind=start.round_wind,  # type: ignore[arg-type]
+        ruleset=start.ruleset,
+        round_wind=WINDS[start.round_wind],
         dealer=start.dealer,
         seats=[
-            SeatEntry(seat=p, wind=start.winds[p], player=start.players[p])  # type: ignore[arg-type]
-            for p in range(4)
+            SeatEntry(seat=p, wind=WINDS[start.winds[p]], player=start.players[p]) for p in range(4)
         ],
         draw=hand.drawn,
         wins=[_win(w, order) for order, w in enumerate(hand.wins, start=1)],
@@ -157,7 +130,7 @@ def _win(win: WinRecord, order: int) -> Win:
         discarder=win.discarder,
         winning_tile=tile_str(win.win_tile),
         concealed=format_tiles(win.concealed),
-        melds=[Meld(kind=MELD_KINDS[m.kind], tiles=format_tiles(m.tiles)) for m in win.melds],  # type: ignore[arg-type]
+        melds=[Meld(kind=MELD_KINDS[m.kind], tiles=format_tiles(m.tiles)) for m in win.melds],
         flowers=[tile_str(f) for f in win.flowers],
         patterns=[PatternScore(name=name, value=value) for name, value in win.patterns],
         score=win.score,
