@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
+from controller.ids import TABLE_ID_PATTERN
 from controller.logs import SUBSYSTEM_LOGGERS
 from controller.rules.names import RULESET_NAMES
 
@@ -15,7 +16,6 @@ DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
 RULESETS = RULESET_NAMES
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 SUBSYSTEMS = tuple(SUBSYSTEM_LOGGERS)
-_TABLE_ID = r"[a-z0-9][a-z0-9_-]{0,31}"
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class TableSection:
 
     id: str = field(
         default="table-01",
-        metadata=option("Table id used in MQTT topics and results.", pattern=_TABLE_ID),
+        metadata=option("Table id used in MQTT topics and results.", pattern=TABLE_ID_PATTERN),
     )
     ruleset: str = field(
         default="zung-jung", metadata=option("Ruleset of new sessions.", choices=RULESETS)

@@ -38,6 +38,7 @@ from controller.hub.venue.command_client import request_reply, signed_command
 from controller.hub.venue.program import RecorderPlan, open_recorder, record_until_signal
 from controller.hub.venue.store import ResultStore, open_store
 from controller.logs import setup_logging
+from controller.rules.names import RULESET_NAMES
 
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
 DEFAULT_KEYS = Path("/etc/mahjong-table/hub-keys.toml")
@@ -114,7 +115,9 @@ def _register_send(actions: Any) -> None:
         help="what to do",
     )
     send.add_argument("--session", help="start: session id")
-    send.add_argument("--ruleset", default="zung-jung", help="start: ruleset")
+    send.add_argument(
+        "--ruleset", choices=RULESET_NAMES, default="zung-jung", help="start: ruleset"
+    )
     send.add_argument("--players", help="start: four player ids, E,S,W,N")
     send.add_argument("--hands", type=int, default=16, help="start: hands to play (0: no limit)")
     send.add_argument("--deadline", type=int, default=0, help="start: minutes (0: none)")

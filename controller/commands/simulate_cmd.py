@@ -9,7 +9,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import re
 import signal
 import tempfile
 import tomllib
@@ -24,6 +23,7 @@ from controller.config import RULESETS
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.venue.keyring import KeyRing
+from controller.ids import is_table_id
 from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
@@ -31,7 +31,6 @@ from controller.sim.view import EventFeed, board, hand_line, summary_lines
 from controller.table.records import FinishedHand
 
 INTERRUPTED = "interrupted"
-_TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 
 
 def register(commands: Any) -> None:
@@ -84,7 +83,7 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         raise UsageError(f"--ruleset {args.ruleset}: not in this version ({available()})")
     if not 1 <= args.hands <= 1000:
         raise UsageError("--hands must be between 1 and 1000")
-    if not _TABLE_ID.fullmatch(args.table):
+    if not is_table_id(args.table):
         raise UsageError(f"--table {args.table!r}: lower-case letters, digits, - and _")
     if args.ack_wait < 0:
         raise UsageError("--ack-wait must not be negative")

@@ -21,6 +21,7 @@ from controller.hub.contract.field_types import (
 from controller.hub.contract.hub_commands import Action
 from controller.hub.contract.result import HandResult
 from controller.hub.contract.table_events import Event, LinkCounters, TableStatus
+from controller.ids import TABLE_ID_PATTERN
 
 VERSION = 1
 HUB_TABLE = "*"
@@ -39,7 +40,7 @@ ReplyCode = Literal[
 Source = Annotated[
     str,
     Meta(
-        pattern=r"^([a-z0-9][a-z0-9_-]{0,31}|\*)$",
+        pattern=f"^({TABLE_ID_PATTERN}|\\*)$",
         description="The table this message is from or for; '*' for the hub's own state.",
     ),
 ]

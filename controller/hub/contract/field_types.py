@@ -5,8 +5,10 @@ from typing import Annotated, Literal
 
 from msgspec import Meta
 
+from controller.ids import TABLE_ID_PATTERN
+
 TableId = Annotated[
-    str, Meta(pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$", description="Table id, as in its topics.")
+    str, Meta(pattern=f"^{TABLE_ID_PATTERN}$", description="Table id, as in its topics.")
 ]
 PlayerId = Annotated[str, Meta(pattern=r"^[\w.@-]{1,64}$", description="A player's venue id.")]
 SessionId = Annotated[str, Meta(pattern=r"^[\w.:-]{1,64}$", description="A session's id.")]

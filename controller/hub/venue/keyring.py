@@ -8,16 +8,15 @@ would let anyone forge results. The file maps each table id to its key:
 """
 
 import logging
-import re
 import stat
 import tomllib
 from pathlib import Path
 
 from controller.errors import UsageError
 from controller.hub.contract.signing import TableKey
+from controller.ids import is_table_id
 
 _log = logging.getLogger(__name__)
-_TABLE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 
 
 class KeyRing:
@@ -52,7 +51,7 @@ class KeyRing:
 
 
 def _key(path: Path, table: str, secret: object) -> TableKey:
-    if not _TABLE_ID.match(table):
+    if not is_table_id(table):
         raise UsageError(f"keys file {path}: {table!r} is not a table id")
     if not isinstance(secret, str):
         raise UsageError(f"keys file {path}: the key of {table} must be a string")
