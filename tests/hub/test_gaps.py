@@ -2,7 +2,6 @@
 is asked for exactly, and not forever; a table whose outbox was wiped is flagged to the venue
 and its new results are recorded as the new hands they are."""
 
-import asyncio
 import sqlite3
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ from controller.cli import main
 from controller.clock import ManualClock
 from tests.broker import Broker
 from tests.hub.factories import SessionBook, hand_result
-from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.helpers import eventually, let_pass, make_link, make_recorder, running
 
 pytestmark = pytest.mark.broker
 
@@ -73,11 +72,9 @@ async def test_a_hole_the_table_no_longer_holds_is_asked_for_a_few_times_then_no
             for _ in range(200):
                 if recorder.store.notices():
                     break
-                clock.advance(1.0)
-                await asyncio.sleep(0.02)
+                await let_pass(clock, 1.0, recorder)
             asks = recorder.gaps.asks
-            clock.advance(3600.0)
-            await asyncio.sleep(0.3)
+            await let_pass(clock, 3600.0, recorder)
             assert recorder.gaps.asks == asks, "no more asking once noted"
     [notice] = recorder.store.notices()
     assert notice.kind == "missing"

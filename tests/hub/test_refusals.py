@@ -2,7 +2,6 @@
 never holding up the other results, and sent again when someone asks (a key fixed, a restart,
 a resend command)."""
 
-import asyncio
 import dataclasses
 import sqlite3
 from pathlib import Path
@@ -22,7 +21,7 @@ from controller.hub.table_side.outbox import Outbox, Reopened
 from controller.hub.venue.recorder import Recorder
 from tests.broker import Broker
 from tests.hub.factories import FAST, KEY_TEXT, OTHER_KEY_TEXT, SessionBook, hand_result
-from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.helpers import eventually, let_pass, make_link, make_recorder, running
 
 pytestmark = pytest.mark.broker
 
@@ -56,8 +55,7 @@ async def test_refused_results_are_set_aside_not_resent_and_do_not_hold_up_the_o
             "four results acked, two set aside",
         )
         for _ in range(20):  # a minute on the table's clock: many resend intervals
-            clock.advance(3.0)
-            await asyncio.sleep(0.02)
+            await let_pass(clock, 3.0, link)
         await eventually(
             lambda: (s := _stored_status(recorder)) is not None and s.link.refused_results == 2,
             "the status the venue sees counts the refused results",

@@ -1,6 +1,11 @@
 """The messages on the wire: one envelope (schema, version, table, boot, seq, id, time) per
-payload type, and the single place that turns bytes into typed messages and back."""
+payload type, and the single place that turns bytes into typed messages and back.
 
+Every byte from the network is parsed here (`decode`, `parse_json`), and only after its size
+and nesting depth are checked: no payload can make the parser recurse past `MAX_DEPTH` or
+allocate for more than `MAX_PAYLOAD_BYTES`. Any failure is a `MalformedMessage`."""
+
+import re
 import uuid
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeVar
@@ -24,6 +29,10 @@ from controller.hub.contract.table_events import Event, LinkCounters, TableStatu
 from controller.ids import TABLE_ID_PATTERN
 
 VERSION = 1
+MAX_PAYLOAD_BYTES = 256 * 1024
+"""Largest payload parsed (a result with every incident field full is under 64 KiB)."""
+MAX_DEPTH = 16
+"""Deepest nesting of arrays and objects parsed (a result needs 5)."""
 HUB_TABLE = "*"
 NO_SIGNATURE = "0" * 64
 ReplyCode = Literal[
@@ -168,11 +177,38 @@ def encode(message: Envelope) -> bytes:
     return _encoder.encode(message)
 
 
+def _bounded(payload: bytes) -> None:
+    """MalformedMessage unless `payload` is small and shallow enough to parse safely."""
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        raise MalformedMessage(f"{len(payload)} bytes is over the {MAX_PAYLOAD_BYTES} allowed")
+    if payload.count(b"[") + payload.count(b"{") <= MAX_DEPTH:
+        return  # the common case: too few brackets to nest too deep
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub(b'""', payload)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > MAX_DEPTH:
+            raise MalformedMessage(f"nested deeper than {MAX_DEPTH} levels")
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def parse_json(payload: bytes) -> Any:
+    """Any JSON value from untrusted bytes, bounded as `decode` is; MalformedMessage if not."""
+    _bounded(payload)
+    try:
+        return msgspec.json.decode(payload)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise MalformedMessage(f"not JSON: {exc}") from exc
+
+
 def decode(payload: bytes, kind: type[M]) -> M:
     """Parse and validate bytes as a message of `kind`; MalformedMessage says what is wrong."""
+    _bounded(payload)
     try:
         message = _decoder.decode(payload)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
         raise MalformedMessage(f"not a valid {schema_name(kind)} message: {exc}") from exc
     if not isinstance(message, kind):
         raise MalformedMessage(
@@ -193,8 +229,8 @@ def schema_name(kind: type[Envelope]) -> str:
 def peek_id(payload: bytes) -> str | None:
     """The `id` of a payload that may be otherwise invalid, when one can be read."""
     try:
-        raw: Any = msgspec.json.decode(payload)
-    except msgspec.DecodeError:
+        raw = parse_json(payload)
+    except MalformedMessage:
         return None
     found = raw.get("id") if isinstance(raw, dict) else None
     if isinstance(found, str) and len(found) == 32 and all(c in "0123456789abcdef" for c in found):
@@ -205,8 +241,8 @@ def peek_id(payload: bytes) -> str | None:
 def peek_place(payload: bytes) -> tuple[str, int] | None:
     """(outbox id or '', seq) of a payload that may be otherwise invalid, when they can be read."""
     try:
-        raw: Any = msgspec.json.decode(payload)
-    except msgspec.DecodeError:
+        raw = parse_json(payload)
+    except MalformedMessage:
         return None
     if not isinstance(raw, dict):
         return None

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from controller.errors import UsageError
-from controller.hub.contract.envelopes import Envelope, MalformedMessage, decode, encode
+from controller.hub.contract.envelopes import Envelope, decode, encode, parse_json
 
 M = TypeVar("M", bound=Envelope)
 MIN_KEY_LENGTH = 16
@@ -46,10 +46,7 @@ class TableKey:
 
     def verify(self, payload: bytes) -> bool:
         """True when the payload's `sig` is this key's signature of the rest of it."""
-        try:
-            fields: Any = msgspec.json.decode(payload)
-        except msgspec.DecodeError as exc:
-            raise MalformedMessage(f"not JSON: {exc}") from exc
+        fields = parse_json(payload)
         if not isinstance(fields, dict) or not isinstance(fields.get("sig"), str):
             return False
         return hmac.compare_digest(fields["sig"], self._digest(fields))

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from controller.clock import Clock
+from controller.hub.mqtt.changes import Changes
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class Pacer:
     def __init__(self, clock: Clock, tick_s: float) -> None:
         self.clock = clock
         self.tick_s = tick_s
+        self.turns = Changes()
+        """Notified each time the owner has looked at the clock again (once per tick)."""
 
     async def sleep(self, seconds: float, wake: asyncio.Event | None = None) -> None:
         """Return once `seconds` have passed on the clock, or when `wake` is set."""
@@ -90,6 +93,7 @@ class Pacer:
         while (left := deadline - self.clock.monotonic()) > 0:
             raise_if_cancelled()
             step = min(left, self.tick_s)
+            self.turns.notify()
             if wake is None:
                 await asyncio.sleep(step)
                 continue

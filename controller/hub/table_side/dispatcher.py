@@ -7,7 +7,7 @@ A command id that was answered before gets the same answer again without running
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import msgspec
 
@@ -19,6 +19,7 @@ from controller.hub.contract.envelopes import (
     ReplyCode,
     UnsupportedVersion,
     decode,
+    parse_json,
     peek_id,
 )
 from controller.hub.contract.hub_commands import (
@@ -202,8 +203,8 @@ def _decode(payload: bytes) -> CommandMessage:
 
 def _unknown_action(payload: bytes) -> str | None:
     try:
-        raw: Any = msgspec.json.decode(payload)
-    except msgspec.DecodeError:
+        raw = parse_json(payload)
+    except MalformedMessage:
         return None
     action = raw.get("action") if isinstance(raw, dict) else None
     kind = action.get("type") if isinstance(action, dict) else None

@@ -23,8 +23,10 @@ from controller.hub.contract.result import HandResult
 from controller.hub.contract.signing import TableKey
 from controller.hub.contract.table_events import Event, TableStatus
 from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.changes import Changes
 from controller.hub.mqtt.link_timing import LinkTiming, Pacer, ResendSchedule, raise_if_cancelled
 from controller.hub.mqtt.reconnect import Reconnect
+from controller.hub.mqtt.refusals import InputRefusals
 from controller.hub.mqtt.transport import (
     BrokerDown,
     Inbound,
@@ -62,6 +64,7 @@ class HubLinkStats:
     results_resent: int = 0
     results_acked: int = 0
     results_refused: int = 0
+    malformed: int = 0
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class HubLink:
         self.connected = False
         self.hub_online = False
         self.stats = HubLinkStats()
+        self.changes = Changes()
+        self.refusals = InputRefusals(_log)
         self._status = TableStatus(software=settings.software)
         self._wake = asyncio.Event()
         self.schedule = ResendSchedule(self.timing.resend, self.rng)
@@ -116,6 +121,11 @@ class HubLink:
         if again:
             _log.warning("sending %d results the hub refused before once more (re-signed)", again)
 
+    def _poke(self) -> None:
+        """Something changed: the send loop looks again, and so does anyone waiting."""
+        self._wake.set()
+        self.changes.notify()
+
     # --- what the session and the app call -------------------------------------------------
 
     def record_result(self, result: HandResult) -> ResultReceipt:
@@ -126,7 +136,7 @@ class HubLink:
         """
         ids: list[str] = []
         seq = self.outbox.add_result(self.messages.result(result, ids), self.clock.wall())
-        self._wake.set()
+        self._poke()
         return ResultReceipt(ids[0], seq)
 
     async def record_result_async(self, result: HandResult) -> ResultReceipt:
@@ -134,14 +144,14 @@ class HubLink:
         ids: list[str] = []
         build = self.messages.result(result, ids)
         seq = await self.outbox.add_result_async(build, self.clock.wall())
-        self._wake.set()
+        self._poke()
         return ResultReceipt(ids[0], seq)
 
     def publish_event(self, event: Event) -> None:
         """Queue a public play-by-play event (dropped oldest-first if the link stays down)."""
         topic = self.topics.events(self.settings.table)
         self.outbox.add_feed("event", topic, self.messages.event(event))
-        self._wake.set()
+        self._poke()
 
     def update_status(self, status: TableStatus) -> None:
         """Publish a new retained status (only the newest waits while the link is down)."""
@@ -177,7 +187,7 @@ class HubLink:
         loop = asyncio.get_running_loop()
 
         def on_disk() -> None:  # in the outbox's thread: what was queued may now be published
-            loop.call_soon_threadsafe(self._wake.set)
+            loop.call_soon_threadsafe(self._poke)
 
         self.outbox.on_commit = on_disk
         reconnect = Reconnect(
@@ -214,6 +224,7 @@ class HubLink:
         await session.subscribe(self.topics.commands(t), self.topics.acks(t), self.topics.hub_state)
         self.connected = True
         self.stats.connects += 1
+        self.changes.notify()
         _log.info("hub link up")
         self._queue_status(online=True)
         try:
@@ -234,6 +245,7 @@ class HubLink:
         self._failure = None
         for task in self._publishing:
             task.cancel()
+        self.changes.notify()
 
     async def _will(self) -> LastWill:
         """The last will: made now, as the connection begins, and labelled as such."""
@@ -251,19 +263,25 @@ class HubLink:
         topic = self.topics.status(self.settings.table)
         build = self.messages.status(self._status, online, self._connected_at)
         self.outbox.add_feed("status", topic, build, retain=True)
-        self._wake.set()
+        self._poke()
 
     # --- receiving ----------------------------------------------------------------------------
 
     async def _receive(self, session: MqttSession) -> None:
         async for message in session.incoming():
-            try:
-                await self._on_message(message)
-            except MalformedMessage as exc:
-                _log.warning("ignored a message on %s: %s", message.topic, exc)
+            await self.on_message(message)
             raise_if_cancelled()
 
-    async def _on_message(self, message: Inbound) -> None:
+    async def on_message(self, message: Inbound) -> None:
+        """Act on one message from the broker; a malformed one is counted and logged, never
+        raised."""
+        try:
+            await self._dispatch(message)
+        except MalformedMessage as exc:
+            self.stats.malformed += 1
+            self.refusals.refuse(message.topic, "message", str(exc))
+
+    async def _dispatch(self, message: Inbound) -> None:
         t = self.settings.table
         if message.topic == self.topics.hub_state:
             self._on_hub_state(message.payload)
@@ -280,7 +298,7 @@ class HubLink:
         elif not online and self.hub_online:
             _log.warning("hub is offline: results wait in the outbox")
         self.hub_online = online
-        self._wake.set()
+        self._poke()
 
     def _on_ack(self, payload: bytes) -> None:
         ack = decode(payload, AckMessage)
@@ -295,7 +313,7 @@ class HubLink:
             _log.warning("ignored an ack not signed with this table's key (id %s)", ack.id)
         if sum(self._on_refusal(refusal, signed) for refusal in ack.refused):
             self._queue_status(online=True)
-        self._wake.set()
+        self._poke()
 
     def _on_refusal(self, refusal: Refusal, signed: bool) -> bool:
         """Set a refused result aside (a refusal only stops automatic re-sending, so one the
@@ -319,7 +337,7 @@ class HubLink:
             _log.warning("hub command %s: %s: %s", answer.command, answer.code, answer.message)
         topic = self.topics.replies(self.settings.table)
         self.outbox.add_feed("reply", topic, self.messages.reply(answer))
-        self._wake.set()
+        self._poke()
 
     # --- sending ------------------------------------------------------------------------------
 
@@ -331,6 +349,7 @@ class HubLink:
             await self._flush_feed(session)
             if self.hub_online:
                 await self._send_results(session)
+            self.changes.notify()
             await self.pacer.sleep(self._until_next_due(), self._wake)
 
     async def _flush_feed(self, session: MqttSession) -> None:
@@ -359,7 +378,7 @@ class HubLink:
         error = None if task.cancelled() else task.exception()
         if error is not None:
             self._failure = error
-            self._wake.set()
+            self._poke()
 
     def _until_next_due(self) -> float:
         due = self.schedule.next_in(self.clock.monotonic())

@@ -37,8 +37,10 @@ from controller.hub.contract.hub_commands import Action, ResendResults
 from controller.hub.contract.signing import TableKey
 from controller.hub.contract.table_events import HandStarted
 from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.changes import Changes
 from controller.hub.mqtt.link_timing import LinkTiming, Pacer, raise_if_cancelled
 from controller.hub.mqtt.reconnect import Reconnect
+from controller.hub.mqtt.refusals import InputRefusals
 from controller.hub.mqtt.transport import (
     BrokerDown,
     Inbound,
@@ -74,6 +76,7 @@ class _Batch:
     acks: dict[str, "_Acks"] = field(default_factory=lambda: defaultdict(_Acks))
     sources: set[Source] = field(default_factory=set)
     met: list[Source] = field(default_factory=list)
+    first_ack_seq: int = 0
 
 
 @dataclass
@@ -90,6 +93,7 @@ class RecorderCounters:
     duplicates: int = 0
     refused: int = 0
     resend_requests: int = 0
+    malformed: int = 0
 
 
 class Recorder:
@@ -114,8 +118,10 @@ class Recorder:
         self.timing = settings.timing
         self.pacer = Pacer(self.clock, self.timing.tick_s)
         self.counters = RecorderCounters()
+        self.refusals = InputRefusals(_log)
         self.boot = 0  # numbered in `run`: the constructor does no I/O
         self.connected = asyncio.Event()
+        self.changes = Changes()
         self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
 
     async def run(self) -> None:
@@ -130,7 +136,11 @@ class Recorder:
             _log,
             "recorder lost the broker",
         )
-        await reconnect.forever(self._will, self._serve, self.connected.clear)
+        await reconnect.forever(self._will, self._serve, self._disconnected)
+
+    def _disconnected(self) -> None:
+        self.connected.clear()
+        self.changes.notify()
 
     def _hub_state(self, online: bool) -> bytes:
         head = new_header(HUB_TABLE, self.boot, self.store.bump("seq"), self.clock)
@@ -143,6 +153,7 @@ class Recorder:
         await session.subscribe(*(self.topics.all_tables(leaf) for leaf in LEAVES))
         await session.publish(self.topics.hub_state, self._hub_state(True), retain=True)
         self.connected.set()
+        self.changes.notify()
         _log.info("recorder online as %s", self.settings.name)
         inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         try:
@@ -165,18 +176,19 @@ class Recorder:
     async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
         while True:
             raise_if_cancelled()
+            asked = self.gaps.asks
             messages = await self._next_batch(inbox)
-            batch = _Batch()
-            with self.store:
-                for message in messages:
-                    self._handle(message, batch)
-                first_seq = self.store.reserve("seq", len(batch.acks))
+            batch = self.handle_messages(messages)
+            first_seq = batch.first_ack_seq
             for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
                 await self._send_ack(session, table, ack, seq)
             asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
             asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
             for table, action in asks:
                 await self.send_command(session, table, action)
+            if messages or asks or self.gaps.asks != asked:
+                self.changes.notify()
+            self.pacer.turns.notify()
 
     async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
         try:
@@ -187,6 +199,15 @@ class Recorder:
         batch = [first]
         while len(batch) < self.settings.batch and not inbox.empty():
             batch.append(inbox.get_nowait())
+        return batch
+
+    def handle_messages(self, messages: list[Inbound]) -> "_Batch":
+        """Handle messages in one store transaction; returns what is left to send."""
+        batch = _Batch()
+        with self.store:
+            for message in messages:
+                self._handle(message, batch)
+            batch.first_ack_seq = self.store.reserve("seq", len(batch.acks))
         return batch
 
     def _handle(self, message: Inbound, batch: _Batch) -> None:
@@ -207,7 +228,8 @@ class Recorder:
             else:
                 return
         except MalformedMessage as exc:
-            _log.warning("ignored a %s message from table %s: %s", leaf, table, exc)
+            self.counters.malformed += 1
+            self.refusals.refuse(f"table {table}", f"{leaf} message", str(exc))
             return
         if alive is not None:
             self._alive(table, alive, batch, heard_now=not message.retain)
@@ -224,6 +246,7 @@ class Recorder:
             batch.met.append((table, outbox))
 
     def _notice(self, table: str, kind: str, text: str) -> None:
+        self.changes.notify()
         if self.store.add_notice(table, kind, text, self.clock.wall()):
             _log.warning("%s: %s", kind.replace("_", " ").upper(), text)
 
