@@ -34,7 +34,7 @@ from controller.hub.contract.hub_commands import (
 )
 from controller.hub.contract.signing import TableKey
 from controller.hub.contract.table_events import TableStatus
-from controller.hub.table_side.outbox import Outbox
+from controller.hub.table_side.outbox import Outbox, OutboxCannotStore
 
 _log = logging.getLogger(__name__)
 MAX_LIFETIME_S = 24 * 3600.0
@@ -96,7 +96,7 @@ class Answer:
 
 
 class _Stored(msgspec.Struct):
-    code: str
+    code: ReplyCode
     message: str
 
 
@@ -126,15 +126,21 @@ class CommandDispatcher:
             command = self._accept(payload)
         except _Rejected as rejected:
             return Answer(command_id, rejected.code, rejected.message)
-        earlier = await self.outbox.recall_reply(command.id)
+        try:
+            earlier = await self.outbox.recall_reply(command.id)
+        except OutboxCannotStore as exc:  # not run: it might have run before
+            return Answer(command.id, "error", str(exc))
         if earlier is not None:
             stored = msgspec.json.decode(earlier, type=_Stored)
-            return Answer(command.id, stored.code, stored.message)  # type: ignore[arg-type]
+            return Answer(command.id, stored.code, stored.message)
         answer = await self._run(command)
         expires = command.expires.timestamp()
-        await self.outbox.remember_reply(
-            command.id, msgspec.json.encode(_Stored(answer.code, answer.message)), expires
-        )
+        try:
+            await self.outbox.remember_reply(
+                command.id, msgspec.json.encode(_Stored(answer.code, answer.message)), expires
+            )
+        except OutboxCannotStore as exc:  # done all the same; a repeat may run it again
+            _log.error("the reply to command %s was not stored: %s", command.id, exc)
         self.outbox.forget_replies(self.clock.wall())
         return answer
 

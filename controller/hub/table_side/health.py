@@ -12,8 +12,11 @@ ASK_AGAIN = (
 )
 
 
-def attention(refused: Sequence[RefusedResult]) -> str:
-    """What a technician must do about refused results, or '' when nothing."""
+def attention(refused: Sequence[RefusedResult], problem: str = "") -> str:
+    """What a technician must do about the outbox and refused results, or '' when nothing;
+    an outbox that cannot store comes first (it is the more urgent)."""
+    if problem:
+        return problem[:500]
     if not refused:
         return ""
     first = refused[0]
@@ -22,11 +25,13 @@ def attention(refused: Sequence[RefusedResult]) -> str:
     return f"{which} refused by hub: {first.reason}; {ASK_AGAIN}"[:500]
 
 
-def link_counters(pending: int, dropped: int, refused: Sequence[RefusedResult]) -> LinkCounters:
+def link_counters(
+    pending: int, dropped: int, refused: Sequence[RefusedResult], problem: str = ""
+) -> LinkCounters:
     """The counters published with every status."""
     return LinkCounters(
         pending_results=pending,
         dropped_messages=dropped,
         refused_results=len(refused),
-        attention=attention(refused),
+        attention=attention(refused, problem),
     )

@@ -113,6 +113,7 @@ class HubLink:
         self._failure: BaseException | None = None
         self._connected_at: datetime | None = None
         self._started = False
+        self._problem_told = ""
 
     def _retry_refused_at_start(self) -> None:
         # A restart is a technician's way to say "try again" (e.g. after fixing the key): each
@@ -171,7 +172,7 @@ class HubLink:
     @property
     def attention(self) -> str:
         """What a technician must do about the link, in plain words ('' when nothing)."""
-        return attention(self.outbox.refused)
+        return attention(self.outbox.refused, self.outbox.problem)
 
     async def resend_refused(self) -> int:
         """Send every refused result again (re-signed with the table's key); returns how many."""
@@ -224,6 +225,7 @@ class HubLink:
         await session.subscribe(self.topics.commands(t), self.topics.acks(t), self.topics.hub_state)
         self.connected = True
         self.stats.connects += 1
+        self._problem_told = ""  # a new session hears of any outbox problem again
         self.changes.notify()
         _log.info("hub link up")
         self._queue_status(online=True)
@@ -353,6 +355,13 @@ class HubLink:
             await self.pacer.sleep(self._until_next_due(), self._wake)
 
     async def _flush_feed(self, session: MqttSession) -> None:
+        problem = self.outbox.problem
+        if problem != self._problem_told:
+            # The feed waits for the disk, which is what fails: say so directly.
+            if problem:
+                _log.error("%s", problem)
+            await session.publish(*self._status_now(online=True), retain=True)
+            self._problem_told = problem
         while batch := self.outbox.feed_head(64):
             for item in batch:
                 await session.publish(item.topic, item.payload, retain=item.retain)

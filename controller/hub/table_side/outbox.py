@@ -10,18 +10,47 @@ Sequence numbers, the boot counter and the outbox's random id live in the same f
 """
 
 import bisect
+import contextlib
+import errno
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from controller.errors import RuntimeFailure
 from controller.hub.table_side.outbox_file import FeedItem, OutboxFile, PendingResult, RefusedResult
 from controller.hub.table_side.writer import DurableWriter
 
-__all__ = ["FeedItem", "Outbox", "PendingResult", "RefusedResult", "Reopened"]
+__all__ = [
+    "FeedItem",
+    "Outbox",
+    "OutboxCannotStore",
+    "PendingResult",
+    "RefusedResult",
+    "Reopened",
+]
+T = TypeVar("T")
+
+
+class OutboxCannotStore(RuntimeFailure):
+    """A write to the outbox file failed (disk full, or the card failing); the text says which
+    and what to do. The table keeps running on what it holds in memory."""
+
+
+def cannot_store(path: Path, exc: BaseException) -> str:
+    """The fault text for a failed outbox write, with advice that fits its cause."""
+    full = getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or (
+        isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+    )
+    if full:
+        return (
+            f"cannot store: disk full: free space on the table's SD card (outbox {path}); "
+            "results not yet stored are lost if the table stops before then"
+        )
+    return f"cannot store: {exc}: check the table's SD card (outbox {path})"
 
 
 @dataclass(frozen=True)
@@ -53,6 +82,7 @@ class Outbox:
         self.writer = DurableWriter(self.file.transaction)
         self.writer.after_batch = self._batch_done
         self.on_commit: Callable[[], None] = _nothing
+        self._job_failure = ""
         self._pending: dict[int, PendingResult] = {}
         self._order: list[int] = []
         self._refused = {r.seq: r for r in held.refused}
@@ -82,8 +112,12 @@ class Outbox:
         self.writer.wait(_nothing)
 
     def _batch_done(self) -> None:
-        # In the writer thread: feed entries written so far may now be published.
-        self._committed_feed = self._written_feed
+        # In the writer thread: feed entries written so far may now be published, unless the
+        # batch was rolled back (disk full): then they are not on disk and must wait.
+        if self.writer.batch_failure is None:
+            self._committed_feed = self._written_feed
+        else:
+            self._written_feed = self._committed_feed
         self.on_commit()
 
     # --- results ------------------------------------------------------------------------------
@@ -99,14 +133,36 @@ class Outbox:
         return self._hold(await self.writer.call(job, urgent=True)).seq
 
     def _insert(self, build: Callable[[int], tuple[str, bytes]], now: float) -> PendingResult:
-        try:
-            with self.file.transaction():
-                seq = self.file.bump("result_seq")
-                result_id, payload = build(seq)
-                self.file.insert_result(seq, result_id, payload, now)
-        except sqlite3.Error as exc:
-            raise RuntimeFailure(f"outbox {self.path}: the result was not stored: {exc}") from exc
+        with self._storing(), self.file.transaction():
+            seq = self.file.bump("result_seq")
+            result_id, payload = build(seq)
+            self.file.insert_result(seq, result_id, payload, now)
         return PendingResult(seq, result_id, payload)
+
+    @contextlib.contextmanager
+    def _storing(self) -> Iterator[None]:
+        """Any failure of the file becomes OutboxCannotStore, and `problem` says so."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            self._job_failure = cannot_store(self.path, exc)
+            raise OutboxCannotStore(self._job_failure) from exc
+        self._job_failure = ""
+
+    def _guarded(self, job: Callable[[], T]) -> Callable[[], T]:
+        def run() -> T:
+            with self._storing():
+                return job()
+
+        return run
+
+    @property
+    def problem(self) -> str:
+        """Why the outbox cannot store what it is given ('' when all is well)."""
+        failure = self.writer.batch_failure
+        if failure is not None:
+            return cannot_store(self.path, failure)
+        return self._job_failure
 
     def _hold(self, result: PendingResult) -> PendingResult:
         if result.seq not in self._pending:
@@ -171,13 +227,14 @@ class Outbox:
     ) -> Reopened:
         """Queue results in [since, until] again: refused ones (re-signed with `resign`), and
         with `acked` also those the hub acknowledged. Blocks until the file says which."""
-        return self._reopened(self.writer.wait(partial(self._reopen, since, until, resign, acked)))
+        job = self._guarded(partial(self._reopen, since, until, resign, acked))
+        return self._reopened(self.writer.wait(job))
 
     async def reopen_async(
         self, since: int, until: int | None, resign: Callable[[bytes], bytes], acked: bool = True
     ) -> Reopened:
         """As `reopen`, but the event loop keeps running while the disk works."""
-        job = partial(self._reopen, since, until, resign, acked)
+        job = self._guarded(partial(self._reopen, since, until, resign, acked))
         return self._reopened(await self.writer.call(job))
 
     def _reopen(
@@ -269,7 +326,7 @@ class Outbox:
 
     async def remember_reply(self, command: str, payload: bytes, expires: float) -> None:
         """Keep the reply to a command until it expires, so a repeat gets the same answer."""
-        await self.writer.call(partial(self._write_reply, command, payload, expires))
+        await self.writer.call(self._guarded(partial(self._write_reply, command, payload, expires)))
 
     def _write_reply(self, command: str, payload: bytes, expires: float) -> None:
         with self.file.transaction():
@@ -277,7 +334,7 @@ class Outbox:
 
     async def recall_reply(self, command: str) -> bytes | None:
         """The reply already given to `command`, if any."""
-        return await self.writer.call(partial(self.file.recall_reply, command))
+        return await self.writer.call(self._guarded(partial(self.file.recall_reply, command)))
 
     def forget_replies(self, now: float) -> None:
         """Forget replies to commands that have expired."""

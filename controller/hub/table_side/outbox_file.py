@@ -100,9 +100,15 @@ class OutboxFile:
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite ends it itself on some errors (disk full)
+                self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
 
     def get(self, key: str) -> int:
         """A counter (0 if never set)."""

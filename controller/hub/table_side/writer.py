@@ -6,11 +6,13 @@ per write: whatever arrives while the disk is busy goes into the next batch. A j
 must see on disk (a new result) is run with `wait` (blocking) or `call` (awaitable); an
 `urgent` one (a new result, which nothing queued depends on) goes ahead of the batch that is
 still waiting, so a caller blocked on it waits for at most the batch being written and its own.
+A batch the disk refuses (full) is kept and tried again with the next one.
 """
 
 import asyncio
 import contextlib
 import logging
+import sqlite3
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -50,6 +52,8 @@ class DurableWriter:
         self._closed = False
         self.after_batch: Callable[[], None] = _nothing
         self.stats = WriterStats()
+        self.batch_failure: BaseException | None = None
+        """Why the last batch of small writes was not stored (None once one is again)."""
 
     def later(self, write: Callable[[], None]) -> None:
         """Queue a small write; it reaches the disk with the next batch, in order."""
@@ -115,9 +119,17 @@ class DurableWriter:
             with self._transaction():
                 for write in writes:
                     write()
-        except Exception:
+            self.batch_failure = None
+        except Exception as exc:
             self.stats.failed_batches += 1
-            _log.exception("the outbox could not store %d queued changes", len(writes))
+            if self.batch_failure is None:
+                _log.error("the outbox could not store %d queued changes: %s", len(writes), exc)
+            self.batch_failure = exc
+            if isinstance(exc, sqlite3.OperationalError | OSError):
+                # The disk (full, failing), not the writes: they go again with the next batch,
+                # and the failure stands until they are on disk.
+                with self._lock:
+                    self._batch = writes + self._batch
         finally:
             self.stats.batches += 1
             self.stats.batched_writes += len(writes)
