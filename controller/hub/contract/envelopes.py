@@ -20,6 +20,7 @@ from controller.hub.contract.field_types import (
     MessageId,
     OutboxId,
     Positive,
+    TableId,
     Text,
     Timestamp,
 )
@@ -131,9 +132,8 @@ class Refusal(msgspec.Struct, frozen=True, kw_only=True):
 class AckMessage(Envelope, frozen=True, kw_only=True, tag="ack"):
     """Result ids the hub has recorded (or refuses), signed under the table's key.
 
-    A hub with no key (or another key) for the table still says what it refuses: unsigned, or
-    signed with its own key. The table then takes the refusals (they only stop automatic
-    re-sending) and never the acks.
+    A table takes neither acks nor refusals that are not signed with its key (logged); a hub
+    without the table's key keeps its refusals on record (`mahjong-table hub notices`).
     """
 
     results: list[MessageId] = []
@@ -142,10 +142,20 @@ class AckMessage(Envelope, frozen=True, kw_only=True, tag="ack"):
 
 
 class HubStateMessage(Envelope, frozen=True, kw_only=True, tag="hub_state"):
-    """The hub's retained state; its will says offline."""
+    """The hub's retained state; its will says offline.
+
+    Signed once per table the hub has a key for (`sigs`: table id -> HMAC-SHA256 under that
+    table's key, over the message without `sigs`); a table takes only a state signed for it,
+    not older than the last it took (`ts`), or the will announced by the online state it took.
+    """
 
     online: bool
     hub: Text
+    will: Annotated[
+        MessageId | None,
+        Meta(description="Online state: the id of this connection's last will."),
+    ] = None
+    sigs: dict[TableId, Hex64] = {}
 
 
 Message = (

@@ -1,12 +1,13 @@
-"""HMAC-SHA256 signatures under a table's key, for results, commands and acks.
+"""HMAC-SHA256 signatures under a table's key, for results, commands, acks and the hub's state.
 
-The signed bytes are the message's JSON without its `sig` field, keys sorted at every level,
-no whitespace (as msgspec writes it); checking works on the received bytes, so a hub of a
-newer version still verifies fields it does not know.
+The signed bytes are the message's JSON without its `sig` (or `sigs`) field, keys sorted at
+every level, no whitespace (as msgspec writes it); checking works on the received bytes, so a
+hub of a newer version still verifies fields it does not know.
 """
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -15,6 +16,7 @@ from controller.errors import UsageError
 from controller.hub.contract.envelopes import Envelope, decode, encode, parse_json
 
 M = TypeVar("M", bound=Envelope)
+_SIGNATURES = ("sig", "sigs")
 MIN_KEY_LENGTH = 16
 
 
@@ -51,7 +53,24 @@ class TableKey:
             return False
         return hmac.compare_digest(fields["sig"], self._digest(fields))
 
+    def verify_among(self, payload: bytes, table: str) -> bool:
+        """True when the payload's `sigs[table]` is this key's signature of the rest of it
+        (a message signed for many tables, each under its own key: the hub's state)."""
+        fields = parse_json(payload)
+        sigs = fields.get("sigs") if isinstance(fields, dict) else None
+        mine = sigs.get(table) if isinstance(sigs, dict) else None
+        if not isinstance(mine, str):
+            return False
+        return hmac.compare_digest(mine, self._digest(fields))
+
     def _digest(self, fields: dict[str, Any]) -> str:
-        unsigned = {k: v for k, v in fields.items() if k != "sig"}
+        unsigned = {k: v for k, v in fields.items() if k not in _SIGNATURES}
         canonical = msgspec.json.encode(unsigned, order="sorted")
         return hmac.new(self._secret, canonical, hashlib.sha256).hexdigest()
+
+
+def sign_for_tables(message: M, keys: Mapping[str, TableKey]) -> M:
+    """A copy of `message` with `sigs` set: one signature per table, each under its own key."""
+    fields = msgspec.to_builtins(message)
+    sigs = {table: key._digest(fields) for table, key in sorted(keys.items())}
+    return msgspec.structs.replace(message, sigs=sigs)

@@ -42,6 +42,10 @@ from controller.hub.table_side.outbox import Outbox, RefusedResult
 
 _log = logging.getLogger(__name__)
 IDLE_WAIT_S = 60.0
+KEY_DOUBT = (
+    "the hub's state is not signed with this table's key, so results wait in the outbox: "
+    "is mqtt.result_key the key the hub's keys file holds for this table?"
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class HubLinkStats:
     results_acked: int = 0
     results_refused: int = 0
     malformed: int = 0
+    unsigned_ignored: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,9 @@ class HubLink:
         self._connected_at: datetime | None = None
         self._started = False
         self._problem_told = ""
+        self._hub_taken: datetime | None = None  # the time of the hub state taken last
+        self._hub_will: str | None = None  # the id of that state's last will
+        self._hub_unverified = False  # the last hub state was not signed with our key
 
     def _retry_refused_at_start(self) -> None:
         # A restart is a technician's way to say "try again" (e.g. after fixing the key): each
@@ -121,6 +129,9 @@ class HubLink:
         again = self.outbox.reopen(1, None, self.messages.resign, acked=False).refused
         if again:
             _log.warning("sending %d results the hub refused before once more (re-signed)", again)
+        resigned = self.outbox.resign_pending(self.messages.resign)
+        if resigned:
+            _log.warning("%d waiting results were signed with another key: signed anew", resigned)
 
     def _poke(self) -> None:
         """Something changed: the send loop looks again, and so does anyone waiting."""
@@ -172,6 +183,8 @@ class HubLink:
     @property
     def attention(self) -> str:
         """What a technician must do about the link, in plain words ('' when nothing)."""
+        if self._hub_unverified and not self.hub_online:
+            return KEY_DOUBT
         return attention(self.outbox.refused, self.outbox.problem)
 
     async def resend_refused(self) -> int:
@@ -282,6 +295,7 @@ class HubLink:
         except MalformedMessage as exc:
             self.stats.malformed += 1
             self.refusals.refuse(message.topic, "message", str(exc))
+        self.changes.notify()
 
     async def _dispatch(self, message: Inbound) -> None:
         t = self.settings.table
@@ -293,7 +307,27 @@ class HubLink:
             self._answer(await self.dispatcher.handle(message.payload))
 
     def _on_hub_state(self, payload: bytes) -> None:
-        online = bool(payload) and decode(payload, HubStateMessage).online
+        """Take the hub's state only when it is signed for this table and not a replay."""
+        if not payload or not self.settings.key.verify_among(payload, self.settings.table):
+            self.stats.unsigned_ignored += 1
+            self.refusals.refuse("hub/state", "hub state", "not signed for this table: ignored")
+            self._hub_unverified = bool(payload)
+            return
+        self._hub_unverified = False
+        state = decode(payload, HubStateMessage)
+        # A replay is older than the state taken; the will of that state's connection is older
+        # too (made first) but is the one offline state to take. A fresh store restarts the
+        # hub's numbers, not its clock, so the time orders states.
+        if (
+            self._hub_taken is not None
+            and state.id != self._hub_will
+            and state.ts < self._hub_taken
+        ):
+            self.refusals.refuse("hub/state", "hub state", "older than the one taken: ignored")
+            return
+        self._hub_taken = max(state.ts, self._hub_taken or state.ts)
+        self._hub_will = state.will
+        online = state.online
         if online and not self.hub_online:
             _log.info("hub is online: sending results")
             self.schedule.send_all_now()
@@ -307,20 +341,20 @@ class HubLink:
         if ack.table != self.settings.table:
             _log.warning("ignored an ack for table %s (id %s)", ack.table, ack.id)
             return
-        signed = self.settings.key.verify(payload)
-        if signed:
-            self.stats.results_acked += self.outbox.mark_acked(ack.results, self.clock.wall())
-            self.schedule.forget(ack.results)
-        elif ack.results:
-            _log.warning("ignored an ack not signed with this table's key (id %s)", ack.id)
-        if sum(self._on_refusal(refusal, signed) for refusal in ack.refused):
+        if not self.settings.key.verify(payload):
+            self.stats.unsigned_ignored += 1
+            self.refusals.refuse("hub/ack", "ack", "not signed with this table's key: ignored")
+            return
+        self.stats.results_acked += self.outbox.mark_acked(ack.results, self.clock.wall())
+        self.schedule.forget(ack.results)
+        if sum(self._on_refusal(refusal) for refusal in ack.refused):
             self._queue_status(online=True)
         self._poke()
 
-    def _on_refusal(self, refusal: Refusal, signed: bool) -> bool:
-        """Set a refused result aside (a refusal only stops automatic re-sending, so one the
-        table cannot verify is taken too: a hub without this table's key can still say why)."""
-        reason = refusal.reason if signed else f"{refusal.reason} (answer not signed with our key)"
+    def _on_refusal(self, refusal: Refusal) -> bool:
+        """Set a refused result aside (only from a signed ack: anyone else could stop a
+        result being sent this way)."""
+        reason = refusal.reason
         refused = self.outbox.mark_refused(refusal.id, reason[:500], self.clock.wall())
         if refused is None:
             return False

@@ -246,6 +246,23 @@ class Outbox:
         self._acked_on_disk -= len(again)
         return again, retried, self.file.oldest_seq()
 
+    def resign_pending(self, resign: Callable[[bytes], bytes]) -> int:
+        """Sign every pending result again with `resign` (those already signed so stay as
+        they are); returns how many changed. Blocks until they are on disk."""
+        fresh = {r.seq: resign(r.payload) for r in self._pending.values()}
+        changed = [(seq, p) for seq, p in fresh.items() if p != self._pending[seq].payload]
+
+        def write() -> None:
+            with self.file.transaction():
+                for seq, payload in changed:
+                    self.file.replace_payload(seq, payload)
+
+        self.writer.wait(self._guarded(write))
+        for seq, payload in changed:
+            old = self._pending[seq]
+            self._pending[seq] = PendingResult(seq, old.id, payload)
+        return len(changed)
+
     def _reopened(
         self, found: tuple[list[PendingResult], list[PendingResult], int | None]
     ) -> Reopened:

@@ -225,6 +225,10 @@ class OutboxFile:
             )
         return retried
 
+    def replace_payload(self, seq: int, payload: bytes) -> None:
+        """Store a pending result's payload signed anew (same id, same contents)."""
+        self._db.execute("UPDATE results SET payload = ? WHERE seq = ?", (payload, seq))
+
     def oldest_seq(self) -> int | None:
         """The oldest result sequence number still held."""
         found = self._db.execute("SELECT min(seq) FROM results").fetchone()[0]

@@ -30,6 +30,11 @@ class KeyRing:
         return self._keys.get(table)
 
     @property
+    def keys(self) -> dict[str, TableKey]:
+        """Every table's key, by table id."""
+        return dict(self._keys)
+
+    @property
     def tables(self) -> list[str]:
         """Tables with a key, sorted."""
         return sorted(self._keys)

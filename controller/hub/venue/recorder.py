@@ -10,13 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-import msgspec
-
 from controller.clock import Clock, SystemClock
 from controller.hub.contract.audit import audit_wall
 from controller.hub.contract.envelopes import (
     HUB_TABLE,
-    NO_SIGNATURE,
     AckMessage,
     CommandMessage,
     Envelope,
@@ -34,7 +31,7 @@ from controller.hub.contract.envelopes import (
     peek_place,
 )
 from controller.hub.contract.hub_commands import Action, ResendResults
-from controller.hub.contract.signing import TableKey
+from controller.hub.contract.signing import TableKey, sign_for_tables
 from controller.hub.contract.table_events import HandStarted
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.changes import Changes
@@ -54,6 +51,8 @@ from controller.hub.venue.keyring import KeyRing
 from controller.hub.venue.store import ResultStore
 
 _log = logging.getLogger(__name__)
+REPUBLISH_EVERY_S = 1.0
+"""At most this often the recorder puts its state back over a foreign one."""
 LEAVES = ("results", "status", "events", "replies")
 
 
@@ -94,6 +93,7 @@ class RecorderCounters:
     refused: int = 0
     resend_requests: int = 0
     malformed: int = 0
+    foreign_states: int = 0
 
 
 class Recorder:
@@ -122,6 +122,10 @@ class Recorder:
         self.boot = 0  # numbered in `run`: the constructor does no I/O
         self.connected = asyncio.Event()
         self.changes = Changes()
+        self._own_states: set[str] = set()
+        self._will_id: str | None = None
+        self._state_at = -REPUBLISH_EVERY_S
+        self._foreign_state = False
         self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
 
     async def run(self) -> None:
@@ -142,16 +146,27 @@ class Recorder:
         self.connected.clear()
         self.changes.notify()
 
-    def _hub_state(self, online: bool) -> bytes:
+    def _hub_state(self, online: bool, will: str | None = None) -> HubStateMessage:
+        """Our state, signed for every table we have a key for (the tables trust no other)."""
         head = new_header(HUB_TABLE, self.boot, self.store.bump("seq"), self.clock)
-        return encode(HubStateMessage(online=online, hub=self.settings.name, **head))
+        state = HubStateMessage(online=online, hub=self.settings.name, will=will, **head)
+        self._own_states.add(state.id)
+        return sign_for_tables(state, self.keys.keys)
 
     async def _will(self) -> LastWill:
-        return LastWill(self.topics.hub_state, self._hub_state(False), retain=True)
+        will = self._hub_state(False)
+        self._will_id = will.id
+        return LastWill(self.topics.hub_state, encode(will), retain=True)
+
+    async def _publish_state(self, session: MqttSession) -> None:
+        state = self._hub_state(True, self._will_id)
+        await session.publish(self.topics.hub_state, encode(state), retain=True)
+        self._state_at = self.clock.monotonic()
 
     async def _serve(self, session: MqttSession) -> None:
-        await session.subscribe(*(self.topics.all_tables(leaf) for leaf in LEAVES))
-        await session.publish(self.topics.hub_state, self._hub_state(True), retain=True)
+        topics = [self.topics.all_tables(leaf) for leaf in LEAVES]
+        await session.subscribe(*topics, self.topics.hub_state)
+        await self._publish_state(session)
         self.connected.set()
         self.changes.notify()
         _log.info("recorder online as %s", self.settings.name)
@@ -165,7 +180,8 @@ class Recorder:
     async def _say_goodbye(self, session: MqttSession) -> None:
         try:
             async with asyncio.timeout(1.0):
-                await session.publish(self.topics.hub_state, self._hub_state(False), retain=True)
+                goodbye = encode(self._hub_state(False))
+                await session.publish(self.topics.hub_state, goodbye, retain=True)
         except (BrokerDown, TimeoutError):
             pass
 
@@ -186,6 +202,9 @@ class Recorder:
             asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
             for table, action in asks:
                 await self.send_command(session, table, action)
+            if self._foreign_state and self.clock.monotonic() - self._state_at >= REPUBLISH_EVERY_S:
+                self._foreign_state = False
+                await self._publish_state(session)
             if messages or asks or self.gaps.asks != asked:
                 self.changes.notify()
             self.pacer.turns.notify()
@@ -211,6 +230,9 @@ class Recorder:
         return batch
 
     def _handle(self, message: Inbound, batch: _Batch) -> None:
+        if message.topic == self.topics.hub_state:
+            self._on_hub_state(message.payload)
+            return
         where = self.topics.table_of(message.topic)
         if where is None or not message.payload:
             return
@@ -233,6 +255,19 @@ class Recorder:
             return
         if alive is not None:
             self._alive(table, alive, batch, heard_now=not message.retain)
+
+    def _on_hub_state(self, payload: bytes) -> None:
+        """Someone else's state on our topic (a forged or stale one): put ours back."""
+        try:
+            state_id = decode(payload, HubStateMessage).id if payload else None
+        except MalformedMessage:
+            state_id = None
+        if state_id in self._own_states:
+            return
+        if not self._foreign_state:
+            self.refusals.refuse("hub/state", "hub state not ours", "publishing our own again")
+        self.counters.foreign_states += 1
+        self._foreign_state = True
 
     def _alive(self, table: str, message: Envelope, batch: _Batch, heard_now: bool) -> None:
         """The table is connected: it sent this just now, or its retained status says online
@@ -354,10 +389,8 @@ class Recorder:
         head = new_header(table, self.boot, seq, self.clock)
         message = AckMessage(results=ack.ids, refused=ack.refused, **head)
         if key is None:
-            # Unsigned, so only refusals: the table takes those from anyone, acks never.
-            message = msgspec.structs.replace(message, results=[], sig=NO_SIGNATURE)
-        else:
-            message = key.sign(message)
+            return  # the table trusts only acks signed with its key; the refusal is on record
+        message = key.sign(message)
         if message.results or message.refused:
             await session.publish(self.topics.acks(table), encode(message))
 
