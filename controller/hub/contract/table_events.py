@@ -123,3 +123,10 @@ class LinkCounters(msgspec.Struct, frozen=True, kw_only=True):
     dropped_messages: Count = 0
     refused_results: Count = 0
     attention: Text = ""
+    outbox_new: Annotated[
+        bool,
+        Meta(
+            description="This run found no outbox file and began a new one: result numbers "
+            "start again, and results the lost file had not delivered are gone."
+        ),
+    ] = False

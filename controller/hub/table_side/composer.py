@@ -71,7 +71,7 @@ class TableMessages:
             message = StatusMessage(
                 online=online,
                 status=shown,
-                link=link_counters(b.pending_count(), b.dropped, b.refused, b.problem),
+                link=link_counters(b.pending_count(), b.dropped, b.refused, b.problem, b.is_new),
                 will=will,
                 connected_at=connected_at,
                 keepalive_s=self.keepalive_s,

@@ -26,7 +26,11 @@ def attention(refused: Sequence[RefusedResult], problem: str = "") -> str:
 
 
 def link_counters(
-    pending: int, dropped: int, refused: Sequence[RefusedResult], problem: str = ""
+    pending: int,
+    dropped: int,
+    refused: Sequence[RefusedResult],
+    problem: str = "",
+    outbox_new: bool = False,
 ) -> LinkCounters:
     """The counters published with every status."""
     return LinkCounters(
@@ -34,4 +38,5 @@ def link_counters(
         dropped_messages=dropped,
         refused_results=len(refused),
         attention=attention(refused, problem),
+        outbox_new=outbox_new,
     )

@@ -123,6 +123,15 @@ class HubLink:
         self._hub_will: str | None = None  # the id of that state's last will
         self._hub_unverified = False  # the last hub state was not signed with our key
 
+    def _note_new_outbox(self) -> None:
+        if self.outbox.is_new:
+            _log.warning(
+                "outbox %s did not exist: began a new one (id %s); result numbers start again, "
+                "and if this table had an outbox before, results it had not delivered are lost",
+                self.outbox.path,
+                self.outbox.id[:8],
+            )
+
     def _retry_refused_at_start(self) -> None:
         # A restart is a technician's way to say "try again" (e.g. after fixing the key): each
         # result refused before is sent once more, signed with the key the table has now.
@@ -197,6 +206,7 @@ class HubLink:
         """Stay connected until cancelled, reconnecting with jittered exponential backoff."""
         if not self._started:
             self._started = True
+            self._note_new_outbox()
             self._retry_refused_at_start()
         loop = asyncio.get_running_loop()
 

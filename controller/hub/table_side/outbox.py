@@ -73,6 +73,7 @@ class Outbox:
         try:
             with self.file.transaction():
                 self.boot = self.file.bump("boot")
+                self.is_new = not self.file.has_identity()
                 self.id = self.file.identity(time.time())
             held = self.file.contents()
             self._acked_on_disk = self.file.count_acked()

@@ -125,6 +125,10 @@ class OutboxFile:
         self.put(key, value)
         return value
 
+    def has_identity(self) -> bool:
+        """Whether the file already has its id (False: it was created just now)."""
+        return self._db.execute("SELECT 1 FROM identity").fetchone() is not None
+
     def identity(self, now: float) -> str:
         """The outbox's random id, made when the file was created (a new file: a new id)."""
         row = self._db.execute("SELECT id FROM identity").fetchone()

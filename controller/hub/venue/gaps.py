@@ -82,8 +82,8 @@ class GapWatch:
             "outbox_reset",
             f"table {table} started a new outbox ({outbox[:8]}): its result numbers begin "
             f"again; the previous outbox ({previous[:8]}) had reached seq {top}. Results "
-            "recorded from it stay; any it had not delivered were lost with it (was the "
-            "table's outbox file wiped or replaced?)",
+            f"recorded from it stay; {_lost(self.store.hands_without_result(table))} "
+            "(was the table's outbox file wiped or replaced?)",
         )
 
     def holes(self, sources: set[Source], now: float) -> list[tuple[str, ResendResults]]:
@@ -141,3 +141,12 @@ def _spans(seqs: list[int]) -> list[tuple[int, int]]:
         else:
             spans.append((seq, seq))
     return spans
+
+
+def _lost(hands: list[tuple[str, int]], shown: int = 20) -> str:
+    """The hands whose result was lost, in words."""
+    if not hands:
+        return "every hand whose wall was committed has its result"
+    named = ", ".join(f"{session} hand {hand}" for session, hand in hands[:shown])
+    more = f" and {len(hands) - shown} more" if len(hands) > shown else ""
+    return f"{len(hands)} hands began but their results never came: {named}{more}"

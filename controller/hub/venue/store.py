@@ -166,6 +166,17 @@ class ResultStore:
         ).fetchone()
         return None if row is None else str(row[0])
 
+    def hands_without_result(self, table: str) -> list[tuple[str, int]]:
+        """(session, hand) of every hand of `table` whose wall commitment was seen but whose
+        result never arrived, in the order they started."""
+        rows = self._db.execute(
+            "SELECT session, hand FROM commitments c WHERE table_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM results r WHERE r.table_id = c.table_id AND r.session = c.session "
+            "AND r.hand = c.hand) ORDER BY seen, session, hand",
+            (table,),
+        ).fetchall()
+        return [(str(session), int(hand)) for session, hand in rows]
+
     def add_commitment(self, table: str, session: str, hand: int, value: str, now: float) -> bool:
         """Keep the first commitment of a hand; False if one was already kept."""
         cursor = self._db.execute(
