@@ -15,7 +15,6 @@ from controller.rules.claims import ClaimRules, KongKind
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Meld, Win, WinType
-from controller.rules.names import RulesetName
 from controller.rules.notation import tile_str
 from controller.rules.patterns import PatternSpec, Predicate, by_form, load_patterns
 from controller.rules.rotation import DealState, HandOutcome, RotationRules
@@ -57,7 +56,8 @@ class SeatAtDraw:
 class Ruleset(ABC):
     """A ruleset built from its data; subclasses name their data file and predicates."""
 
-    name: ClassVar[RulesetName]
+    name: ClassVar[str]
+    """The ruleset's name (a shipped one's is a `RulesetName`; extensions may add others)."""
     data_file: ClassVar[str]
     predicates: ClassVar[Mapping[str, Predicate]]
     scores_the_wait: ClassVar[bool] = True

@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 
 from controller.rules import Meld, Seat
-from controller.rules.names import RulesetName
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,8 @@ class HandStart:
 
     session: str
     hand: int
-    ruleset: RulesetName
+    ruleset: str
+    """The ruleset's name (`Ruleset.name`)."""
     round_wind: Seat
     dealer: int
     players: tuple[str, ...]

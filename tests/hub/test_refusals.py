@@ -29,6 +29,7 @@ from tests.hub.helpers import (
     make_link,
     make_recorder,
     opened,
+    retained_status,
     running,
 )
 
@@ -119,6 +120,10 @@ async def test_a_table_whose_key_is_wrong_holds_its_results_until_restarted_with
             ids = [wrong.record_result(hand_result(h)).id for h in (1, 2)]
             await eventually(lambda: wrong.attention == KEY_DOUBT, "the key is doubted")
             assert wrong.pending_results == 2
+            await eventually(lambda: not wrong.outbox.feed_head(1), "the status is out")
+            await looked_again(wrong)
+            said = await retained_status(broker.url)
+            assert said.link.attention == KEY_DOUBT, "the venue's dashboard reads why"
         wrong.outbox.close()
         # The technician puts the right mqtt.result_key in the config and restarts the table.
         fixed = make_link(broker.url, path, SessionBook())

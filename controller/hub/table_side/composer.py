@@ -61,9 +61,15 @@ class TableMessages:
         return lambda seq: encode(EventMessage(event=event, **self.head(seq)))
 
     def status(
-        self, status: TableStatus, online: bool, connected_at: datetime | None, will: bool = False
+        self,
+        status: TableStatus,
+        online: bool,
+        connected_at: datetime | None,
+        will: bool = False,
+        doubt: str = "",
     ) -> Build:
-        """The table status with the link's health; offline ones say `state` offline."""
+        """The table status with the link's health; offline ones say `state` offline. `doubt`:
+        what the link itself must tell a technician (it comes before the outbox's news)."""
         shown = status if online else msgspec.structs.replace(status, state="offline")
 
         def build(seq: int) -> bytes:
@@ -71,7 +77,9 @@ class TableMessages:
             message = StatusMessage(
                 online=online,
                 status=shown,
-                link=link_counters(b.pending_count(), b.dropped, b.refused, b.problem, b.is_new),
+                link=link_counters(
+                    b.pending_count(), b.dropped, b.refused, doubt or b.problem, b.is_new
+                ),
                 will=will,
                 connected_at=connected_at,
                 keepalive_s=self.keepalive_s,

@@ -192,9 +192,10 @@ class HubLink:
     @property
     def attention(self) -> str:
         """What a technician must do about the link, in plain words ('' when nothing)."""
-        if self._hub_unverified and not self.hub_online:
-            return KEY_DOUBT
-        return attention(self.outbox.refused, self.outbox.problem)
+        return attention(self.outbox.refused, self._doubt() or self.outbox.problem)
+
+    def _doubt(self) -> str:
+        return KEY_DOUBT if self._hub_unverified and not self.hub_online else ""
 
     async def resend_refused(self) -> int:
         """Send every refused result again (re-signed with the table's key); returns how many."""
@@ -281,12 +282,13 @@ class HubLink:
 
     def _status_now(self, online: bool, will: bool = False) -> tuple[str, bytes]:
         """A status published outside the feed (the will, the goodbye)."""
-        build = self.messages.status(self._status, online, self._connected_at, will)
+        doubt = self._doubt()
+        build = self.messages.status(self._status, online, self._connected_at, will, doubt)
         return self.topics.status(self.settings.table), build(self.outbox.next_feed_seq())
 
     def _queue_status(self, online: bool) -> None:
         topic = self.topics.status(self.settings.table)
-        build = self.messages.status(self._status, online, self._connected_at)
+        build = self.messages.status(self._status, online, self._connected_at, doubt=self._doubt())
         self.outbox.add_feed("status", topic, build, retain=True)
         self._poke()
 
@@ -321,9 +323,9 @@ class HubLink:
         if not payload or not self.settings.key.verify_among(payload, self.settings.table):
             self.stats.unsigned_ignored += 1
             self.refusals.refuse("hub/state", "hub state", "not signed for this table: ignored")
-            self._hub_unverified = bool(payload)
+            self._set_unverified(bool(payload))
             return
-        self._hub_unverified = False
+        self._set_unverified(False)
         state = decode(payload, HubStateMessage)
         # A replay is older than the state taken; the will of that state's connection is older
         # too (made first) but is the one offline state to take. A fresh store restarts the
@@ -345,6 +347,13 @@ class HubLink:
             _log.warning("hub is offline: results wait in the outbox")
         self.hub_online = online
         self._poke()
+
+    def _set_unverified(self, unverified: bool) -> None:
+        if unverified != self._hub_unverified:
+            self._hub_unverified = unverified
+            if unverified:
+                _log.error("%s", KEY_DOUBT)
+            self._queue_status(online=True)
 
     def _on_ack(self, payload: bytes) -> None:
         ack = decode(payload, AckMessage)

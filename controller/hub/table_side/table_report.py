@@ -3,6 +3,7 @@ records become the hub's typed payloads here."""
 
 from datetime import UTC, datetime
 
+from controller.errors import UsageError
 from controller.hub.contract.field_types import Wind
 from controller.hub.contract.result import (
     HandResult,
@@ -23,7 +24,7 @@ from controller.table.cycle import TableView
 from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant, WinRecord
 
 WINDS: dict[Seat, Wind] = {Seat.E: "E", Seat.S: "S", Seat.W: "W", Seat.N: "N"}
-RULESETS: dict[str, RulesetName] = {name: name for name in RULESET_NAMES}
+_CONTRACT_RULESETS: dict[str, RulesetName] = {name: name for name in RULESET_NAMES}
 MELD_KINDS: dict[MeldKind, MeldKindName] = {
     MeldKind.CHOW: "chow",
     MeldKind.PUNG: "pung",
@@ -48,7 +49,7 @@ class HubSink:
             HandStarted(
                 session=start.session,
                 hand=start.hand,
-                ruleset=start.ruleset,
+                ruleset=contract_ruleset(start.ruleset),
                 round_wind=WINDS[start.round_wind],
                 dealer=start.dealer,
                 players=list(start.players),
@@ -91,7 +92,7 @@ def table_status(view: TableView, software: str = "") -> TableStatus:
     return TableStatus(
         state=view.phase.value,
         session=view.session,
-        ruleset=None if view.ruleset is None else RULESETS[view.ruleset],
+        ruleset=None if view.ruleset is None else contract_ruleset(view.ruleset),
         hand=view.hand,
         players=list(view.players),
         fault=view.fault,
@@ -107,7 +108,7 @@ def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
     return HandResult(
         session=start.session,
         hand=start.hand,
-        ruleset=start.ruleset,
+        ruleset=contract_ruleset(start.ruleset),
         round_wind=WINDS[start.round_wind],
         dealer=start.dealer,
         seats=[
@@ -150,3 +151,15 @@ def _incident(incident: IncidentRecord) -> Incident:
 
 def _time(instant: Instant) -> datetime:
     return datetime.fromtimestamp(instant.wall, tz=UTC)
+
+
+def contract_ruleset(name: str) -> RulesetName:
+    """A ruleset's name as the hub contract spells it; UsageError for a ruleset the contract
+    does not know (an extension: its results cannot go to a hub)."""
+    try:
+        return _CONTRACT_RULESETS[name]
+    except KeyError:
+        known = ", ".join(RULESET_NAMES)
+        raise UsageError(
+            f"ruleset {name!r} cannot be reported to a hub (it knows {known})"
+        ) from None
