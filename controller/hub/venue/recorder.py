@@ -231,7 +231,8 @@ class Recorder:
 
     def _handle(self, message: Inbound, batch: _Batch) -> None:
         if message.topic == self.topics.hub_state:
-            self._on_hub_state(message.payload)
+            if not message.retain:  # a retained one predates ours, which replaced it
+                self._on_hub_state(message.payload)
             return
         where = self.topics.table_of(message.topic)
         if where is None or not message.payload:
