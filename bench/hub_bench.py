@@ -40,11 +40,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.hub_stalls import stall_report
 from bench.hub_support import KEY_TEXT, Mosquitto, make_link, sample_result
 from controller.clock import SystemClock
-from controller.hub.messages import ResultMessage, encode, new_header
-from controller.hub.outbox import Outbox
-from controller.hub.signing import TableKey
-from controller.hub.store import ResultStore
-from controller.hub.timing import LinkTiming
+from controller.hub.contract.envelopes import ResultMessage, encode, new_header
+from controller.hub.contract.signing import TableKey
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.table_side.outbox import Outbox
+from controller.hub.venue.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = LinkTiming()  # the table's production timing

@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 from bench.hub_support import sample_result
 from controller.clock import SystemClock
-from controller.hub.messages import ResultMessage, encode, new_header
-from controller.hub.outbox import Outbox
-from controller.hub.outbox_file import FeedItem, OutboxFile
+from controller.hub.contract.envelopes import ResultMessage, encode, new_header
+from controller.hub.table_side.outbox import Outbox
+from controller.hub.table_side.outbox_file import FeedItem, OutboxFile
 
 EVENT = b'{"schema":"event","event":{"type":"move","move":"discard","tiles":["5p"]}}' + b" " * 180
 STATUS = b'{"schema":"status","online":true}' + b" " * 360

@@ -11,16 +11,16 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.commands import StartSession
-from controller.hub.dispatcher import CommandRefused
-from controller.hub.events import TableStatus
-from controller.hub.link import HubLink, LinkSettings
-from controller.hub.outbox import Outbox
-from controller.hub.result import HandResult, PatternScore, SeatEntry, WallReveal, Win
-from controller.hub.signing import TableKey
-from controller.hub.timing import LinkTiming
-from controller.hub.transport import BrokerAddress
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.contract.result import HandResult, PatternScore, SeatEntry, WallReveal, Win
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.dispatcher import CommandRefused
+from controller.hub.table_side.hub_link import HubLink, HubLinkSettings
+from controller.hub.table_side.outbox import Outbox
 
 KEY_TEXT = "5f0c1e0b7a2d4c6e8f9a1b3c5d7e9f01"
 PLAYERS = ("ann", "bo", "cy", "dee")
@@ -119,6 +119,6 @@ class IdleTable:
 
 def make_link(url: str, outbox: Path, table: str, timing: LinkTiming) -> HubLink:
     """A table's hub link with its own outbox file."""
-    settings = LinkSettings(table=table, key=TableKey(KEY_TEXT), timing=timing)
+    settings = HubLinkSettings(table=table, key=TableKey(KEY_TEXT), timing=timing)
     address = BrokerAddress.from_url(url, client_id=f"table-{table}")
     return HubLink(settings, Outbox(outbox), AiomqttConnector(address, timing), IdleTable())

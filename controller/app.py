@@ -24,18 +24,19 @@ from controller.devices.no_panel import NoPanel
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.errors import TableError
-from controller.hub.link import HubLink
-from controller.hub.wiring import build_hub_link
+from controller.hub.table_side.hub_link import HubLink
+from controller.hub.table_side.runner_control import RunnerControl
+from controller.hub.table_side.table_report import HubSink
+from controller.hub.table_side.wiring import build_hub_link
 from controller.rules import RulesError, Ruleset, get_ruleset
 from controller.sim.hardware import SimOptions, SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
 from controller.table.blackbox_files import BlackBoxFiles
-from controller.table.control import RunnerControl
 from controller.table.cycle import CycleSettings, HandCycle, TableView
+from controller.table.log_sink import LogSink
 from controller.table.ports import EmergencyStop, Panel
-from controller.table.report import HubSink, LogSink
 from controller.table.runner import ResultSink, TableRunner
 from controller.table.session import SessionPlan
 from controller.table.tiles import TileMap, TileMapError

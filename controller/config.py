@@ -9,13 +9,14 @@ from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
 from controller.devices.pinout import SIGNALS
+from controller.ids import TABLE_ID_PATTERN
 from controller.logs import SUBSYSTEM_LOGGERS
+from controller.rules.names import RULESET_NAMES
 
 DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
-RULESETS = ("zung-jung", "sichuan", "shanghai")
+RULESETS = RULESET_NAMES
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 SUBSYSTEMS = tuple(SUBSYSTEM_LOGGERS)
-_TABLE_ID = r"[a-z0-9][a-z0-9_-]{0,31}"
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class TableSection:
         default="table-01",
         metadata=option(
             "Table id used in MQTT topics and results.",
-            pattern=_TABLE_ID,
+            pattern=TABLE_ID_PATTERN,
             looks_like="be 1-32 lower-case letters, digits, - or _, like table-01",
         ),
     )

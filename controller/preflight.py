@@ -98,7 +98,7 @@ def _check_tls_files(config: TableConfig, where: _Where) -> None:
 
 
 def _check_result_key(config: TableConfig, where: _Where) -> None:
-    from controller.hub.signing import MIN_KEY_LENGTH
+    from controller.hub.contract.signing import MIN_KEY_LENGTH
 
     key = config.mqtt.result_key
     if key and len(key) < MIN_KEY_LENGTH:

@@ -10,13 +10,13 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.config import MqttSection, OutboxSection, SessionSection, TableConfig, TableSection
-from controller.hub.commands import StartSession
-from controller.hub.dispatcher import CommandRefused
-from controller.hub.messages import ResultMessage, decode
+from controller.hub.contract.envelopes import ResultMessage, decode
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.table_side.dispatcher import CommandRefused
+from controller.hub.table_side.table_report import HubSink
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase
 from controller.table.ports import StatusPattern
-from controller.table.report import HubSink
 from controller.table.runner import TableRunner
 from tests.broker import free_port
 from tests.sim.rig import Rig

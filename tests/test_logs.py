@@ -21,7 +21,7 @@ def test_subsystem_levels() -> None:
     stream = io.StringIO()
     setup_logging("warning", levels={"bridge": "debug"}, stream=stream)
     logging.getLogger("firmware_bridge.link").debug("frame crc error")
-    logging.getLogger("controller.hub.outbox").info("hidden")
+    logging.getLogger("controller.hub.table_side.outbox").info("hidden")
     assert "DEBUG firmware_bridge.link: frame crc error" in stream.getvalue()
     assert "hidden" not in stream.getvalue()
     logging.getLogger("firmware_bridge").setLevel(logging.NOTSET)

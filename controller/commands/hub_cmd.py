@@ -11,20 +11,17 @@ mahjong-table hub schemas [--check]                          write or check the 
 import argparse
 import asyncio
 import contextlib
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-import aiomqtt
 import msgspec
 
 from controller.clock import SystemClock
-from controller.errors import RuntimeFailure, UsageError
-from controller.hub import export, overview, schemas
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.commands import (
+from controller.errors import UsageError
+from controller.hub.contract import schemas
+from controller.hub.contract.hub_commands import (
     Action,
     EndSession,
     PauseSession,
@@ -33,14 +30,15 @@ from controller.hub.commands import (
     ResumeSession,
     StartSession,
 )
-from controller.hub.fields import RULESETS
-from controller.hub.keyring import KeyRing
-from controller.hub.messages import ReplyMessage, decode, encode
-from controller.hub.recorder import Recorder, RecorderSettings, make_command
-from controller.hub.store import ResultStore, open_store
-from controller.hub.topics import Topics
-from controller.hub.transport import BrokerAddress
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.venue import export, overview
+from controller.hub.venue.command_client import request_reply, signed_command
+from controller.hub.venue.program import RecorderPlan, open_recorder, record_until_signal
+from controller.hub.venue.store import ResultStore, open_store
 from controller.logs import setup_logging
+from controller.rules.names import RULESET_NAMES
 
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
 DEFAULT_KEYS = Path("/etc/mahjong-table/hub-keys.toml")
@@ -117,7 +115,9 @@ def _register_send(actions: Any) -> None:
         help="what to do",
     )
     send.add_argument("--session", help="start: session id")
-    send.add_argument("--ruleset", default="zung-jung", help="start: ruleset")
+    send.add_argument(
+        "--ruleset", choices=RULESET_NAMES, default="zung-jung", help="start: ruleset"
+    )
     send.add_argument("--players", help="start: four player ids, E,S,W,N")
     send.add_argument("--hands", type=int, default=16, help="start: hands to play (0: no limit)")
     send.add_argument("--deadline", type=int, default=0, help="start: minutes (0: none)")
@@ -182,14 +182,15 @@ def _address(args: argparse.Namespace, client_id: str, persistent: bool) -> Brok
 def run_recorder(args: argparse.Namespace) -> int:
     """Record results until SIGINT or SIGTERM."""
     setup_logging("info")
-    keys = KeyRing.load(args.keys)
-    store = open_store(args.db)
-    settings = RecorderSettings(name=args.name, topics=Topics(args.topic_root))
+    plan = RecorderPlan(name=args.name, keys_path=args.keys, db=args.db, topic_root=args.topic_root)
     connector = AiomqttConnector(_address(args, f"mahjong-hub-{args.name}", persistent=True))
-    recorder = Recorder(settings, store, keys, connector)
-    print(f"recording to {args.db} from {args.mqtt} ({len(keys.tables)} table keys)", flush=True)
+    recorder, store = open_recorder(plan, connector)
+    print(
+        f"recording to {args.db} from {args.mqtt} ({len(recorder.keys.tables)} table keys)",
+        flush=True,
+    )
     try:
-        asyncio.run(_until_signal(recorder.run()))
+        asyncio.run(record_until_signal(recorder))
     finally:
         store.close()
     c = recorder.counters
@@ -198,24 +199,6 @@ def run_recorder(args: argparse.Namespace) -> int:
         f"{c.refused} refused, {c.resend_requests} resend requests"
     )
     return 0
-
-
-async def _until_signal(job: Any) -> None:
-    task = asyncio.ensure_future(job)
-    loop = asyncio.get_running_loop()
-    loop.set_exception_handler(_quiet_mqtt_teardown)
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, task.cancel)
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-
-
-def _quiet_mqtt_teardown(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-    """aiomqtt leaves futures failed with MqttError when SIGTERM tears the connection down;
-    nobody awaits them any more, so they are not worth asyncio's "never retrieved" report."""
-    if isinstance(context.get("exception"), aiomqtt.MqttError) and "future" in context:
-        return
-    loop.default_exception_handler(context)
 
 
 def _existing_store(spec: str) -> ResultStore:
@@ -291,37 +274,13 @@ def _output(name: str) -> Iterator[TextIO]:
 def run_send(args: argparse.Namespace) -> int:
     """Send one command and print the table's reply."""
     action = _action(args)
-    keys = KeyRing.load(args.keys)
-    key = keys.get(args.table)
-    if key is None:
-        raise UsageError(f"no key for table {args.table} in {args.keys}")
-    store = open_store(args.db)
-    try:
-        boot, seq = store.bump("send_boot"), store.bump("seq")
-    finally:
-        store.close()
-    command = make_command(key, args.table, action, boot, seq, SystemClock(), max(args.wait, 60))
+    command = signed_command(
+        args.keys, args.db, args.table, action, SystemClock(), max(args.wait, 60)
+    )
     connector = AiomqttConnector(_address(args, "", persistent=False))
-    reply = asyncio.run(_send(connector, Topics(args.topic_root), args.table, command, args.wait))
+    reply = asyncio.run(request_reply(connector, Topics(args.topic_root), command, args.wait))
     print(f"{args.table}: {reply.code}: {reply.message}")
     return 0 if reply.ok else 1
-
-
-async def _send(
-    connector: AiomqttConnector, topics: Topics, table: str, command: Any, wait: float
-) -> ReplyMessage:
-    async with connector.session(None) as session:
-        await session.subscribe(topics.replies(table))
-        await session.publish(topics.commands(table), encode(command))
-        try:
-            async with asyncio.timeout(wait):
-                async for message in session.incoming():
-                    reply = decode(message.payload, ReplyMessage)
-                    if reply.command == command.id:
-                        return reply
-        except TimeoutError:
-            pass
-    raise RuntimeFailure(f"table {table} did not reply within {wait:g} s (is it connected?)")
 
 
 def _action(args: argparse.Namespace) -> Action:
@@ -373,7 +332,7 @@ _START_OPTIONS = {
 _START_TYPES = {f.name: f.type for f in msgspec.structs.fields(StartSession)}
 _START_RULES = {
     "session": "is not a session id (1-64 letters, digits, '.', ':', '-', '_')",
-    "ruleset": f"is not a ruleset of this version ({', '.join(RULESETS)})",
+    "ruleset": f"is not a ruleset of this version ({', '.join(RULESET_NAMES)})",
     "players": "are not player ids (1-64 letters, digits, '.', '@', '-', '_' each)",
     "hands": "must be 0 to 1000",
     "deadline_minutes": "must be 0 to 1440 minutes",

@@ -11,7 +11,6 @@ import contextlib
 import importlib.util
 import logging
 import math
-import re
 import signal
 import tempfile
 import tomllib
@@ -22,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from controller.config import RULESETS
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub.keyring import KeyRing
-from controller.hub.transport import BrokerAddress
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.venue.keyring import KeyRing
+from controller.ids import is_table_id
 from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 INTERRUPTED = "interrupted"
-_TABLE_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 
 
 def register(commands: Any) -> None:
@@ -117,7 +116,7 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         raise UsageError(f"--ruleset {args.ruleset}: not in this version ({available()})")
     if not 1 <= args.hands <= 1000:
         raise UsageError("--hands must be between 1 and 1000")
-    if not _TABLE_ID.fullmatch(args.table):
+    if not is_table_id(args.table):
         raise UsageError(f"--table {args.table!r}: lower-case letters, digits, - and _")
     if not math.isfinite(args.ack_wait) or args.ack_wait < 0:
         raise UsageError(f"--ack-wait must be a number of seconds, 0 or more, not {args.ack_wait}")

@@ -15,11 +15,8 @@ from typing import NamedTuple, TypeVar
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.score import PatternValue
-from controller.rules.shapes import FORM_NAMES, Form
+from controller.rules.shapes import FORMS_BY_NAME, Form
 from controller.rules.views import Feature, HandView
-
-_FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
-
 
 Predicate = Callable[[HandView], int]
 P = TypeVar("P", bound=Predicate)
@@ -106,10 +103,10 @@ def load_patterns(data: Table, predicates: Mapping[str, Predicate]) -> tuple[Pat
 
 
 def _forms(names: object, pattern: str) -> frozenset[Form]:
-    if not isinstance(names, list) or not all(name in _FORMS_BY_NAME for name in names):
-        choices = ", ".join(_FORMS_BY_NAME)
+    if not isinstance(names, list) or not all(name in FORMS_BY_NAME for name in names):
+        choices = ", ".join(FORMS_BY_NAME)
         raise RulesError(f"pattern '{pattern}': forms must be a list of {choices}")
-    return frozenset(_FORMS_BY_NAME[name] for name in names)
+    return frozenset(FORMS_BY_NAME[name] for name in names)
 
 
 class Hit:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from controller.rules.data import load_data
 from controller.rules.errors import RulesError
+from controller.rules.names import RulesetName
 from controller.rules.ruleset import Ruleset
 
-MODULES = {
+MODULES: dict[RulesetName, str] = {
     "zung-jung": "controller.rules.zung_jung",
     "sichuan": "controller.rules.sichuan",
     "shanghai": "controller.rules.shanghai",

@@ -23,6 +23,7 @@ from controller.rules.score import Payments, Score, Tally, no_payments
 from controller.rules.seats import Seat
 from controller.rules.shapes import (
     FORM_NAMES,
+    FORMS_BY_NAME,
     Arrangement,
     Form,
     declared_reading,
@@ -37,7 +38,6 @@ from controller.rules.timing import TimingRules
 from controller.rules.views import Context, HandView, tile_facts
 from controller.rules.wall import WallLayout, WallPlan
 
-_FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
 _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
@@ -59,6 +59,7 @@ class Ruleset(ABC):
     """A ruleset built from its data; subclasses name their data file and predicates."""
 
     name: ClassVar[str]
+    """The ruleset's name (a shipped one's is a `RulesetName`; extensions may add others)."""
     data_file: ClassVar[str]
     predicates: ClassVar[Mapping[str, Predicate]]
     scores_the_wait: ClassVar[bool] = True
@@ -364,10 +365,10 @@ class Ruleset(ABC):
     @staticmethod
     def _forms(names: list[object]) -> frozenset[Form]:
         try:
-            return frozenset(_FORMS_BY_NAME[str(name)] for name in names)
+            return frozenset(FORMS_BY_NAME[str(name)] for name in names)
         except KeyError as exc:
             raise RulesError(
-                f"hand.forms: unknown form {exc}; use {', '.join(_FORMS_BY_NAME)}"
+                f"hand.forms: unknown form {exc}; use {', '.join(FORMS_BY_NAME)}"
             ) from None
 
     @staticmethod

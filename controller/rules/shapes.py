@@ -26,6 +26,7 @@ from controller.rules.tiles import KINDS, ORPHANS
 
 __all__ = [
     "ALL_FORMS",
+    "FORMS_BY_NAME",
     "FORM_NAMES",
     "Arrangement",
     "Block",
@@ -62,6 +63,7 @@ FORM_NAMES = {
     Form.THIRTEEN_ORPHANS: "thirteen-orphans",
     Form.SPECIAL: "special",
 }
+FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
 ALL_FORMS = frozenset(Form)
 _REGULAR, _SEVEN_PAIRS, _THIRTEEN_ORPHANS, _SPECIAL = Form
 _TRIPLET = Shape.TRIPLET

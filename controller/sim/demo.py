@@ -19,14 +19,14 @@ from controller.config import (
     TableConfig,
     TableSection,
 )
-from controller.hub.link import HubLink
-from controller.hub.transport import BrokerAddress
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.hub_link import KEY_DOUBT, HubLink
 from controller.sim.hardware import SimOptions
 from controller.sim.mistakes import Sloppiness
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase, TableView
+from controller.table.log_sink import LogSink
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
-from controller.table.report import LogSink
 from controller.table.runner import ResultSink
 
 DEMO_KEY = "simulated-table-demo-key-not-for-real-tables"
@@ -300,7 +300,9 @@ class DemoSession:
         """Keep the link up until the hub acked every result, at most `ack_wait_s`."""
         until = time.monotonic() + self.plan.ack_wait_s
         # The hub link tells no one when an ack lands: look twenty times a second.
-        while hub.pending_results and time.monotonic() < until and not self._stop_reason:  # noqa: ASYNC110
+        while hub.pending_results and time.monotonic() < until and not self._stop_reason:
+            if hub.attention == KEY_DOUBT:
+                return (KEY_DOUBT,)  # the hub cannot know this table: waiting will not help
             await asyncio.sleep(0.05)
         problems = []
         if hub.pending_results:

@@ -3,7 +3,7 @@ deal the dice decide, the declarations and wins. Pure data plus the steps that n
 
 from dataclasses import dataclass, field
 
-from controller.rules import Ruleset, WallPlan
+from controller.rules import Ruleset, Seat, WallPlan
 from controller.table.deal import DealMismatch, ExpectedDeal, check_deal, expected_deal
 from controller.table.geometry import Slot, physical_slot
 from controller.table.ports import Zone
@@ -102,10 +102,10 @@ class HandState:
             session=session.plan.id,
             hand=self.number,
             ruleset=ruleset.name,
-            round_wind=session.round_wind,
+            round_wind=Seat[session.round_wind],
             dealer=dealer,
             players=session.plan.players,
-            winds=tuple(session.wind_of(place) for place in range(4)),
+            winds=tuple(Seat[session.wind_of(place)] for place in range(4)),
             dice=tuple(self.dice),
             wall_order=tuple(order),
             started_at=now,

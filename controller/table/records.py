@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from controller.rules import Meld, WinType
+from controller.rules import Meld, Seat, WinType
 
 if TYPE_CHECKING:
     from controller.table.referee.events import RefereeResult
@@ -55,10 +55,11 @@ class HandStart:
     session: str
     hand: int
     ruleset: str
-    round_wind: str
+    """The ruleset's name (`Ruleset.name`)."""
+    round_wind: Seat
     dealer: int
     players: tuple[str, ...]
-    winds: tuple[str, ...]
+    winds: tuple[Seat, ...]
     """Seat wind of each physical seat this hand."""
     dice: tuple[int, ...]
     wall_order: tuple[int, ...]

@@ -6,9 +6,9 @@ from typing import Any
 import msgspec
 
 from controller.clock import Clock
-from controller.hub.commands import Action
-from controller.hub.messages import CommandMessage, encode, new_header
-from controller.hub.signing import TableKey
+from controller.hub.contract.envelopes import CommandMessage, encode, new_header
+from controller.hub.contract.hub_commands import Action
+from controller.hub.contract.signing import TableKey
 from tests.hub.factories import KEY_TEXT
 
 

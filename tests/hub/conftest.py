@@ -4,11 +4,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.hub.helpers import OPENED
+from tests.hub.helpers import OPENED, WATCHED
 
 
 @pytest.fixture(autouse=True)
 def _close_outboxes() -> Iterator[None]:
     yield
+    WATCHED.clear()
     while OPENED:
         OPENED.pop().close()

@@ -3,11 +3,18 @@
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from controller.hub.commands import StartSession
-from controller.hub.dispatcher import CommandRefused
-from controller.hub.events import TableStatus
-from controller.hub.result import HandResult, Incident, PatternScore, SeatEntry, WallReveal, Win
-from controller.hub.timing import Backoff, LinkTiming
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.contract.result import (
+    HandResult,
+    Incident,
+    PatternScore,
+    SeatEntry,
+    WallReveal,
+    Win,
+)
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.mqtt.link_timing import Backoff, LinkTiming
+from controller.hub.table_side.dispatcher import CommandRefused
 
 KEY_TEXT = "5f0c1e0b7a2d4c6e8f9a1b3c5d7e9f01"
 OTHER_KEY_TEXT = "deadbeefdeadbeefdeadbeefdeadbeef"

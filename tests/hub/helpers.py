@@ -1,4 +1,5 @@
-"""Running links and recorders inside a test, and waiting for I/O with a real timeout."""
+"""Running links and recorders inside a test, and waiting for their state to change (a real
+timeout only bounds how long a failing test waits)."""
 
 import asyncio
 import contextlib
@@ -6,32 +7,46 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from controller.clock import Clock
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.dispatcher import TableControl
-from controller.hub.keyring import KeyRing
-from controller.hub.link import HubLink, LinkSettings
-from controller.hub.messages import StatusMessage, decode
-from controller.hub.outbox import Outbox
-from controller.hub.recorder import Recorder, RecorderSettings
-from controller.hub.signing import TableKey
-from controller.hub.store import ResultStore
-from controller.hub.timing import LinkTiming
-from controller.hub.topics import Topics
-from controller.hub.transport import BrokerAddress
+from controller.clock import Clock, ManualClock
+from controller.hub.contract.envelopes import StatusMessage, decode
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.changes import Changes
+from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.dispatcher import TableControl
+from controller.hub.table_side.hub_link import HubLink, HubLinkSettings
+from controller.hub.table_side.outbox import Outbox
+from controller.hub.venue.keyring import KeyRing
+from controller.hub.venue.recorder import Recorder, RecorderSettings
+from controller.hub.venue.store import ResultStore
 from tests.hub.factories import FAST, KEY_TEXT
 
 OPENED: list[Outbox] = []  # closed after each test by tests/hub/conftest.py
+WATCHED: list[Changes] = []  # the links' and recorders' change signals; cleared likewise
 
 
 async def eventually(check: Callable[[], bool], what: str, limit_s: float = 20.0) -> None:
-    """Wait (polling, real time) until `check()` holds; fail saying `what` did not happen."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit_s
-    while not check():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out after {limit_s} s waiting for: {what}")
-        await asyncio.sleep(0.02)
+    """Wait until `check()` holds, looking again each time a link or recorder this test made
+    changes state (no polling); fail saying `what` did not happen within `limit_s`."""
+    if not WATCHED:
+        raise AssertionError("eventually() needs a link or recorder made by these helpers")
+    try:
+        async with asyncio.timeout(limit_s):
+            while not check():
+                await _any_change()
+    except TimeoutError:
+        raise AssertionError(f"timed out after {limit_s} s waiting for: {what}") from None
+
+
+async def _any_change() -> None:
+    waits = [asyncio.ensure_future(changes.next_change()) for changes in WATCHED]
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 @contextlib.asynccontextmanager
@@ -77,10 +92,12 @@ def make_link(
     keep_acked: int = 10_000,
 ) -> HubLink:
     """A table's hub link on `url` with its own outbox file."""
-    settings = LinkSettings(table=table, key=TableKey(key), timing=timing)
+    settings = HubLinkSettings(table=table, key=TableKey(key), timing=timing)
     address = BrokerAddress.from_url(url, client_id=f"table-{table}", **(tls or {}))
     outbox = opened(outbox_path, keep_acked)
-    return HubLink(settings, outbox, AiomqttConnector(address, timing), control, clock)
+    link = HubLink(settings, outbox, AiomqttConnector(address, timing), control, clock)
+    WATCHED.append(link.changes)
+    return link
 
 
 def opened(path: Path, keep_acked: int = 10_000) -> Outbox:
@@ -101,4 +118,21 @@ def make_recorder(
     keys = KeyRing({t: TableKey(KEY_TEXT) for t in tables})
     settings = RecorderSettings(timing=timing)
     hub = connector(url, "hub-test", persistent=True, tls=tls)
-    return Recorder(settings, ResultStore(db), keys, hub, clock)
+    recorder = Recorder(settings, ResultStore(db), keys, hub, clock)
+    WATCHED.append(recorder.changes)
+    return recorder
+
+
+async def looked_again(*owners: HubLink | Recorder, turns: int = 2, limit_s: float = 20.0) -> None:
+    """Wait until each link or recorder has looked at its clock `turns` more times: anything
+    due by then has been done (a witness that something did *not* happen, without a sleep)."""
+    async with asyncio.timeout(limit_s):
+        for owner in owners:
+            for _ in range(turns):
+                await owner.pacer.turns.next_change()
+
+
+async def let_pass(clock: ManualClock, seconds: float, *owners: HubLink | Recorder) -> None:
+    """Move the manual clock on by `seconds` and wait until every owner has acted on it."""
+    clock.advance(seconds)
+    await looked_again(*owners)

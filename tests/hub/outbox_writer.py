@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 from controller.clock import SystemClock
-from controller.hub.messages import ResultMessage, encode, new_header
-from controller.hub.outbox import Outbox
-from controller.hub.signing import TableKey
+from controller.hub.contract.envelopes import ResultMessage, encode, new_header
+from controller.hub.contract.signing import TableKey
+from controller.hub.table_side.outbox import Outbox
 from tests.hub.factories import KEY_TEXT, hand_result
 
 

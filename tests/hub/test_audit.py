@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.hub.audit import audit_wall, commitment_of
-from controller.hub.result import WallReveal
+from controller.hub.contract.audit import audit_wall, commitment_of
+from controller.hub.contract.result import WallReveal
 from tests.hub.factories import WALL
 
 SALT = "cd" * 32

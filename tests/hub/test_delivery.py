@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from controller.clock import ManualClock
-from controller.hub.messages import StatusMessage, decode
-from controller.hub.recorder import Recorder
+from controller.hub.contract.envelopes import StatusMessage, decode
+from controller.hub.venue.recorder import Recorder
 from tests.broker import Broker
 from tests.hub.factories import FAST, SessionBook, hand_result
-from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.helpers import eventually, let_pass, make_link, make_recorder, running
 from tests.hub.proxy import PausingProxy
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -39,7 +39,7 @@ async def test_1000_results_survive_two_broker_kills(broker: Broker, tmp_path: P
             while len(ids) < kill_at + 50:
                 ids.append(link.record_result(hand_result(len(ids) + 1)).id)
                 if len(ids) % 25 == 0:
-                    await asyncio.sleep(0.005)
+                    await asyncio.sleep(0)  # let the link send while results keep coming
             await eventually(_count_at_least(recorder, kill_at), f"{kill_at} recorded")
             broker.restart(hard=True)
         while len(ids) < 1000:
@@ -116,16 +116,14 @@ async def test_a_network_stall_of_30_simulated_seconds(broker: Broker, tmp_path:
             proxy.pause()
             ids += [link.record_result(hand_result(h)).id for h in range(11, 41)]
             for _ in range(30):  # 30 s on the table's clock, in a few seconds of real time
-                clock.advance(1.0)
-                await asyncio.sleep(0.05)
+                await let_pass(clock, 1.0, link)
             await eventually(lambda: not link.connected, "the table notices the stall")
             assert recorder.store.count() == 10
             proxy.resume()
             for _ in range(100):
                 if link.pending_results == 0:
                     break
-                clock.advance(1.0)
-                await asyncio.sleep(0.05)
+                await let_pass(clock, 1.0, link)
             await eventually(lambda: link.pending_results == 0, "all forty acked")
     finally:
         await proxy.stop()

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.clock import ManualClock
-from controller.hub.commands import (
+from controller.hub.contract.hub_commands import (
     EndSession,
     PauseSession,
     ReportStatus,
@@ -19,11 +19,11 @@ from controller.hub.commands import (
     ResumeSession,
     StartSession,
 )
-from controller.hub.dispatcher import CommandDispatcher
-from controller.hub.events import TableStatus
-from controller.hub.outbox import Outbox
-from controller.hub.schemas import SCHEMA_DIR
-from controller.hub.signing import TableKey
+from controller.hub.contract.schemas import SCHEMA_DIR
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.table_side.dispatcher import CommandDispatcher
+from controller.hub.table_side.outbox import Outbox
 from tests.hub.commanding import command, resign
 from tests.hub.factories import KEY_TEXT, OTHER_KEY_TEXT, PLAYERS, SessionBook
 

@@ -4,11 +4,11 @@ file may have been fixed since) and everything after what it holds; never what i
 from pathlib import Path
 
 from controller.clock import ManualClock
-from controller.hub.commands import ResendResults
-from controller.hub.gaps import GapWatch
-from controller.hub.messages import ResultMessage, new_header
-from controller.hub.signing import TableKey
-from controller.hub.store import ResultStore
+from controller.hub.contract.envelopes import ResultMessage, new_header
+from controller.hub.contract.hub_commands import ResendResults
+from controller.hub.contract.signing import TableKey
+from controller.hub.venue.gaps import GapWatch
+from controller.hub.venue.store import ResultStore
 from tests.hub.factories import KEY_TEXT, hand_result
 
 OUTBOX = "ab" * 16

@@ -2,7 +2,6 @@
 is asked for exactly, and not forever; a table whose outbox was wiped is flagged to the venue
 and its new results are recorded as the new hands they are."""
 
-import asyncio
 import sqlite3
 import time
 from pathlib import Path
@@ -11,9 +10,18 @@ import pytest
 
 from controller.cli import main
 from controller.clock import ManualClock
+from controller.hub.contract.result import WallReveal
+from controller.hub.contract.table_events import HandStarted
 from tests.broker import Broker
-from tests.hub.factories import SessionBook, hand_result
-from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.factories import PLAYERS, WALL, SessionBook, hand_result
+from tests.hub.helpers import (
+    eventually,
+    let_pass,
+    make_link,
+    make_recorder,
+    retained_status,
+    running,
+)
 
 pytestmark = pytest.mark.broker
 
@@ -73,11 +81,9 @@ async def test_a_hole_the_table_no_longer_holds_is_asked_for_a_few_times_then_no
             for _ in range(200):
                 if recorder.store.notices():
                     break
-                clock.advance(1.0)
-                await asyncio.sleep(0.02)
+                await let_pass(clock, 1.0, recorder)
             asks = recorder.gaps.asks
-            clock.advance(3600.0)
-            await asyncio.sleep(0.3)
+            await let_pass(clock, 3600.0, recorder)
             assert recorder.gaps.asks == asks, "no more asking once noted"
     [notice] = recorder.store.notices()
     assert notice.kind == "missing"
@@ -101,14 +107,24 @@ async def test_a_wiped_outbox_is_flagged_and_its_results_are_new_hands(
     async with running(recorder.run()):
         before = make_link(broker.url, path, SessionBook())
         async with running(before.run()):
+            for hand in range(1, 6):  # hands 4 and 5 begin, but their results die with the file
+                before.publish_event(_started(hand))
             old = [before.record_result(hand_result(h)).id for h in range(1, 4)]
-            await eventually(lambda: before.pending_results == 0, "three results acked")
+            await eventually(
+                lambda: (
+                    before.pending_results == 0
+                    and recorder.store.commitment("t1", "s1", 5) is not None
+                ),
+                "three results acked, five hands seen to begin",
+            )
         before.outbox.close()
         _wipe(path)  # the SD card was replaced: the outbox starts from nothing
         after = make_link(broker.url, path, SessionBook())
         async with running(after.run()):
             new = [after.record_result(hand_result(h, session="s2")) for h in range(1, 3)]
             await eventually(lambda: after.pending_results == 0, "two new results acked")
+            status = await retained_status(broker.url)
+    assert status.link.outbox_new, "the table says its outbox began anew"
     assert [r.seq for r in new] == [1, 2]
     assert {s.id for s in recorder.store.results()} == set(old) | {r.id for r in new}
     assert recorder.counters.duplicates == 0
@@ -118,5 +134,12 @@ async def test_a_wiped_outbox_is_flagged_and_its_results_are_new_hands(
         f"table t1 started a new outbox ({after.outbox.id[:8]}): its result numbers begin "
         f"again; the previous outbox ({before.outbox.id[:8]}) had reached seq 3."
     )
+    assert "2 hands began but their results never came: s1 hand 4, s1 hand 5" in notice.text
     assert main(["hub", "notices", "--db", str(tmp_path / "hub.db")]) == 0
     assert f"  t1  outbox_reset: {notice.text}" in capsys.readouterr().out
+
+
+def _started(hand: int) -> HandStarted:
+    commitment = WallReveal.seal(WALL).commitment
+    return HandStarted(session="s1", hand=hand, ruleset="zung-jung", round_wind="E", dealer=0,
+                       players=list(PLAYERS), wall_commitment=commitment)  # fmt: skip

@@ -8,14 +8,14 @@ import aiomqtt
 import pytest
 
 from controller.clock import SystemClock
-from controller.hub.commands import StartSession
-from controller.hub.events import TableStatus
-from controller.hub.messages import ReplyMessage, StatusMessage, decode
-from controller.hub.topics import Topics
+from controller.hub.contract.envelopes import ReplyMessage, StatusMessage, decode
+from controller.hub.contract.hub_commands import StartSession
+from controller.hub.contract.table_events import TableStatus
+from controller.hub.contract.topics import Topics
 from tests.broker import Broker
 from tests.hub.commanding import command, resign
 from tests.hub.factories import PLAYERS, SessionBook, hand_result
-from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.helpers import eventually, looked_again, make_link, make_recorder, running
 from tests.hub.test_dispatcher import MALFORMED
 
 pytestmark = pytest.mark.broker
@@ -43,13 +43,15 @@ async def test_nothing_is_sent_until_a_hub_is_recording(broker: Broker, tmp_path
         await spy.subscribe("mahjong/tables/t1/#", qos=1)
         async with running(link.run()):
             link.record_result(hand_result(1))
+            await eventually(lambda: link.connected and not link.outbox.feed_head(1), "status")
+            await looked_again(link)  # the link had its chance to send the result
+            await spy.publish("mahjong/tables/t1/marker", b"", qos=1)
             async with asyncio.timeout(10):
                 async for message in spy.messages:
                     seen.append(str(message.topic))
-                    if seen[-1].endswith("/status"):
+                    if seen[-1].endswith("/marker"):
                         break
-            await eventually(lambda: link.connected, "link connected")
-            await asyncio.sleep(0.3)  # give the link the chance to misbehave
+            assert seen[0].endswith("/status")
             assert not any(t.endswith("/results") for t in seen)
             assert link.pending_results == 1
             recorder = make_recorder(broker.url, tmp_path / "hub.db")

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.hub.outbox import Outbox, Reopened
+from controller.hub.table_side.outbox import Outbox, Reopened
 
 
 def _add(outbox: Outbox, n: int) -> list[str]:
@@ -141,3 +141,11 @@ async def test_events_status_and_acks_never_wait_for_the_disk_in_the_event_loop(
         kinds = db.execute("SELECT kind, count(*) FROM feed GROUP BY kind").fetchall()
         acked = db.execute("SELECT count(*) FROM results WHERE acked IS NOT NULL").fetchone()
     assert sorted(kinds) == [("event", 200), ("status", 1)] and acked == (3,)
+
+
+def test_only_an_outbox_file_made_by_this_run_counts_as_new(tmp_path: Path) -> None:
+    first = Outbox(tmp_path / "outbox.db")
+    first.close()
+    again = Outbox(tmp_path / "outbox.db")
+    again.close()
+    assert (first.is_new, again.is_new) == (True, False)

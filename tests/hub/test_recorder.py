@@ -10,9 +10,7 @@ import aiomqtt
 import pytest
 
 from controller.clock import SystemClock
-from controller.hub.commands import ReportStatus
-from controller.hub.events import HandStarted
-from controller.hub.messages import (
+from controller.hub.contract.envelopes import (
     AckMessage,
     HubStateMessage,
     ResultMessage,
@@ -20,10 +18,12 @@ from controller.hub.messages import (
     encode,
     new_header,
 )
-from controller.hub.recorder import make_command
-from controller.hub.result import WallReveal
-from controller.hub.signing import TableKey
-from controller.hub.topics import Topics
+from controller.hub.contract.hub_commands import ReportStatus
+from controller.hub.contract.result import WallReveal
+from controller.hub.contract.signing import TableKey
+from controller.hub.contract.table_events import HandStarted
+from controller.hub.contract.topics import Topics
+from controller.hub.venue.recorder import make_command
 from tests.broker import Broker
 from tests.hub.factories import KEY_TEXT, OTHER_KEY_TEXT, PLAYERS, WALL, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running

@@ -2,7 +2,6 @@
 never holding up the other results, and sent again when someone asks (a key fixed, a restart,
 a resend command)."""
 
-import asyncio
 import dataclasses
 import sqlite3
 from pathlib import Path
@@ -10,15 +9,32 @@ from pathlib import Path
 import pytest
 
 from controller.clock import ManualClock
-from controller.hub.messages import ResultMessage, StatusMessage, decode, encode, new_header
-from controller.hub.outbox import Outbox, Reopened
-from controller.hub.recorder import Recorder
-from controller.hub.signing import TableKey
+from controller.hub.contract.envelopes import (
+    ResultMessage,
+    StatusMessage,
+    decode,
+    encode,
+    new_header,
+)
+from controller.hub.contract.signing import TableKey
+from controller.hub.table_side.hub_link import KEY_DOUBT
+from controller.hub.table_side.outbox import Outbox, Reopened
+from controller.hub.venue.recorder import Recorder
 from tests.broker import Broker
 from tests.hub.factories import FAST, KEY_TEXT, OTHER_KEY_TEXT, SessionBook, hand_result
-from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.hub.helpers import (
+    eventually,
+    let_pass,
+    looked_again,
+    make_link,
+    make_recorder,
+    opened,
+    retained_status,
+    running,
+)
 
 pytestmark = pytest.mark.broker
+NEWER = "malformed: result version 2 is newer than this software (1)"
 
 
 def _stored_status(recorder: Recorder) -> StatusMessage | None:
@@ -36,9 +52,9 @@ async def test_refused_results_are_set_aside_not_resent_and_do_not_hold_up_the_o
     broker: Broker, tmp_path: Path
 ) -> None:
     path = tmp_path / "outbox.db"
-    wrong = make_link(broker.url, path, SessionBook(), key=OTHER_KEY_TEXT)
-    [wrong.record_result(hand_result(h)) for h in (1, 2)]  # signed with a key the hub lacks
-    wrong.outbox.close()
+    newer = opened(path)
+    [_result(newer, KEY_TEXT, version=2) for _ in (1, 2)]  # a schema the hub cannot read yet
+    newer.close()
     clock = ManualClock()
     narrow = dataclasses.replace(FAST, window=2)  # two refused results could fill the window
     link = make_link(broker.url, path, SessionBook(), clock=clock, timing=narrow)
@@ -50,8 +66,7 @@ async def test_refused_results_are_set_aside_not_resent_and_do_not_hold_up_the_o
             "four results acked, two set aside",
         )
         for _ in range(20):  # a minute on the table's clock: many resend intervals
-            clock.advance(3.0)
-            await asyncio.sleep(0.02)
+            await let_pass(clock, 3.0, link)
         await eventually(
             lambda: (s := _stored_status(recorder)) is not None and s.link.refused_results == 2,
             "the status the venue sees counts the refused results",
@@ -61,17 +76,17 @@ async def test_refused_results_are_set_aside_not_resent_and_do_not_hold_up_the_o
     assert recorder.counters.refused == 2, "each refused result was sent once, not again"
     assert {s.id for s in recorder.store.results()} == set(good)
     assert [(r.seq, r.reason) for r in link.refused_results] == [
-        (1, "bad signature"),
-        (2, "bad signature"),
+        (1, NEWER),
+        (2, NEWER),
     ]
     assert status is not None and status.link.attention.startswith(
-        "result seq 1 and 1 more refused by hub: bad signature; kept in the outbox"
+        f"result seq 1 and 1 more refused by hub: {NEWER}; kept in the outbox"
     )
-    assert _refused_on_disk(path) == [(1, "bad signature"), (2, "bad signature")]
+    assert _refused_on_disk(path) == [(1, NEWER), (2, NEWER)]
     assert link.stats.results_refused == 2
 
 
-async def test_a_hub_without_the_tables_key_says_why_and_gets_the_result_once_it_has_it(
+async def test_a_hub_without_the_tables_key_gets_nothing_until_it_has_it(
     broker: Broker, tmp_path: Path
 ) -> None:
     db = tmp_path / "hub.db"
@@ -80,23 +95,21 @@ async def test_a_hub_without_the_tables_key_says_why_and_gets_the_result_once_it
     async with running(link.run()):
         async with running(keyless.run()):
             receipt = link.record_result(hand_result(1))
-            await eventually(lambda: len(link.refused_results) == 1, "the refusal reaches us")
+            await eventually(lambda: link.stats.unsigned_ignored > 0, "its state is ignored")
+            await looked_again(link)
+            assert not link.hub_online and link.pending_results == 1
+            assert link.attention == KEY_DOUBT
         keyless.store.close()
-        [refused] = link.refused_results
-        assert refused.reason == (
-            "no key is registered for this table (answer not signed with our key)"
-        )
-        assert "refused by hub: no key is registered for this table" in link.attention
-        assert link.pending_results == 0
         recorder = make_recorder(broker.url, db)  # the venue added the key and restarted it
         async with running(recorder.run()):
             await eventually(lambda: recorder.store.count() == 1, "recorded once the hub can")
-            await eventually(lambda: not link.refused_results, "no longer refused")
+            await eventually(lambda: link.pending_results == 0, "acked")
     assert next(recorder.store.results()).id == receipt.id
+    assert keyless.counters.refused == 0, "nothing was sent to a hub the table cannot trust"
     assert link.attention == ""
 
 
-async def test_a_table_whose_key_was_wrong_sends_its_refused_results_after_a_restart(
+async def test_a_table_whose_key_is_wrong_holds_its_results_until_restarted_with_the_right_one(
     broker: Broker, tmp_path: Path
 ) -> None:
     path = tmp_path / "outbox.db"
@@ -105,7 +118,12 @@ async def test_a_table_whose_key_was_wrong_sends_its_refused_results_after_a_res
         wrong = make_link(broker.url, path, SessionBook(), key=OTHER_KEY_TEXT)
         async with running(wrong.run()):
             ids = [wrong.record_result(hand_result(h)).id for h in (1, 2)]
-            await eventually(lambda: len(wrong.refused_results) == 2, "both refused")
+            await eventually(lambda: wrong.attention == KEY_DOUBT, "the key is doubted")
+            assert wrong.pending_results == 2
+            await eventually(lambda: not wrong.outbox.feed_head(1), "the status is out")
+            await looked_again(wrong)
+            said = await retained_status(broker.url)
+            assert said.link.attention == KEY_DOUBT, "the venue's dashboard reads why"
         wrong.outbox.close()
         # The technician puts the right mqtt.result_key in the config and restarts the table.
         fixed = make_link(broker.url, path, SessionBook())
@@ -113,16 +131,16 @@ async def test_a_table_whose_key_was_wrong_sends_its_refused_results_after_a_res
             await eventually(lambda: recorder.store.count() == 2, "both recorded")
             await eventually(lambda: fixed.pending_results == 0, "both acked")
     assert {s.id for s in recorder.store.results()} == set(ids)
-    assert fixed.refused_results == [] and recorder.counters.refused == 2
+    assert fixed.refused_results == [], "re-signed with the right key on the way out"
 
 
-def _result(outbox: Outbox, key: str) -> tuple[int, str]:
+def _result(outbox: Outbox, key: str, version: int = 1) -> tuple[int, str]:
     """Store one result signed with `key`; (seq, id)."""
     ids: list[str] = []
 
     def build(seq: int) -> tuple[str, bytes]:
         head = new_header("t1", outbox.boot, seq, ManualClock(), outbox=outbox.id)
-        message = TableKey(key).sign(ResultMessage(result=hand_result(seq), **head))
+        message = TableKey(key).sign(ResultMessage(v=version, result=hand_result(seq), **head))
         ids.append(message.id)
         return message.id, encode(message)
 

@@ -5,9 +5,9 @@ from datetime import timedelta
 import msgspec
 import pytest
 
-from controller.hub.events import PlayMove
-from controller.hub.messages import MalformedMessage, ResultMessage, decode, encode
-from controller.hub.result import Incident
+from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, decode, encode
+from controller.hub.contract.result import Incident
+from controller.hub.contract.table_events import PlayMove
 from tests.hub.factories import START, hand_result
 
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.errors import UsageError
-from controller.hub.messages import ResultMessage, encode
-from controller.hub.signing import TableKey
+from controller.hub.contract.envelopes import ResultMessage, encode
+from controller.hub.contract.signing import TableKey
 from tests.hub.factories import KEY_TEXT, OTHER_KEY_TEXT, START, hand_result
 
 KEY = TableKey(KEY_TEXT)

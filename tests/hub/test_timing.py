@@ -4,7 +4,7 @@ import asyncio
 import contextlib
 
 from controller.clock import ManualClock
-from controller.hub.timing import Pacer
+from controller.hub.mqtt.link_timing import Pacer
 
 
 async def test_a_cancellation_a_library_swallowed_still_stops_the_link(clock: ManualClock) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.hub.aiomqtt_transport import AiomqttConnector
-from controller.hub.transport import BrokerAddress, LinkDown, MqttSession
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.transport import BrokerAddress, BrokerDown, MqttSession
 from tests.broker import Broker, find_mosquitto
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, make_recorder, running
@@ -130,7 +130,7 @@ async def test_a_client_without_a_venue_certificate_is_turned_away(
         tls |= {"cert_file": other / "table-a.crt", "key_file": other / "table-a.key"}
     address = BrokerAddress.from_url(venue.url, **tls)
     impatient = AiomqttConnector(address, dataclasses.replace(FAST, connect_timeout_s=0.5))
-    with pytest.raises(LinkDown):
+    with pytest.raises(BrokerDown):
         async with impatient.session(None) as session:
             await session.publish("mahjong/tables/table-a/status", b"{}")
 

@@ -7,8 +7,8 @@ import pytest
 
 from controller.config import MqttSection, OutboxSection, TableConfig
 from controller.errors import UsageError
-from controller.hub.transport import BrokerAddress
-from controller.hub.wiring import broker_address, build_hub_link
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.table_side.wiring import broker_address, build_hub_link
 from tests.hub.factories import KEY_TEXT, SessionBook
 
 

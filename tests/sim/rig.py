@@ -16,7 +16,7 @@ from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import HandCycle, Phase, TableView
-from controller.table.report import LogSink
+from controller.table.log_sink import LogSink
 from firmware_bridge.sim.faults import Faults
 
 YIELDS = 40

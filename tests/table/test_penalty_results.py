@@ -5,15 +5,15 @@ import csv
 import io
 
 from controller.clock import ManualClock
-from controller.hub.export import standings, write_results
-from controller.hub.messages import ResultMessage, decode, encode
-from controller.hub.result import WallReveal
-from controller.hub.store import StoredResult
-from controller.rules import get_ruleset, tile_str
+from controller.hub.contract.envelopes import ResultMessage, decode, encode
+from controller.hub.contract.result import WallReveal
+from controller.hub.table_side.table_report import hand_result
+from controller.hub.venue.export import standings, write_results
+from controller.hub.venue.store import StoredResult
+from controller.rules import Seat, get_ruleset, tile_str
 from controller.table.clocks import TableClocks
 from controller.table.irregularities import IncidentKind
 from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
-from controller.table.report import hand_result
 
 WMC = get_ruleset("zung-jung")
 PLAYERS = ("ann", "bo", "cy", "di")
@@ -27,7 +27,7 @@ def _slow_hand() -> tuple[FinishedHand, list[IncidentRecord]]:
         return Instant(clock.monotonic(), clock.wall())
 
     start = HandStart(
-        "s-1", 1, "zung-jung", "E", 0, PLAYERS, ("E", "S", "W", "N"), (3, 4, 2, 5), (0, 1, 2), now()
+        "s-1", 1, "zung-jung", Seat.E, 0, PLAYERS, tuple(Seat), (3, 4, 2, 5), (0, 1, 2), now()
     )
     clocks = TableClocks(WMC.timing, dealt_at=clock.monotonic())
     clock.advance(20)

@@ -5,12 +5,12 @@ the CSV export has columns for the win types and the moves."""
 import msgspec
 import pytest
 
-from controller.hub.export import RESULT_COLUMNS
-from controller.hub.result import HandResult, WallReveal
-from controller.rules import tile_str
+from controller.hub.contract.result import HandResult, WallReveal
+from controller.hub.table_side.table_report import hand_result
+from controller.hub.venue.export import RESULT_COLUMNS
+from controller.rules import Seat, tile_str
 from controller.table.play import win_record
 from controller.table.records import FinishedHand, HandStart, Instant
-from controller.table.report import hand_result
 from tests.table.scripted import Table
 
 ZJ_E = "19m19p19s1234567z5m"
@@ -27,7 +27,7 @@ def finished_hand() -> FinishedHand:
     table.wait(3.1)
     play = table.result
     start = HandStart(
-        "s-1", 1, "zung-jung", "E", 0, ("ann", "bo", "cy", "di"), ("E", "S", "W", "N"),
+        "s-1", 1, "zung-jung", Seat.E, 0, ("ann", "bo", "cy", "di"), tuple(Seat),
         (3, 4, 2, 2), tuple(table.tiles.kind(u) or 0 for u in table.live), Instant(100.0, 1.7e9),
     )  # fmt: skip
     wins = tuple(win_record(w) for w in play.wins)

@@ -14,8 +14,8 @@ from controller.rules import get_ruleset
 from controller.table import effects as fx
 from controller.table.clocks import TableClocks
 from controller.table.cycle import HandCycle
+from controller.table.log_sink import LogSink
 from controller.table.ports import Beep, LightMode
-from controller.table.report import LogSink
 from controller.table.runner import TableRunner
 from controller.table.signals import clock_signals, turn_light
 from firmware_bridge.link import Link

@@ -1,0 +1,272 @@
+"""The messages on the wire: one envelope (schema, version, table, boot, seq, id, time) per
+payload type, and the single place that turns bytes into typed messages and back.
+
+Every byte from the network is parsed here (`decode`, `parse_json`), and only after its size
+and nesting depth are checked: no payload can make the parser recurse past `MAX_DEPTH` or
+allocate for more than `MAX_PAYLOAD_BYTES`. Any failure is a `MalformedMessage`."""
+
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, TypeVar
+
+import msgspec
+from msgspec import Meta
+
+from controller.clock import Clock
+from controller.errors import UsageError
+from controller.hub.contract.field_types import (
+    Hex64,
+    MessageId,
+    OutboxId,
+    Positive,
+    TableId,
+    Text,
+    Timestamp,
+)
+from controller.hub.contract.hub_commands import Action
+from controller.hub.contract.result import HandResult
+from controller.hub.contract.table_events import Event, LinkCounters, TableStatus
+from controller.ids import TABLE_ID_PATTERN
+
+VERSION = 1
+MAX_PAYLOAD_BYTES = 256 * 1024
+"""Largest payload parsed (a result with every incident field full is under 64 KiB)."""
+MAX_DEPTH = 16
+"""Deepest nesting of arrays and objects parsed (a result needs 5)."""
+HUB_TABLE = "*"
+NO_SIGNATURE = "0" * 64
+ReplyCode = Literal[
+    "ok",
+    "malformed",
+    "unsupported",
+    "unknown",
+    "expired",
+    "wrong_table",
+    "unauthorised",
+    "refused",
+    "error",
+]
+Source = Annotated[
+    str,
+    Meta(
+        pattern=f"^({TABLE_ID_PATTERN}|\\*)$",
+        description="The table this message is from or for; '*' for the hub's own state.",
+    ),
+]
+
+
+class MalformedMessage(UsageError):
+    """Bytes that are not a valid message of the expected type (the text says where)."""
+
+
+class UnsupportedVersion(MalformedMessage):
+    """A message of a newer schema version than this software knows."""
+
+
+class Envelope(msgspec.Struct, frozen=True, kw_only=True, tag_field="schema"):
+    """Header fields every message carries."""
+
+    v: Positive = VERSION
+    table: Source
+    boot: Positive
+    seq: Positive
+    id: MessageId
+    ts: Timestamp
+    outbox: OutboxId | None = None
+
+
+class StatusMessage(Envelope, frozen=True, kw_only=True, tag="status"):
+    """Retained table status; `online` false says the table is gone, `will` true that the broker
+    published it as the table's last will (the table may have died at any moment since
+    `connected_at`, and the broker says so at most 1.5 x `keepalive_s` after the last packet)."""
+
+    online: bool
+    status: TableStatus
+    link: LinkCounters
+    will: bool = False
+    connected_at: Annotated[
+        Timestamp | None,
+        Meta(description="When the table's connection to the broker began (alive then)."),
+    ] = None
+    keepalive_s: Annotated[int, Meta(ge=0, description="The table's MQTT keepalive.")] = 0
+
+
+class EventMessage(Envelope, frozen=True, kw_only=True, tag="event"):
+    """One public play-by-play event."""
+
+    event: Event
+
+
+class ResultMessage(Envelope, frozen=True, kw_only=True, tag="result"):
+    """A hand result, HMAC-SHA256-signed under the table's key."""
+
+    result: HandResult
+    sig: Hex64 = NO_SIGNATURE
+
+
+class CommandMessage(Envelope, frozen=True, kw_only=True, tag="command"):
+    """A hub command to `table`, signed under that table's key; void after `expires`."""
+
+    expires: Timestamp
+    action: Action
+    sig: Hex64 = NO_SIGNATURE
+
+
+class ReplyMessage(Envelope, frozen=True, kw_only=True, tag="reply"):
+    """The table's answer to one command (`command` is None when no id could be read)."""
+
+    command: MessageId | None
+    ok: bool
+    code: ReplyCode
+    message: Text = ""
+
+
+class Refusal(msgspec.Struct, frozen=True, kw_only=True):
+    """A result the hub will not record, and why."""
+
+    id: MessageId
+    reason: Text
+
+
+class AckMessage(Envelope, frozen=True, kw_only=True, tag="ack"):
+    """Result ids the hub has recorded (or refuses), signed under the table's key.
+
+    A table takes neither acks nor refusals that are not signed with its key (logged); a hub
+    without the table's key keeps its refusals on record (`mahjong-table hub notices`).
+    """
+
+    results: list[MessageId] = []
+    refused: list[Refusal] = []
+    sig: Hex64 = NO_SIGNATURE
+
+
+class HubStateMessage(Envelope, frozen=True, kw_only=True, tag="hub_state"):
+    """The hub's retained state; its will says offline.
+
+    Signed once per table the hub has a key for (`sigs`: table id -> HMAC-SHA256 under that
+    table's key, over the message without `sigs`); a table takes only a state signed for it,
+    not older than the last it took (`ts`), or the will announced by the online state it took.
+    """
+
+    online: bool
+    hub: Text
+    will: Annotated[
+        MessageId | None,
+        Meta(description="Online state: the id of this connection's last will."),
+    ] = None
+    sigs: dict[TableId, Hex64] = {}
+
+
+Message = (
+    StatusMessage
+    | EventMessage
+    | ResultMessage
+    | CommandMessage
+    | ReplyMessage
+    | AckMessage
+    | HubStateMessage
+)
+MESSAGE_TYPES: tuple[type[Envelope], ...] = (
+    StatusMessage,
+    EventMessage,
+    ResultMessage,
+    CommandMessage,
+    ReplyMessage,
+    AckMessage,
+    HubStateMessage,
+)
+M = TypeVar("M", bound=Envelope)
+_encoder = msgspec.json.Encoder()
+# Decoding through the union makes the `schema` tag required, as the JSON Schemas say.
+_decoder = msgspec.json.Decoder(Message)
+
+
+def encode(message: Envelope) -> bytes:
+    """The JSON bytes of a message."""
+    return _encoder.encode(message)
+
+
+def _bounded(payload: bytes) -> None:
+    """MalformedMessage unless `payload` is small and shallow enough to parse safely."""
+    if len(payload) > MAX_PAYLOAD_BYTES:
+        raise MalformedMessage(f"{len(payload)} bytes is over the {MAX_PAYLOAD_BYTES} allowed")
+    if payload.count(b"[") + payload.count(b"{") <= MAX_DEPTH:
+        return  # the common case: too few brackets to nest too deep
+    depth = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub(b'""', payload)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > MAX_DEPTH:
+            raise MalformedMessage(f"nested deeper than {MAX_DEPTH} levels")
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
+def parse_json(payload: bytes) -> Any:
+    """Any JSON value from untrusted bytes, bounded as `decode` is; MalformedMessage if not."""
+    _bounded(payload)
+    try:
+        return msgspec.json.decode(payload)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise MalformedMessage(f"not JSON: {exc}") from exc
+
+
+def decode(payload: bytes, kind: type[M]) -> M:
+    """Parse and validate bytes as a message of `kind`; MalformedMessage says what is wrong."""
+    _bounded(payload)
+    try:
+        message = _decoder.decode(payload)
+    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
+        raise MalformedMessage(f"not a valid {schema_name(kind)} message: {exc}") from exc
+    if not isinstance(message, kind):
+        raise MalformedMessage(
+            f"expected a {schema_name(kind)} message, got {schema_name(type(message))}"
+        )
+    if message.v > VERSION:
+        raise UnsupportedVersion(
+            f"{schema_name(kind)} version {message.v} is newer than this software ({VERSION})"
+        )
+    return message
+
+
+def schema_name(kind: type[Envelope]) -> str:
+    """The `schema` tag of a message type, e.g. 'result'."""
+    return str(kind.__struct_config__.tag)
+
+
+def peek_id(payload: bytes) -> str | None:
+    """The `id` of a payload that may be otherwise invalid, when one can be read."""
+    try:
+        raw = parse_json(payload)
+    except MalformedMessage:
+        return None
+    found = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(found, str) and len(found) == 32 and all(c in "0123456789abcdef" for c in found):
+        return found
+    return None
+
+
+def peek_place(payload: bytes) -> tuple[str, int] | None:
+    """(outbox id or '', seq) of a payload that may be otherwise invalid, when they can be read."""
+    try:
+        raw = parse_json(payload)
+    except MalformedMessage:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    outbox, seq = raw.get("outbox") or "", raw.get("seq")
+    if isinstance(outbox, str) and type(seq) is int and 0 < seq < 2**62:
+        return outbox[:32], seq
+    return None
+
+
+def new_header(
+    table: str, boot: int, seq: int, clock: Clock, outbox: str | None = None
+) -> dict[str, Any]:
+    """Envelope fields of a new message: table, boot, seq, a fresh id, the time now and the
+    sender's outbox id."""
+    ts = datetime.fromtimestamp(clock.wall(), UTC)
+    head = {"table": table, "boot": boot, "seq": seq, "id": uuid.uuid4().hex, "ts": ts}
+    return head if outbox is None else {**head, "outbox": outbox}

@@ -1,0 +1,41 @@
+"""Constrained field types shared by every payload of the MQTT contract."""
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from msgspec import Meta
+
+from controller.ids import TABLE_ID_PATTERN
+
+TableId = Annotated[
+    str, Meta(pattern=f"^{TABLE_ID_PATTERN}$", description="Table id, as in its topics.")
+]
+PlayerId = Annotated[str, Meta(pattern=r"^[\w.@-]{1,64}$", description="A player's venue id.")]
+SessionId = Annotated[str, Meta(pattern=r"^[\w.:-]{1,64}$", description="A session's id.")]
+MessageId = Annotated[
+    str, Meta(pattern=r"^[0-9a-f]{32}$", description="Unique message id (UUID4 hex).")
+]
+OutboxId = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f]{32}$",
+        description="Random id of the table's outbox file, made with the file: a new id means "
+        "the table's sequence numbers started again (a new or wiped outbox).",
+    ),
+]
+Seat = Annotated[int, Meta(ge=0, le=3, description="Physical seat 0-3, E S W N at session start.")]
+Tile = Annotated[
+    str, Meta(pattern=r"^([1-9][mps]|[1-7]z|[1-8]f)$", description="One tile, mpsz notation.")
+]
+Tiles = Annotated[
+    str,
+    Meta(pattern=r"^([1-9]+[mps]|[1-7]+z|[1-8]+f)*$", description="Tiles in mpsz notation."),
+]
+Hex64 = Annotated[str, Meta(pattern=r"^[0-9a-f]{64}$", description="64 lower-case hex digits.")]
+Count = Annotated[int, Meta(ge=0)]
+Positive = Annotated[int, Meta(ge=1)]
+Text = Annotated[str, Meta(max_length=500)]
+Wind = Literal["E", "S", "W", "N"]
+Timestamp = Annotated[
+    datetime, Meta(tz=True, description="RFC 3339 time with its zone (the table writes UTC).")
+]

@@ -1,0 +1,439 @@
+"""The venue recorder: takes every table's results off the broker, verifies their signatures,
+records each once, acks them (and says why it refuses any), audits the wall, asks a table to
+resend what it is missing (`gaps.GapWatch`), notes when each table was last heard and when it
+went offline. Its retained `hub/state` tells tables whether anyone is recording."""
+
+import asyncio
+import logging
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from controller.clock import Clock, SystemClock
+from controller.hub.contract.audit import audit_wall
+from controller.hub.contract.envelopes import (
+    HUB_TABLE,
+    AckMessage,
+    CommandMessage,
+    Envelope,
+    EventMessage,
+    HubStateMessage,
+    MalformedMessage,
+    Refusal,
+    ReplyMessage,
+    ResultMessage,
+    StatusMessage,
+    decode,
+    encode,
+    new_header,
+    peek_id,
+    peek_place,
+)
+from controller.hub.contract.hub_commands import Action, ResendResults
+from controller.hub.contract.signing import TableKey, sign_for_tables
+from controller.hub.contract.table_events import HandStarted
+from controller.hub.contract.topics import Topics
+from controller.hub.mqtt.changes import Changes
+from controller.hub.mqtt.link_timing import LinkTiming, Pacer, raise_if_cancelled
+from controller.hub.mqtt.reconnect import Reconnect
+from controller.hub.mqtt.refusals import InputRefusals
+from controller.hub.mqtt.transport import (
+    BrokerDown,
+    Inbound,
+    LastWill,
+    MqttConnector,
+    MqttSession,
+    first_failure,
+)
+from controller.hub.venue.gaps import GapWatch, Source
+from controller.hub.venue.keyring import KeyRing
+from controller.hub.venue.store import ResultStore
+
+_log = logging.getLogger(__name__)
+REPUBLISH_EVERY_S = 1.0
+"""At most this often the recorder puts its state back over a foreign one."""
+LEAVES = ("results", "status", "events", "replies")
+
+
+@dataclass(frozen=True)
+class RecorderSettings:
+    """The recorder's name, topic root and timing."""
+
+    name: str = "hub"
+    topics: Topics = field(default_factory=Topics)
+    timing: LinkTiming = field(default_factory=LinkTiming)
+    command_lifetime_s: float = 300.0
+    batch: int = 500
+    gap_asks: int = 5
+
+
+@dataclass
+class _Batch:
+    """What handling one batch of messages leaves to do once it is committed."""
+
+    acks: dict[str, "_Acks"] = field(default_factory=lambda: defaultdict(_Acks))
+    sources: set[Source] = field(default_factory=set)
+    met: list[Source] = field(default_factory=list)
+    first_ack_seq: int = 0
+
+
+@dataclass
+class _Acks:
+    ids: list[str] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+
+
+@dataclass
+class RecorderCounters:
+    """What the recorder has done since it started."""
+
+    recorded: int = 0
+    duplicates: int = 0
+    refused: int = 0
+    resend_requests: int = 0
+    malformed: int = 0
+    foreign_states: int = 0
+
+
+class Recorder:
+    """One venue's recorder."""
+
+    def __init__(
+        self,
+        settings: RecorderSettings,
+        store: ResultStore,
+        keys: KeyRing,
+        connector: MqttConnector,
+        clock: Clock | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.keys = keys
+        self.connector = connector
+        self.clock = clock or SystemClock()
+        self.rng = rng or random.Random()
+        self.topics = settings.topics
+        self.timing = settings.timing
+        self.pacer = Pacer(self.clock, self.timing.tick_s)
+        self.counters = RecorderCounters()
+        self.refusals = InputRefusals(_log)
+        self.boot = 0  # numbered in `run`: the constructor does no I/O
+        self.connected = asyncio.Event()
+        self.changes = Changes()
+        self._own_states: set[str] = set()
+        self._will_id: str | None = None
+        self._state_at = -REPUBLISH_EVERY_S
+        self._foreign_state = False
+        self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
+
+    async def run(self) -> None:
+        """Record until cancelled, reconnecting with jittered exponential backoff."""
+        if not self.boot:
+            self.boot = self.store.bump("boot")
+        reconnect = Reconnect(
+            self.connector,
+            self.timing.reconnect,
+            self.pacer,
+            self.rng,
+            _log,
+            "recorder lost the broker",
+        )
+        await reconnect.forever(self._will, self._serve, self._disconnected)
+
+    def _disconnected(self) -> None:
+        self.connected.clear()
+        self.changes.notify()
+
+    def _hub_state(self, online: bool, will: str | None = None) -> HubStateMessage:
+        """Our state, signed for every table we have a key for (the tables trust no other)."""
+        head = new_header(HUB_TABLE, self.boot, self.store.bump("seq"), self.clock)
+        state = HubStateMessage(online=online, hub=self.settings.name, will=will, **head)
+        self._own_states.add(state.id)
+        return sign_for_tables(state, self.keys.keys)
+
+    async def _will(self) -> LastWill:
+        will = self._hub_state(False)
+        self._will_id = will.id
+        return LastWill(self.topics.hub_state, encode(will), retain=True)
+
+    async def _publish_state(self, session: MqttSession) -> None:
+        state = self._hub_state(True, self._will_id)
+        await session.publish(self.topics.hub_state, encode(state), retain=True)
+        self._state_at = self.clock.monotonic()
+
+    async def _serve(self, session: MqttSession) -> None:
+        topics = [self.topics.all_tables(leaf) for leaf in LEAVES]
+        await session.subscribe(*topics, self.topics.hub_state)
+        await self._publish_state(session)
+        self.connected.set()
+        self.changes.notify()
+        _log.info("recorder online as %s", self.settings.name)
+        inbox: asyncio.Queue[Inbound] = asyncio.Queue()
+        try:
+            await first_failure(self._receive(session, inbox), self._process(session, inbox))
+        except asyncio.CancelledError:
+            await self._say_goodbye(session)
+            raise
+
+    async def _say_goodbye(self, session: MqttSession) -> None:
+        try:
+            async with asyncio.timeout(1.0):
+                goodbye = encode(self._hub_state(False))
+                await session.publish(self.topics.hub_state, goodbye, retain=True)
+        except (BrokerDown, TimeoutError):
+            pass
+
+    async def _receive(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
+        async for message in session.incoming():
+            inbox.put_nowait(message)
+
+    async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
+        while True:
+            raise_if_cancelled()
+            asked = self.gaps.asks
+            messages = await self._next_batch(inbox)
+            batch = self.handle_messages(messages)
+            first_seq = batch.first_ack_seq
+            for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
+                await self._send_ack(session, table, ack, seq)
+            asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
+            asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
+            for table, action in asks:
+                await self.send_command(session, table, action)
+            if self._foreign_state and self.clock.monotonic() - self._state_at >= REPUBLISH_EVERY_S:
+                self._foreign_state = False
+                await self._publish_state(session)
+            if messages or asks or self.gaps.asks != asked:
+                self.changes.notify()
+            self.pacer.turns.notify()
+
+    async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
+        try:
+            async with asyncio.timeout(self.timing.tick_s):
+                first = await inbox.get()
+        except TimeoutError:
+            return []
+        batch = [first]
+        while len(batch) < self.settings.batch and not inbox.empty():
+            batch.append(inbox.get_nowait())
+        return batch
+
+    def handle_messages(self, messages: list[Inbound]) -> "_Batch":
+        """Handle messages in one store transaction; returns what is left to send."""
+        batch = _Batch()
+        with self.store:
+            for message in messages:
+                self._handle(message, batch)
+            batch.first_ack_seq = self.store.reserve("seq", len(batch.acks))
+        return batch
+
+    def _handle(self, message: Inbound, batch: _Batch) -> None:
+        if message.topic == self.topics.hub_state:
+            if not message.retain:  # a retained one predates ours, which replaced it
+                self._on_hub_state(message.payload)
+            return
+        where = self.topics.table_of(message.topic)
+        if where is None or not message.payload:
+            return
+        table, leaf = where
+        alive: Envelope | None
+        try:
+            if leaf == "results":
+                alive = self._on_result(table, message.payload, batch)
+            elif leaf == "events":
+                alive = self._on_event(table, message.payload)
+            elif leaf == "status":
+                alive = self._on_status(table, message.payload, message.retain)
+            elif leaf == "replies":
+                alive = self._on_reply(table, message.payload)
+            else:
+                return
+        except MalformedMessage as exc:
+            self.counters.malformed += 1
+            self.refusals.refuse(f"table {table}", f"{leaf} message", str(exc))
+            return
+        if alive is not None:
+            self._alive(table, alive, batch, heard_now=not message.retain)
+
+    def _on_hub_state(self, payload: bytes) -> None:
+        """Someone else's state on our topic (a forged or stale one): put ours back."""
+        try:
+            state_id = decode(payload, HubStateMessage).id if payload else None
+        except MalformedMessage:
+            state_id = None
+        if state_id in self._own_states:
+            return
+        if not self._foreign_state:
+            self.refusals.refuse("hub/state", "hub state not ours", "publishing our own again")
+        self.counters.foreign_states += 1
+        self._foreign_state = True
+
+    def _alive(self, table: str, message: Envelope, batch: _Batch, heard_now: bool) -> None:
+        """The table is connected: it sent this just now, or its retained status says online
+        (its will would have replaced that status if it had gone)."""
+        if heard_now:
+            self.store.heard(table, self.clock.wall())
+        if self.keys.get(table) is None:
+            return
+        outbox = message.outbox or ""
+        if self.gaps.meet(table, outbox, message.boot, self.clock.wall()):
+            batch.met.append((table, outbox))
+
+    def _notice(self, table: str, kind: str, text: str) -> None:
+        self.changes.notify()
+        if self.store.add_notice(table, kind, text, self.clock.wall()):
+            _log.warning("%s: %s", kind.replace("_", " ").upper(), text)
+
+    def _on_result(self, table: str, payload: bytes, batch: _Batch) -> ResultMessage | None:
+        key = self.keys.get(table)
+        message = self._accepted(table, key, payload, batch.acks[table])
+        if message is None:
+            return None
+        batch.sources.add((table, message.outbox or ""))
+        r = message.result
+        published = self.store.commitment(table, r.session, r.hand)
+        verdict = audit_wall(published, r.wall.commitment, r.wall.order, r.wall.salt)
+        now = self.clock.wall()
+        if self.store.add_result(message, payload, verdict, now):
+            self.counters.recorded += 1
+            _log.info(
+                "recorded %s hand %d of table %s (seq %d)", r.session, r.hand, table, message.seq
+            )
+            if verdict == "mismatch":
+                _log.warning(
+                    "AUDIT: table %s session %s hand %d: the wall revealed does not match "
+                    "the commitment",
+                    table,
+                    r.session,
+                    r.hand,
+                )
+        else:
+            self.counters.duplicates += 1
+        batch.acks[table].ids.append(message.id)
+        return message
+
+    def _accepted(
+        self, table: str, key: TableKey | None, payload: bytes, ack: _Acks
+    ) -> ResultMessage | None:
+        """The result if it is genuine and well formed; otherwise refuse it and say why."""
+        reason, message = _check_result(table, key, payload)
+        if message is None:
+            self._refuse(table, payload, reason, ack)
+        return message
+
+    def _refuse(self, table: str, payload: bytes, reason: str, ack: _Acks) -> None:
+        result_id = peek_id(payload)
+        self.counters.refused += 1
+        _log.warning("REFUSED result %s from table %s: %s", result_id or "(no id)", table, reason)
+        self.store.add_refusal(table, result_id, reason, self.clock.wall(), peek_place(payload))
+        if result_id is not None:
+            ack.refused.append(Refusal(id=result_id, reason=reason[:500]))
+
+    def _on_event(self, table: str, payload: bytes) -> EventMessage | None:
+        message = decode(payload, EventMessage)
+        event = message.event
+        if message.table != table:
+            return None
+        if not isinstance(event, HandStarted):
+            return message
+        now = self.clock.wall()
+        added = self.store.add_commitment(
+            table, event.session, event.hand, event.wall_commitment, now
+        )
+        known = self.store.commitment(table, event.session, event.hand)
+        if not added and known != event.wall_commitment:
+            _log.warning(
+                "AUDIT: table %s published a second, different wall commitment for %s hand %d",
+                table,
+                event.session,
+                event.hand,
+            )
+        if added:
+            self._reaudit(table, event.session, event.hand, event.wall_commitment)
+        return message
+
+    def _reaudit(self, table: str, session: str, hand: int, published: str) -> None:
+        for result_id, payload in self.store.hand_results(table, session, hand):
+            wall = decode(payload, ResultMessage).result.wall
+            verdict = audit_wall(published, wall.commitment, wall.order, wall.salt)
+            self.store.set_audit(result_id, verdict)
+
+    def _on_status(self, table: str, payload: bytes, retained: bool) -> StatusMessage | None:
+        message = decode(payload, StatusMessage)
+        if message.table != table:
+            return None
+        now = self.clock.wall()
+        self.store.set_status(table, payload, now)
+        if message.online or retained:
+            return message if message.online else None
+        # Seen live: the table said goodbye itself, or the broker gave its will just now.
+        if message.will:
+            _log.warning("table %s is gone: the broker published its last will", table)
+        else:
+            self.store.heard(table, now)
+        self.store.went_offline(table, now, message.will)
+        return None
+
+    def _on_reply(self, table: str, payload: bytes) -> ReplyMessage | None:
+        message = decode(payload, ReplyMessage)
+        if message.table != table:
+            return None
+        self.store.add_reply(table, message.command, payload, self.clock.wall())
+        level = logging.INFO if message.ok else logging.WARNING
+        _log.log(level, "table %s: %s: %s", table, message.code, message.message)
+        return message
+
+    async def _send_ack(self, session: MqttSession, table: str, ack: _Acks, seq: int) -> None:
+        key = self.keys.get(table)
+        head = new_header(table, self.boot, seq, self.clock)
+        message = AckMessage(results=ack.ids, refused=ack.refused, **head)
+        if key is None:
+            return  # the table trusts only acks signed with its key; the refusal is on record
+        message = key.sign(message)
+        if message.results or message.refused:
+            await session.publish(self.topics.acks(table), encode(message))
+
+    async def send_command(self, session: MqttSession, table: str, action: Action) -> str:
+        """Sign and publish a command to one table; returns its id."""
+        key = self.keys.get(table)
+        if key is None:
+            raise BrokerDown(f"no key for table {table}: cannot sign a command to it")
+        message = make_command(
+            key,
+            table,
+            action,
+            self.boot,
+            self.store.bump("seq"),
+            self.clock,
+            self.settings.command_lifetime_s,
+        )
+        await session.publish(self.topics.commands(table), encode(message))
+        self.counters.resend_requests += isinstance(action, ResendResults)
+        return message.id
+
+
+def _check_result(
+    table: str, key: TableKey | None, payload: bytes
+) -> tuple[str, ResultMessage | None]:
+    if key is None:
+        return "no key is registered for this table", None
+    try:
+        if not key.verify(payload):
+            return "bad signature", None
+        message = decode(payload, ResultMessage)
+    except MalformedMessage as exc:
+        return f"malformed: {exc}", None
+    if message.table != table:
+        return f"result names table {message.table} but came on table {table}'s topic", None
+    return "", message
+
+
+def make_command(
+    key: TableKey, table: str, action: Action, boot: int, seq: int, clock: Clock, lifetime_s: float
+) -> CommandMessage:
+    """A signed command to `table` that expires `lifetime_s` from now."""
+    head = new_header(table, boot, seq, clock)
+    expires = head["ts"] + timedelta(seconds=lifetime_s)
+    return key.sign(CommandMessage(expires=expires, action=action, **head))

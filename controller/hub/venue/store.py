@@ -1,0 +1,339 @@
+"""The recorder's store: hand results kept once each by id, wall commitments, refusals, the
+outboxes each table has used, notices for the venue, and the latest status of every table with
+when it was last heard, in one SQLite file (WAL, synchronous=FULL)."""
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from controller.errors import RuntimeFailure, UsageError
+from controller.hub.contract.envelopes import ResultMessage
+from controller.hub.mqtt.durable import add_columns, open_durable
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+    id TEXT PRIMARY KEY, table_id TEXT NOT NULL, boot INTEGER NOT NULL, seq INTEGER NOT NULL,
+    session TEXT NOT NULL, hand INTEGER NOT NULL, ruleset TEXT NOT NULL,
+    ended_at TEXT NOT NULL, audit TEXT NOT NULL, received REAL NOT NULL, payload BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS results_by_seq ON results (table_id, seq);
+CREATE INDEX IF NOT EXISTS results_by_hand ON results (table_id, session, hand);
+CREATE TABLE IF NOT EXISTS commitments (
+    table_id TEXT NOT NULL, session TEXT NOT NULL, hand INTEGER NOT NULL,
+    commitment TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (table_id, session, hand));
+CREATE TABLE IF NOT EXISTS refusals (
+    at REAL NOT NULL, table_id TEXT NOT NULL, id TEXT, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS statuses (
+    table_id TEXT PRIMARY KEY, payload BLOB NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS replies (
+    table_id TEXT NOT NULL, command TEXT, payload BLOB NOT NULL, received REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS sources (
+    table_id TEXT NOT NULL, outbox TEXT NOT NULL, first_seen REAL NOT NULL,
+    PRIMARY KEY (table_id, outbox));
+CREATE TABLE IF NOT EXISTS notices (
+    at REAL NOT NULL, table_id TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
+    UNIQUE (table_id, kind, text));
+CREATE TABLE IF NOT EXISTS presence (
+    table_id TEXT PRIMARY KEY, heard REAL, offline_at REAL, by_will INTEGER NOT NULL DEFAULT 0);
+"""
+# Columns newer than the first stores (added to older files when they are opened).
+_COLUMNS = {
+    "results": {"outbox": "TEXT NOT NULL DEFAULT ''"},
+    "refusals": {"outbox": "TEXT", "seq": "INTEGER"},
+}
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS results_by_source ON results (table_id, outbox, seq);
+CREATE INDEX IF NOT EXISTS refusals_by_source ON refusals (table_id, outbox, seq);
+"""
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One recorded result as the export reads it."""
+
+    id: str
+    table: str
+    seq: int
+    audit: str
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the venue must know about a table, in plain words."""
+
+    at: float
+    table: str
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Presence:
+    """When the recorder last heard a table, and when it saw it go offline (None: not seen)."""
+
+    table: str
+    heard: float | None
+    offline_at: float | None
+    by_will: bool
+    status: bytes | None
+
+
+def open_store(spec: str) -> "ResultStore":
+    """Open the store named by a path or a `sqlite:///path` URL."""
+    if spec.startswith(("postgresql:", "postgres:")):
+        raise UsageError(
+            "PostgreSQL stores are not built yet: give --db a SQLite file path "
+            "(the recorder keeps everything in one SQLite file)"
+        )
+    if "://" in spec and not spec.startswith("sqlite://"):
+        raise UsageError(f"--db {spec.split('://')[0]}:// is not supported: give a SQLite path")
+    return ResultStore(Path(spec.removeprefix("sqlite://")))
+
+
+class ResultStore:
+    """One SQLite file holding everything the recorder knows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._db = open_durable(path, _SCHEMA)
+            for table, columns in _COLUMNS.items():
+                add_columns(self._db, table, columns)
+            self._db.executescript(_INDEXES)
+        except sqlite3.Error as exc:
+            raise RuntimeFailure(f"results store {path}: {exc}") from exc
+
+    def close(self) -> None:
+        """Close the file."""
+        self._db.close()
+
+    def __enter__(self) -> "ResultStore":
+        self._db.execute("BEGIN IMMEDIATE")
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._db.execute("ROLLBACK" if kind else "COMMIT")
+
+    def bump(self, key: str) -> int:
+        """Increase a counter (the hub's boot or its message sequence) and return it."""
+        with self:
+            return self.reserve(key, 1)
+
+    def reserve(self, key: str, count: int) -> int:
+        """Inside a transaction: take `count` numbers of a counter; returns the first."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        first = (int(row[0]) if row else 0) + 1
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, first + count - 1))
+        return first
+
+    def add_result(self, message: ResultMessage, payload: bytes, audit: str, now: float) -> bool:
+        """Record a verified result; False if its id is already recorded (a resend)."""
+        r = message.result
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO results (id, table_id, boot, seq, session, hand, ruleset, "
+            "ended_at, audit, received, payload, outbox) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                message.id,
+                message.table,
+                message.boot,
+                message.seq,
+                r.session,
+                r.hand,
+                r.ruleset,
+                r.ended_at.isoformat(),
+                audit,
+                now,
+                payload,
+                message.outbox or "",
+            ),
+        )
+        return cursor.rowcount == 1
+
+    def commitment(self, table: str, session: str, hand: int) -> str | None:
+        """The wall commitment seen at the start of a hand, if it was seen."""
+        row = self._db.execute(
+            "SELECT commitment FROM commitments WHERE table_id = ? AND session = ? AND hand = ?",
+            (table, session, hand),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def hands_without_result(self, table: str) -> list[tuple[str, int]]:
+        """(session, hand) of every hand of `table` whose wall commitment was seen but whose
+        result never arrived, in the order they started."""
+        rows = self._db.execute(
+            "SELECT session, hand FROM commitments c WHERE table_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM results r WHERE r.table_id = c.table_id AND r.session = c.session "
+            "AND r.hand = c.hand) ORDER BY seen, session, hand",
+            (table,),
+        ).fetchall()
+        return [(str(session), int(hand)) for session, hand in rows]
+
+    def add_commitment(self, table: str, session: str, hand: int, value: str, now: float) -> bool:
+        """Keep the first commitment of a hand; False if one was already kept."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO commitments VALUES (?, ?, ?, ?, ?)",
+            (table, session, hand, value, now),
+        )
+        return cursor.rowcount == 1
+
+    def hand_results(self, table: str, session: str, hand: int) -> list[tuple[str, bytes]]:
+        """(id, payload) of the results recorded for one hand."""
+        rows = self._db.execute(
+            "SELECT id, payload FROM results WHERE table_id = ? AND session = ? AND hand = ?",
+            (table, session, hand),
+        ).fetchall()
+        return [(str(i), bytes(p)) for i, p in rows]
+
+    def set_audit(self, result_id: str, audit: str) -> None:
+        """Change the audit verdict of a recorded result."""
+        self._db.execute("UPDATE results SET audit = ? WHERE id = ?", (audit, result_id))
+
+    def add_refusal(
+        self,
+        table: str,
+        result_id: str | None,
+        reason: str,
+        now: float,
+        where: tuple[str, int] | None = None,
+    ) -> None:
+        """Remember a result that was refused and why (`where`: its outbox and seq if known)."""
+        outbox, seq = where or (None, None)
+        self._db.execute(
+            "INSERT INTO refusals (at, table_id, id, reason, outbox, seq) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (now, table, result_id, reason, outbox, seq),
+        )
+
+    def refusals(self) -> list[tuple[str, str | None, str]]:
+        """(table, result id, reason) of every refusal, oldest first."""
+        rows = self._db.execute("SELECT table_id, id, reason FROM refusals ORDER BY at").fetchall()
+        return [(str(t), i, str(r)) for t, i, r in rows]
+
+    def set_status(self, table: str, payload: bytes, now: float) -> None:
+        """Keep the latest status of a table."""
+        self._db.execute("INSERT OR REPLACE INTO statuses VALUES (?, ?, ?)", (table, payload, now))
+
+    def status(self, table: str) -> bytes | None:
+        """The latest status payload of a table, if one was seen."""
+        row = self._db.execute("SELECT payload FROM statuses WHERE table_id = ?", (table,))
+        found = row.fetchone()
+        return None if found is None else bytes(found[0])
+
+    def add_reply(self, table: str, command: str | None, payload: bytes, now: float) -> None:
+        """Keep a table's reply to a hub command."""
+        self._db.execute("INSERT INTO replies VALUES (?, ?, ?, ?)", (table, command, payload, now))
+
+    def replies(self, command: str) -> list[bytes]:
+        """Replies received to one command."""
+        rows = self._db.execute("SELECT payload FROM replies WHERE command = ?", (command,))
+        return [bytes(p) for (p,) in rows.fetchall()]
+
+    def first_gap(self, table: str, outbox: str, floor: int) -> tuple[tuple[int, int] | None, int]:
+        """(first hole above `floor` as (first, last) missing seq, highest seq seen) among the
+        results of one outbox; a refused result fills its place (it came, it was refused)."""
+        rows = self._db.execute(
+            "SELECT seq FROM results WHERE table_id = ?1 AND outbox = ?2 AND seq > ?3 UNION "
+            "SELECT seq FROM refusals WHERE table_id = ?1 AND outbox = ?2 AND seq > ?3 "
+            "ORDER BY seq",
+            (table, outbox, floor),
+        )
+        expected = floor + 1
+        for (seq,) in rows:
+            if seq > expected:
+                return (expected, int(seq) - 1), int(seq)
+            expected = int(seq) + 1
+        return None, expected - 1
+
+    def top_seq(self, table: str, outbox: str) -> int:
+        """The highest result seq recorded from one outbox of a table (0: none)."""
+        return int(
+            self._db.execute(
+                "SELECT coalesce(max(seq), 0) FROM results WHERE table_id = ? AND outbox = ?",
+                (table, outbox),
+            ).fetchone()[0]
+        )
+
+    def refused_seqs(self, table: str, outbox: str) -> list[int]:
+        """Seqs of one outbox that were refused and are still not recorded."""
+        rows = self._db.execute(
+            "SELECT DISTINCT seq FROM refusals WHERE table_id = ?1 AND outbox = ?2 AND seq "
+            "IS NOT NULL AND seq NOT IN (SELECT seq FROM results WHERE table_id = ?1 AND "
+            "outbox = ?2) ORDER BY seq",
+            (table, outbox),
+        )
+        return [int(seq) for (seq,) in rows]
+
+    def outboxes(self, table: str) -> list[str]:
+        """The outbox ids a table has used, oldest first."""
+        rows = self._db.execute(
+            "SELECT outbox FROM sources WHERE table_id = ? ORDER BY first_seen, rowid", (table,)
+        )
+        return [str(o) for (o,) in rows]
+
+    def add_source(self, table: str, outbox: str, now: float) -> None:
+        """Remember an outbox a table uses."""
+        self._db.execute("INSERT OR IGNORE INTO sources VALUES (?, ?, ?)", (table, outbox, now))
+
+    def add_notice(self, table: str, kind: str, text: str, now: float) -> bool:
+        """Keep a notice for the venue; False if the same one is already kept."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO notices VALUES (?, ?, ?, ?)", (now, table, kind, text)
+        )
+        return cursor.rowcount == 1
+
+    def notices(self) -> list[Notice]:
+        """Every notice, oldest first."""
+        rows = self._db.execute("SELECT at, table_id, kind, text FROM notices ORDER BY at, rowid")
+        return [Notice(float(a), str(t), str(k), str(x)) for a, t, k, x in rows]
+
+    def heard(self, table: str, now: float) -> None:
+        """The table itself sent something just now: it is alive."""
+        self._db.execute(
+            "INSERT INTO presence (table_id, heard) VALUES (?, ?) "
+            "ON CONFLICT (table_id) DO UPDATE SET heard = excluded.heard, offline_at = NULL",
+            (table, now),
+        )
+
+    def went_offline(self, table: str, at: float, by_will: bool) -> None:
+        """The table said goodbye, or the broker published its will, at `at`."""
+        self._db.execute(
+            "INSERT INTO presence (table_id, offline_at, by_will) VALUES (?, ?, ?) "
+            "ON CONFLICT (table_id) DO UPDATE SET offline_at = excluded.offline_at, "
+            "by_will = excluded.by_will",
+            (table, at, int(by_will)),
+        )
+
+    def presence(self) -> list[Presence]:
+        """Every table the recorder has a status or a sign of life from, by table id."""
+        rows = self._db.execute(
+            "SELECT t.table_id, p.heard, p.offline_at, coalesce(p.by_will, 0), s.payload FROM "
+            "(SELECT table_id FROM presence UNION SELECT table_id FROM statuses) t "
+            "LEFT JOIN presence p USING (table_id) LEFT JOIN statuses s USING (table_id) "
+            "ORDER BY t.table_id"
+        )
+        return [
+            Presence(str(t), h, o, bool(w), None if p is None else bytes(p))
+            for t, h, o, w, p in rows
+        ]
+
+    def count(self) -> int:
+        """How many results are recorded."""
+        return int(self._db.execute("SELECT count(*) FROM results").fetchone()[0])
+
+    def results(self) -> Iterator[StoredResult]:
+        """Every recorded result, by table, session and hand."""
+        rows = self._db.execute(
+            "SELECT id, table_id, seq, audit, payload FROM results "
+            "ORDER BY table_id, session, hand, seq"
+        )
+        for i, t, s, a, p in rows:
+            yield StoredResult(str(i), str(t), int(s), str(a), bytes(p))

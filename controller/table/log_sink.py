@@ -1,0 +1,38 @@
+"""The table's results sink when no hub is configured: results go to the log (and stay in
+memory for this run) only."""
+
+import logging
+import uuid
+
+from controller.table.cycle import TableView
+from controller.table.records import FinishedHand, HandStart, IncidentRecord
+from controller.table.tiles import seat_name
+
+log = logging.getLogger(__name__)
+
+
+class LogSink:
+    """No hub: results go to the log (and stay in memory for this run) only."""
+
+    def __init__(self) -> None:
+        self.results: list[FinishedHand] = []
+        self.incidents: list[IncidentRecord] = []
+
+    def hand_began(self, start: HandStart) -> None:
+        """Log the start."""
+        log.info("hand %d of session %s begins", start.hand, start.session)
+
+    def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:
+        """Keep the incident."""
+        self.incidents.append(incident)
+
+    async def record(self, hand: FinishedHand) -> str:
+        """Log the result; returns a fresh id."""
+        self.results.append(hand)
+        payments = " ".join(f"{seat_name(p)} {a:+d}" for p, a in enumerate(hand.payments))
+        winners = ", ".join(seat_name(w.place) for w in hand.wins) or "nobody (drawn)"
+        log.info("result of hand %d: won by %s; %s", hand.start.hand, winners, payments)
+        return uuid.uuid4().hex
+
+    def status(self, view: TableView) -> None:
+        """Nothing to publish."""
