@@ -82,7 +82,7 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
 
 def _db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--db", default=DEFAULT_DB, help="results store: a SQLite file (PostgreSQL: not yet)"
+        "--db", default=DEFAULT_DB, help="results store: a SQLite file, or a postgresql:// URL (league database)"
     )
 
 
@@ -204,7 +204,7 @@ async def _until_signal(job: Any) -> None:
 
 
 def _existing_store(spec: str) -> ResultStore:
-    if not spec.startswith(("postgres", "sqlite://")) and not Path(spec).exists():
+    if "://" not in spec and not Path(spec).exists():
         raise UsageError(f"--db {spec}: no such results store")
     return open_store(spec)
 
