@@ -6,6 +6,8 @@ mahjong-table hub send TABLE ACTION [...]                    send one command an
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
 mahjong-table hub notices [--db PATH]                        outbox resets, results never come
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
+mahjong-table hub standings --tournament F [--stage S]       tournament standings, cut, prizes
+mahjong-table hub draw --tournament F --stage S --round N    seat draw (--send: start sessions)
 """
 
 import argparse
@@ -38,6 +40,9 @@ from controller.hub.recorder import Recorder, RecorderSettings, make_command
 from controller.hub.store import ResultStore, open_store
 from controller.hub.topics import Topics
 from controller.hub.transport import BrokerAddress
+from controller.hub.venue.tournament import commands as tournament_cmd
+from controller.hub.venue.tournament.definition import load_tournament
+from controller.hub.venue.tournament.standings import standings
 from controller.logs import setup_logging
 
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
@@ -63,6 +68,7 @@ def register(commands: Any) -> None:
     _register_send(actions)
     _register_views(actions)
     _register_schemas(actions)
+    tournament_cmd.register(actions, _connection_options, _db_option, _existing_store, send_action)
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +88,9 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
 
 def _db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--db", default=DEFAULT_DB, help="results store: a SQLite file, or a postgresql:// URL (league database)"
+        "--db",
+        default=DEFAULT_DB,
+        help="results store: a SQLite file, or a postgresql:// URL (league database)",
     )
 
 
@@ -97,6 +105,10 @@ def _register_export(actions: Any) -> None:
     ex.add_argument("--results", default="results.csv", help="results CSV file ('-': stdout)")
     ex.add_argument("--standings", default="standings.csv", help="standings CSV file ('-': stdout)")
     ex.add_argument("--session", help="only this session")
+    ex.add_argument("--tournament", help="also write this tournament's standings (TOML file)")
+    ex.add_argument(
+        "--tournament-standings", default="tournament.csv", help="tournament standings CSV"
+    )
     ex.set_defaults(handler=run_export)
 
 
@@ -258,6 +270,12 @@ def run_export(args: argparse.Namespace) -> int:
         f"{n_results} results -> {args.results}, {n_players} players -> {args.standings}",
         file=sys.stderr,
     )
+    if args.tournament:
+        definition = load_tournament(Path(args.tournament))
+        report = standings(definition, (m.result for _, m in rows))
+        with _output(args.tournament_standings) as out:
+            n_lines = tournament_cmd.write_csv(report, out)
+        print(f"{n_lines} tournament lines -> {args.tournament_standings}", file=sys.stderr)
     return 0
 
 
@@ -272,21 +290,25 @@ def _output(name: str) -> Iterator[TextIO]:
 
 def run_send(args: argparse.Namespace) -> int:
     """Send one command and print the table's reply."""
-    action = _action(args)
+    reply = send_action(args, args.table, _action(args))
+    print(f"{args.table}: {reply.code}: {reply.message}")
+    return 0 if reply.ok else 1
+
+
+def send_action(args: argparse.Namespace, table: str, action: Action) -> ReplyMessage:
+    """Sign one command to `table` (numbered from the store), send it and wait for the reply."""
     keys = KeyRing.load(args.keys)
-    key = keys.get(args.table)
+    key = keys.get(table)
     if key is None:
-        raise UsageError(f"no key for table {args.table} in {args.keys}")
+        raise UsageError(f"no key for table {table} in {args.keys}")
     store = open_store(args.db)
     try:
         boot, seq = store.bump("send_boot"), store.bump("seq")
     finally:
         store.close()
-    command = make_command(key, args.table, action, boot, seq, SystemClock(), max(args.wait, 60))
+    command = make_command(key, table, action, boot, seq, SystemClock(), max(args.wait, 60))
     connector = AiomqttConnector(_address(args, "", persistent=False))
-    reply = asyncio.run(_send(connector, Topics(args.topic_root), args.table, command, args.wait))
-    print(f"{args.table}: {reply.code}: {reply.message}")
-    return 0 if reply.ok else 1
+    return asyncio.run(_send(connector, Topics(args.topic_root), table, command, args.wait))
 
 
 async def _send(
