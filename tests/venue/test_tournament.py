@@ -59,7 +59,7 @@ def definition(tmp_path: Path) -> Path:
 def _session(players: list[str], session: str, forfeit_seat: int | None = None) -> list[HandResult]:
     """Hand 1: East wins 24 off West. Hand 2: South draws its own win (+24, -8 each), unless
     `forfeit_seat` left that hand."""
-    leaves = ()
+    leaves: tuple[Incident, ...] = ()
     if forfeit_seat is not None:
         left = Incident(at=START, seat=forfeit_seat, kind="left_hand", detail="walked away")
         leaves = (left,)
