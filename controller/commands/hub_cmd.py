@@ -40,6 +40,7 @@ from controller.hub.recorder import Recorder, RecorderSettings, make_command
 from controller.hub.store import ResultStore, open_store
 from controller.hub.topics import Topics
 from controller.hub.transport import BrokerAddress
+from controller.hub.venue.dashboard import options as dashboard_options
 from controller.hub.venue.tournament import commands as tournament_cmd
 from controller.hub.venue.tournament.definition import load_tournament
 from controller.hub.venue.tournament.standings import standings
@@ -62,6 +63,7 @@ def register(commands: Any) -> None:
     _connection_options(hub)
     _db_option(hub)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
+    dashboard_options.add_options(hub)
     hub.set_defaults(handler=run_recorder)
     actions = hub.add_subparsers(dest="action", metavar="ACTION")
     _register_export(actions)
@@ -69,6 +71,7 @@ def register(commands: Any) -> None:
     _register_views(actions)
     _register_schemas(actions)
     tournament_cmd.register(actions, _connection_options, _db_option, _existing_store, send_action)
+    dashboard_options.register_user_command(actions)
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
@@ -198,8 +201,15 @@ def run_recorder(args: argparse.Namespace) -> int:
     connector = AiomqttConnector(_address(args, f"mahjong-hub-{args.name}", persistent=True))
     recorder = Recorder(settings, store, keys, connector)
     print(f"recording to {args.db} from {args.mqtt} ({len(keys.tables)} table keys)", flush=True)
+    if args.http:
+        dashboard_options.http_address(args.http)  # a bad address stops us before connecting
+        from controller.hub.venue.dashboard.serve import record_and_serve  # only with --http
+
+        job = record_and_serve(args, recorder, store)
+    else:
+        job = recorder.run()
     try:
-        asyncio.run(_until_signal(recorder.run()))
+        asyncio.run(_until_signal(job))
     finally:
         store.close()
     print(f"stopped: {recorder.counters}")

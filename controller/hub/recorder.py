@@ -7,6 +7,7 @@ import asyncio
 import logging
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -74,6 +75,7 @@ class _Batch:
     acks: dict[str, "_Acks"] = field(default_factory=lambda: defaultdict(_Acks))
     sources: set[Source] = field(default_factory=set)
     met: list[Source] = field(default_factory=list)
+    recorded: list[ResultMessage] = field(default_factory=list)
 
 
 @dataclass
@@ -117,6 +119,10 @@ class Recorder:
         self.boot = store.bump("boot")
         self.connected = asyncio.Event()
         self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
+        self.live: MqttSession | None = None
+        """The broker session while connected (a dashboard sends operator commands on it)."""
+        self.listeners: list[Callable[[list[ResultMessage]], None]] = []
+        """Told after each committed batch, with the results it recorded anew."""
 
     async def run(self) -> None:
         """Record until cancelled, reconnecting with jittered exponential backoff."""
@@ -141,6 +147,7 @@ class Recorder:
         await session.subscribe(*(self.topics.all_tables(leaf) for leaf in LEAVES))
         await session.publish(self.topics.hub_state, self._hub_state(True), retain=True)
         self.connected.set()
+        self.live = session
         _log.info("recorder online as %s", self.settings.name)
         inbox: asyncio.Queue[Inbound] = asyncio.Queue()
         try:
@@ -148,6 +155,8 @@ class Recorder:
         except asyncio.CancelledError:
             await self._say_goodbye(session)
             raise
+        finally:
+            self.live = None
 
     async def _say_goodbye(self, session: MqttSession) -> None:
         try:
@@ -169,6 +178,9 @@ class Recorder:
                 for message in messages:
                     self._handle(message, batch)
                 first_seq = self.store.reserve("seq", len(batch.acks))
+            if messages:
+                for listener in self.listeners:
+                    listener(batch.recorded)
             for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
                 await self._send_ack(session, table, ack, seq)
             asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
@@ -237,6 +249,7 @@ class Recorder:
         now = self.clock.wall()
         if self.store.add_result(message, payload, verdict, now):
             self.counters.recorded += 1
+            batch.recorded.append(message)
             _log.info(
                 "recorded %s hand %d of table %s (seq %d)", r.session, r.hand, table, message.seq
             )

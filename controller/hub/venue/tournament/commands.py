@@ -20,8 +20,18 @@ from controller.hub.venue.tournament.standings import Line, Report, standings
 Options = Callable[[argparse.ArgumentParser], None]
 Sender = Callable[[argparse.Namespace, str, Action], ReplyMessage]
 OpenStore = Callable[[str], ResultStore]
-STANDING_COLUMNS = ["stage", "rank", "player", "name", "hands", "points", "wins", "forfeits",
-                    "qualified", "prize"]  # fmt: skip
+STANDING_COLUMNS = [
+    "stage",
+    "rank",
+    "player",
+    "name",
+    "hands",
+    "points",
+    "wins",
+    "forfeits",
+    "qualified",
+    "prize",
+]
 
 
 def register(
@@ -76,8 +86,11 @@ def _run_standings(args: argparse.Namespace, open_store: OpenStore) -> int:
         if lines is None:
             raise UsageError(f"--stage {name}: no such stage (stages: {', '.join(report.stages)})")
         minimum = t.stage(name).qualifying_minimum if name != "final" else 0
-        sys.stdout.write(f"{t.tournament.name} {name}" +
-                         (f" (ranked from {minimum} hands)" if minimum else "") + "\n")  # fmt: skip
+        sys.stdout.write(
+            f"{t.tournament.name} {name}"
+            + (f" (ranked from {minimum} hands)" if minimum else "")
+            + "\n"
+        )
         sys.stdout.writelines(line_text(x) + "\n" for x in lines)
     return 0
 
@@ -87,8 +100,10 @@ def line_text(x: Line) -> str:
     rank = f"{x.rank:>4}" if x.rank is not None else "   -"
     note = "" if x.qualified else "  (under the qualifying minimum)"
     prize = f"  prize {x.prize}" if x.prize else ""
-    return (f"{rank}  {x.player:<12} {x.name:<20} {x.points:>7} pts  {x.hands:>4} hands  "
-            f"{x.wins:>3} wins  {x.forfeits} forfeits{prize}{note}")  # fmt: skip
+    return (
+        f"{rank}  {x.player:<12} {x.name:<20} {x.points:>7} pts  {x.hands:>4} hands  "
+        f"{x.wins:>3} wins  {x.forfeits} forfeits{prize}{note}"
+    )
 
 
 def write_csv(report: Report, out: TextIO) -> int:
@@ -98,8 +113,20 @@ def write_csv(report: Report, out: TextIO) -> int:
     count = 0
     for stage, lines in [*report.stages.items(), ("final", report.final)]:
         for x in lines:
-            writer.writerow([stage, x.rank or "", x.player, x.name, x.hands, x.points, x.wins,
-                             x.forfeits, int(x.qualified), x.prize])  # fmt: skip
+            writer.writerow(
+                [
+                    stage,
+                    x.rank or "",
+                    x.player,
+                    x.name,
+                    x.hands,
+                    x.points,
+                    x.wins,
+                    x.forfeits,
+                    int(x.qualified),
+                    x.prize,
+                ]
+            )
             count += 1
     return count
 

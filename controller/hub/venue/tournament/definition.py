@@ -157,8 +157,9 @@ def _check(t: Tournament, source: TomlSource) -> None:
     previous = 0
     for label in t.prizes.bands:
         match = _BAND.match(label)
-        first, last_rank = (int(match.group(1)), int(match.group(2) or match.group(1))) if match \
-            else (0, 0)  # fmt: skip
+        first, last_rank = (
+            (int(match.group(1)), int(match.group(2) or match.group(1))) if match else (0, 0)
+        )
         if match is None or first != previous + 1 or last_rank < first:
             raise source.error(
                 ("prizes", "bands"),

@@ -107,8 +107,15 @@ def _final(t: Tournament, stages: dict[str, list[Line]]) -> list[Line]:
             if line.player in placed:
                 continue
             placed.add(line.player)
-            final = Line(line.player, line.name, line.hands, line.points, line.wins,
-                         line.forfeits, line.qualified)  # fmt: skip
+            final = Line(
+                line.player,
+                line.name,
+                line.hands,
+                line.points,
+                line.wins,
+                line.forfeits,
+                line.qualified,
+            )
             if line.rank is not None:
                 position += 1
                 final.rank = position
