@@ -5,8 +5,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+import msgspec
+
 from controller.hub.messages import MalformedMessage, ResultMessage, StatusMessage, decode
-from controller.hub.result import HandResult
+from controller.hub.result import HandResult, WallReveal
 from controller.hub.store import Presence, ResultStore
 
 
@@ -24,6 +26,9 @@ class SessionHands:
             for seat in r.seats:
                 totals[seat.player] += r.totals()[seat.seat]
         return dict(totals)
+
+
+_NO_WALL = WallReveal(order=[], salt="0" * 64, commitment="0" * 64)
 
 
 class LiveResults:
@@ -45,6 +50,8 @@ class LiveResults:
             self._add(message.table, message.result)
 
     def _add(self, table: str, result: HandResult) -> None:
+        # The revealed wall is most of a result's memory and no view shows it.
+        result = msgspec.structs.replace(result, wall=_NO_WALL)
         sessions = self.tables[table]
         hands = sessions.setdefault(result.session, SessionHands(result.session))
         hands.hands.append(result)
