@@ -20,9 +20,11 @@ from controller.hub.venue.dashboard.app import COOKIE, Dashboard
 from controller.hub.venue.dashboard.auth import Sessions, load_operators
 from controller.hub.venue.dashboard.http import HttpServer
 from controller.hub.venue.dashboard.options import http_address
+from controller.hub.venue.tournament.definition import load_tournament
 from tests.broker import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.venue.test_tournament import DEFINITION
 
 pytestmark = pytest.mark.broker
 
@@ -62,10 +64,13 @@ class Site:
 
 
 @contextlib.asynccontextmanager
-async def site(broker: Broker, tmp_path: Path, users: Path | None = None) -> AsyncIterator[Site]:
+async def site(
+    broker: Broker, tmp_path: Path, users: Path | None = None, tournament: Path | None = None
+) -> AsyncIterator[Site]:
     recorder = make_recorder(broker.url, tmp_path / "hub.db")
     sessions = Sessions.fresh(load_operators(users)) if users else None
-    dashboard = Dashboard(recorder, recorder.store, sessions)
+    cup = load_tournament(tournament) if tournament else None
+    dashboard = Dashboard(recorder, recorder.store, sessions, cup)
     dashboard.attach()
     server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
     started = asyncio.Event()
@@ -165,6 +170,21 @@ async def test_the_event_stream_pushes_the_floor_after_each_result(
                     if f'data-last-hand="{hand}"' in event:
                         break
         writer.close()
+
+
+async def test_the_standings_page_ranks_the_recorded_hands(broker: Broker, tmp_path: Path) -> None:
+    definition = tmp_path / "cup.toml"
+    definition.write_text(DEFINITION)
+    link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
+    async with site(broker, tmp_path, tournament=definition) as s, running(link.run()):
+        assert "Player 01" in (await s.get("/standings")).body
+        seated = ("p02", "p14", "p13", "p12")
+        link.record_result(hand_result(1, "cup.qualifying.r1.t1", seated, winner=0, discarder=2))
+        await eventually(lambda: s.dashboard.live.count == 1, "result recorded")
+        page = (await s.get("/standings?stage=qualifying")).body
+        row = page.split("Player 02")[1].split("</tr>")[0]
+        assert "<td class=n>24</td><td class=n>1</td>" in row
+        assert "under the minimum" in row  # 1 hand of 4
 
 
 def test_the_http_address_defaults_to_loopback() -> None:

@@ -3,6 +3,8 @@ draws that avoid repeated opponents, results recorded as the tables send them (o
 standings with the qualifying minimum, the cut to the final and the prizes, checked against
 standings worked out by hand; `hub standings` and `hub export` print and write them."""
 
+import asyncio
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,9 @@ from controller.hub.store import ResultStore
 from controller.hub.venue.tournament.commands import report_of, round_starts
 from controller.hub.venue.tournament.definition import Tournament, load_tournament
 from controller.hub.venue.tournament.draw import draw_stage, meetings, repeats
-from tests.hub.factories import KEY_TEXT, START, hand_result
+from tests.broker import Broker
+from tests.hub.factories import KEY_TEXT, START, SessionBook, hand_result
+from tests.hub.helpers import eventually, make_link, running
 
 PLAYERS = [f"p{n:02d}" for n in range(1, 17)]
 DEFINITION = """\
@@ -208,3 +212,30 @@ EXPECTED_FINAL = [
     ("p13", -32, None, ""),
     ("p14", 16, None, ""),
 ]
+
+
+@pytest.mark.broker
+async def test_hub_draw_send_starts_each_table_with_its_drawn_players(
+    broker: Broker, definition: Path, tmp_path: Path
+) -> None:
+    keys = tmp_path / "keys.toml"
+    keys.write_text("[tables]\n" + "".join(f't{n} = "{KEY_TEXT}"\n' for n in range(1, 5)))
+    keys.chmod(0o600)
+    books = {f"t{n}": SessionBook() for n in range(1, 5)}
+    links = [
+        make_link(broker.url, tmp_path / f"{t}.db", book, table=t) for t, book in books.items()
+    ]
+    db = tmp_path / "hub.sqlite3"
+    ResultStore(db).close()
+    command = ["hub", "draw", "--mqtt", broker.url, "--keys", str(keys), "--db", str(db),
+               "--tournament", str(definition), "--stage", "qualifying", "--round", "2",
+               "--send"]  # fmt: skip
+    async with contextlib.AsyncExitStack() as stack:
+        for link in links:
+            await stack.enter_async_context(running(link.run()))
+        await eventually(lambda: all(link.connected for link in links), "tables connected")
+        assert await asyncio.to_thread(main, command) == 0
+    assert {t: (b.session, b.players) for t, b in books.items()} == {
+        f"t{n}": (f"cup.qualifying.r2.t{n}", players)
+        for n, players in enumerate(EXPECTED_DRAWS[1], start=1)
+    }
