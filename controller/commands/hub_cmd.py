@@ -1,6 +1,7 @@
 """`mahjong-table hub`: the venue recorder, its CSV export, commands to tables, and the schemas.
 
 mahjong-table hub [--mqtt URL] [--db PATH] [--keys PATH]     record results (runs until stopped)
+    [--http HOST:PORT [--http-users F] [--tournament F]]     ... and serve the floor dashboard
 mahjong-table hub export [--db PATH] [--results F] [--standings F] [--session ID]
 mahjong-table hub send TABLE ACTION [...]                    send one command and show the reply
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
@@ -8,6 +9,7 @@ mahjong-table hub notices [--db PATH]                        outbox resets, resu
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
 mahjong-table hub standings --tournament F [--stage S]       tournament standings, cut, prizes
 mahjong-table hub draw --tournament F --stage S --round N    seat draw (--send: start sessions)
+mahjong-table hub dashboard-user FILE NAME                   add a dashboard operator
 """
 
 import argparse
@@ -56,9 +58,9 @@ def register(commands: Any) -> None:
         "hub",
         help="the venue recorder: record, ack and export hand results",
         description="Run the venue recorder: subscribe to every table, verify signed results, "
-        "record each once (SQLite), ack them, ask for resends when sequence numbers show a "
-        "hole, and publish the retained hub/state. Table keys come from --keys, never from the "
-        "database.",
+        "record each once (SQLite, or PostgreSQL for a league), ack them, ask for resends "
+        "when sequence numbers show a hole, and publish the retained hub/state. Table keys "
+        "come from --keys, never from the database.",
     )
     _connection_options(hub)
     _db_option(hub)
