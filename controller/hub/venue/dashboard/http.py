@@ -156,7 +156,7 @@ async def read_request(reader: asyncio.StreamReader) -> Request:
         method, target, version = lines[0].split(" ")
     except ValueError:
         raise BadRequest(400, "malformed request line") from None
-    if not version.startswith("HTTP/1.") or method not in ("GET", "POST", "HEAD"):
+    if not version.startswith("HTTP/1.") or method not in ("GET", "POST"):
         raise BadRequest(405 if version.startswith("HTTP/1.") else 400, f"not served: {method}")
     headers: dict[str, str] = {}
     for line in lines[1:]:
