@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
-from controller.errors import UsageError
+from controller.errors import ConfigError, UsageError
 from controller.hub.venue.dashboard.app import COOKIE, Dashboard
-from controller.hub.venue.dashboard.auth import Sessions, load_operators
+from controller.hub.venue.dashboard.auth import Sessions, hash_password, load_operators
 from controller.hub.venue.dashboard.http import HttpServer
 from controller.hub.venue.dashboard.options import http_address
 from controller.hub.venue.tournament.definition import load_tournament
@@ -193,3 +193,23 @@ def test_the_http_address_defaults_to_loopback() -> None:
     assert http_address("[::1]:8443") == ("::1", 8443)
     with pytest.raises(UsageError):
         http_address("8080")
+
+
+def test_a_session_cookie_is_refused_when_forged_expired_or_its_operator_is_removed() -> None:
+    sessions = Sessions.fresh({"referee": hash_password("correct horse battery")})
+    assert sessions.login("referee", "wrong", 1000.0) is None
+    cookie = sessions.login("referee", "correct horse battery", 1000.0)
+    assert cookie is not None and sessions.who(cookie, 1001.0) == "referee"
+    name, expiry, mac = cookie.split(".")
+    assert sessions.who(f"admin.{expiry}.{mac}", 1001.0) is None
+    assert sessions.who(f"{name}.{int(expiry) + 10**6}.{mac}", 1001.0) is None
+    assert sessions.who(cookie, float(expiry) + 1) is None
+    assert Sessions({}, sessions.secret).who(cookie, 1001.0) is None
+
+
+def test_a_malformed_password_file_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "operators"
+    path.write_text(f"# operators\nreferee:{hash_password('correct horse battery')}\nbob:hunter2\n")
+    with pytest.raises(ConfigError) as caught:
+        load_operators(path)
+    assert caught.value.line == 3

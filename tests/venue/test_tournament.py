@@ -150,7 +150,9 @@ def test_hub_standings_prints_a_stage_and_hub_export_writes_the_tournament(
         (("hands = 2\nqualifying", "hands = 0\nqualifying"), 15, "must be at least 1"),
         (("points = 30", "points = 30\nbonus = 1"), 11, "unknown key 'bonus' in [forfeit]"),
         (('"5-8", "9-16"', '"6-8"'), 25, "prize band '6-8' must follow rank 4"),
-        (('id = "p02"', 'id = "p01"'), 0, "player id 'p01' is registered twice"),
+        (('id = "p02"', 'id = "p01"'), 32, "player id 'p01' is registered twice"),
+        (("hands = 2\n\n[prizes]", "hands = -1\n\n[prizes]"), 22, "must be at least 1"),
+        (('name = "final"', 'name = "Final!"'), 20, "'name' is 'Final!'; it must match"),
     ],
 )
 def test_a_mistake_in_the_definition_names_its_line(

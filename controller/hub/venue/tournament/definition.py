@@ -122,16 +122,48 @@ def load_tournament(path: Path) -> Tournament:
     for key in ("tournament", "stages", "players"):
         if key not in data:
             raise source.error((key,), f"missing [{key}] (see the venue hub section of README)")
+    for key in ("stages", "players"):
+        if not isinstance(data[key], list):
+            raise source.error((key,), f"'{key}' must be a list of [[{key}]] tables")
+    # Each [[stages]] and [[players]] entry is first checked alone, against a view of the file
+    # that starts at its own header, so a mistake names its own line (not the first entry's).
+    for key, kind in (("stages", _OneStage), ("players", _OnePlayer)):
+        for index, item in enumerate(data[key]):
+            load_dataclass(kind, {key: [item]}, entry_source(source, key, index))
     definition = load_dataclass(Tournament, data, source)
     _check(definition, source)
     return definition
 
 
+@dataclass(frozen=True)
+class _OneStage:
+    stages: tuple[Stage, ...]
+
+
+@dataclass(frozen=True)
+class _OnePlayer:
+    players: tuple[Player, ...]
+
+
+def entry_source(source: TomlSource, key: str, index: int) -> TomlSource:
+    """The file as seen from the `index`-th `[[key]]` header on (earlier lines blanked, so
+    line numbers stay those of the file)."""
+    header = re.compile(rf"^\s*\[\[\s*{re.escape(key)}\s*\]\]")
+    starts = [n for n, line in enumerate(source.lines) if header.match(line)]
+    if index >= len(starts):
+        return source
+    view = TomlSource(source.path, "")
+    view.lines = [""] * starts[index] + source.lines[starts[index] :]
+    return view
+
+
 def _check(t: Tournament, source: TomlSource) -> None:
     ids = [p.id for p in t.players]
     if len(set(ids)) != len(ids):
-        twice = next(i for i in ids if ids.count(i) > 1)
-        raise source.error(("players",), f"player id '{twice}' is registered twice")
+        again = next(n for n, i in enumerate(ids) if i in ids[:n])
+        raise entry_source(source, "players", again).error(
+            ("players", "id"), f"player id '{ids[again]}' is registered twice"
+        )
     seats = 4 * len(t.tournament.tables)
     if len(set(t.tournament.tables)) != len(t.tournament.tables):
         raise source.error(("tournament", "tables"), "'tables' names the same table twice")
