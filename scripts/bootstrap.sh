@@ -86,6 +86,10 @@ ensure_system_packages() {
     [ -n "$(mosquitto_binary)" ] || apt_install mosquitto
     # The venue broker tests make a CA and table certificates with openssl.
     command -v openssl >/dev/null 2>&1 || apt_install openssl
+    # The venue hub tests: a throwaway PostgreSQL cluster, the dashboard in headless Chromium.
+    ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || apt_install postgresql
+    command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 ||
+        apt_install chromium chromium-driver
     local python; python=$(pick_python)
     if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
         apt_install python3-venv

@@ -1,11 +1,15 @@
 """`mahjong-table hub`: the venue recorder, its CSV export, commands to tables, and the schemas.
 
 mahjong-table hub [--mqtt URL] [--db PATH] [--keys PATH]     record results (runs until stopped)
+    [--http HOST:PORT [--http-users F] [--tournament F]]     ... and serve the floor dashboard
 mahjong-table hub export [--db PATH] [--results F] [--standings F] [--session ID]
 mahjong-table hub send TABLE ACTION [...]                    send one command and show the reply
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
 mahjong-table hub notices [--db PATH]                        outbox resets, results never come
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
+mahjong-table hub standings --tournament F [--stage S]       tournament standings, cut, prizes
+mahjong-table hub draw --tournament F --stage S --round N    seat draw (--send: start sessions)
+mahjong-table hub dashboard-user FILE NAME                   add a dashboard operator
 """
 
 import argparse
@@ -21,6 +25,7 @@ import msgspec
 from controller.clock import SystemClock
 from controller.errors import UsageError
 from controller.hub.contract import schemas
+from controller.hub.contract.envelopes import ReplyMessage
 from controller.hub.contract.hub_commands import (
     Action,
     EndSession,
@@ -35,8 +40,12 @@ from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.venue import export, overview
 from controller.hub.venue.command_client import request_reply, signed_command
-from controller.hub.venue.program import RecorderPlan, open_recorder, record_until_signal
+from controller.hub.venue.dashboard import options as dashboard_options
+from controller.hub.venue.program import RecorderPlan, open_recorder, run_until_signal
 from controller.hub.venue.store import ResultStore, open_store
+from controller.hub.venue.tournament import commands as tournament_cmd
+from controller.hub.venue.tournament.definition import load_tournament
+from controller.hub.venue.tournament.standings import standings
 from controller.logs import setup_logging
 from controller.rules.names import RULESET_NAMES
 
@@ -50,19 +59,22 @@ def register(commands: Any) -> None:
         "hub",
         help="the venue recorder: record, ack and export hand results",
         description="Run the venue recorder: subscribe to every table, verify signed results, "
-        "record each once (SQLite), ack them, ask for resends when sequence numbers show a "
-        "hole, and publish the retained hub/state. Table keys come from --keys, never from the "
-        "database.",
+        "record each once (SQLite, or PostgreSQL for a league), ack them, ask for resends "
+        "when sequence numbers show a hole, and publish the retained hub/state. Table keys "
+        "come from --keys, never from the database.",
     )
     _connection_options(hub)
     _db_option(hub)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
+    dashboard_options.add_options(hub)
     hub.set_defaults(handler=run_recorder)
     actions = hub.add_subparsers(dest="action", metavar="ACTION")
     _register_export(actions)
     _register_send(actions)
     _register_views(actions)
     _register_schemas(actions)
+    tournament_cmd.register(actions, _connection_options, _db_option, _existing_store, send_action)
+    dashboard_options.register_user_command(actions)
 
 
 def _connection_options(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +94,9 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
 
 def _db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--db", default=DEFAULT_DB, help="results store: a SQLite file (PostgreSQL: not yet)"
+        "--db",
+        default=DEFAULT_DB,
+        help="results store: a SQLite file, or a postgresql:// URL (league database)",
     )
 
 
@@ -97,6 +111,10 @@ def _register_export(actions: Any) -> None:
     ex.add_argument("--results", default="results.csv", help="results CSV file ('-': stdout)")
     ex.add_argument("--standings", default="standings.csv", help="standings CSV file ('-': stdout)")
     ex.add_argument("--session", help="only this session")
+    ex.add_argument("--tournament", help="also write this tournament's standings (TOML file)")
+    ex.add_argument(
+        "--tournament-standings", default="tournament.csv", help="tournament standings CSV"
+    )
     ex.set_defaults(handler=run_export)
 
 
@@ -189,8 +207,15 @@ def run_recorder(args: argparse.Namespace) -> int:
         f"recording to {args.db} from {args.mqtt} ({len(recorder.keys.tables)} table keys)",
         flush=True,
     )
+    if args.http:
+        dashboard_options.http_address(args.http)  # a bad address stops us before connecting
+        from controller.hub.venue.dashboard.serve import record_and_serve  # only with --http
+
+        job = record_and_serve(args, recorder, store)
+    else:
+        job = recorder.run()
     try:
-        asyncio.run(record_until_signal(recorder))
+        asyncio.run(run_until_signal(job))
     finally:
         store.close()
     c = recorder.counters
@@ -202,7 +227,7 @@ def run_recorder(args: argparse.Namespace) -> int:
 
 
 def _existing_store(spec: str) -> ResultStore:
-    if not spec.startswith(("postgres", "sqlite://")) and not Path(spec).exists():
+    if "://" not in spec and not Path(spec).exists():
         raise UsageError(f"--db {spec}: no such results store")
     return open_store(spec)
 
@@ -259,6 +284,12 @@ def run_export(args: argparse.Namespace) -> int:
     if args.session is not None and not rows:  # a mistyped id must not pass for an empty day
         print(f"mahjong-table: no session matched --session {args.session}", file=sys.stderr)
         return 2
+    if args.tournament:
+        definition = load_tournament(Path(args.tournament))
+        report = standings(definition, (m.result for _, m in rows))
+        with _output(args.tournament_standings) as out:
+            n_lines = tournament_cmd.write_csv(report, out)
+        print(f"{n_lines} tournament lines -> {args.tournament_standings}", file=sys.stderr)
     return 0
 
 
@@ -273,14 +304,16 @@ def _output(name: str) -> Iterator[TextIO]:
 
 def run_send(args: argparse.Namespace) -> int:
     """Send one command and print the table's reply."""
-    action = _action(args)
-    command = signed_command(
-        args.keys, args.db, args.table, action, SystemClock(), max(args.wait, 60)
-    )
-    connector = AiomqttConnector(_address(args, "", persistent=False))
-    reply = asyncio.run(request_reply(connector, Topics(args.topic_root), command, args.wait))
+    reply = send_action(args, args.table, _action(args))
     print(f"{args.table}: {reply.code}: {reply.message}")
     return 0 if reply.ok else 1
+
+
+def send_action(args: argparse.Namespace, table: str, action: Action) -> ReplyMessage:
+    """Sign one command to `table` (numbered from the store), send it and wait for the reply."""
+    command = signed_command(args.keys, args.db, table, action, SystemClock(), max(args.wait, 60))
+    connector = AiomqttConnector(_address(args, "", persistent=False))
+    return asyncio.run(request_reply(connector, Topics(args.topic_root), command, args.wait))
 
 
 def _action(args: argparse.Namespace) -> Action:

@@ -6,12 +6,13 @@
 #   make-certs.sh DIR hub                      the recorder's client certificate (name "hub")
 #   make-certs.sh DIR dashboard                a read-only client certificate
 #   make-certs.sh DIR table TABLE_ID...        one client certificate per table
+#   make-certs.sh DIR bridge VENUE             a venue broker's certificate on the league broker
 #
 # A client certificate's common name is its MQTT user name (use_identity_as_username), so a
 # table's certificate carries its table id. Keys are ECDSA P-256; certificates last 825 days.
 set -euo pipefail
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 dir=$1; what=$2; shift 2
 days=825
@@ -70,6 +71,11 @@ subjectAltName=${alt%,}"
         need_ca
         client "$what"
         ;;
+    bridge)
+        need_ca
+        [ $# -eq 1 ] && [[ $1 =~ ^[a-z0-9][a-z0-9_-]{0,24}$ ]] || usage
+        client "bridge-$1"
+        ;;
     table)
         need_ca
         [ $# -ge 1 ] || usage
@@ -77,8 +83,8 @@ subjectAltName=${alt%,}"
             if ! [[ $table =~ ^[a-z0-9][a-z0-9_-]{0,31}$ ]]; then
                 echo "make-certs.sh: '$table' is not a table id (a-z, 0-9, _ and -, up to 32)" >&2; exit 2
             fi
-            if [[ $table == hub || $table == dashboard ]]; then
-                echo "make-certs.sh: '$table' is reserved for the recorder and dashboards" >&2; exit 2
+            if [[ $table == hub || $table == dashboard || $table == bridge-* ]]; then
+                echo "make-certs.sh: '$table' is reserved for the recorder, dashboards and bridges" >&2; exit 2
             fi
             client "$table"
         done

@@ -90,11 +90,16 @@ async def test_a_venue_operator_can_start_a_session_on_a_table(
     assert book.session == "final" and book.players == ["ann", "bo", "cy", "dee"]
 
 
-def test_a_postgresql_url_is_refused_in_plain_words(
+def test_an_unknown_database_url_is_refused_in_plain_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["hub", "export", "--db", "postgresql://hub@db/venue"]) == 2
-    assert "PostgreSQL stores are not built yet" in capsys.readouterr().err
+    assert main(["hub", "export", "--db", "mysql://hub@db/venue"]) == 2
+    assert "mysql:// is not supported" in capsys.readouterr().err
+
+
+def test_an_unreachable_postgresql_server_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hub", "export", "--db", "postgresql://hub@127.0.0.1:1/venue"]) != 0
+    assert "results store 127.0.0.1:1/venue" in capsys.readouterr().err
 
 
 def test_a_missing_keys_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

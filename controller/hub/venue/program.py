@@ -4,6 +4,7 @@ recorder out, run until SIGTERM or SIGINT."""
 import asyncio
 import contextlib
 import signal
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,9 @@ def open_recorder(plan: RecorderPlan, connector: MqttConnector) -> tuple[Recorde
     return Recorder(settings, store, keys, connector), store
 
 
-async def record_until_signal(recorder: Recorder) -> None:
-    """Run the recorder until SIGTERM or SIGINT."""
-    task = asyncio.ensure_future(recorder.run())
+async def run_until_signal(job: Coroutine[Any, Any, None]) -> None:
+    """Run the recorder (and what serves beside it) until SIGTERM or SIGINT."""
+    task = asyncio.ensure_future(job)
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(_quiet_mqtt_teardown)
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -7,6 +7,7 @@ import asyncio
 import logging
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -76,6 +77,7 @@ class _Batch:
     sources: set[Source] = field(default_factory=set)
     met: list[Source] = field(default_factory=list)
     first_ack_seq: int = 0
+    recorded: list[ResultMessage] = field(default_factory=list)
 
 
 @dataclass
@@ -127,6 +129,10 @@ class Recorder:
         self._state_at = -REPUBLISH_EVERY_S
         self._foreign_state = False
         self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
+        self.live: MqttSession | None = None
+        """The broker session while connected (a dashboard sends operator commands on it)."""
+        self.listeners: list[Callable[[list[ResultMessage]], None]] = []
+        """Told after each committed batch, with the results it recorded anew."""
 
     async def run(self) -> None:
         """Record until cancelled, reconnecting with jittered exponential backoff."""
@@ -168,6 +174,7 @@ class Recorder:
         await session.subscribe(*topics, self.topics.hub_state)
         await self._publish_state(session)
         self.connected.set()
+        self.live = session
         self.changes.notify()
         _log.info("recorder online as %s", self.settings.name)
         inbox: asyncio.Queue[Inbound] = asyncio.Queue()
@@ -176,6 +183,8 @@ class Recorder:
         except asyncio.CancelledError:
             await self._say_goodbye(session)
             raise
+        finally:
+            self.live = None
 
     async def _say_goodbye(self, session: MqttSession) -> None:
         try:
@@ -196,6 +205,9 @@ class Recorder:
             messages = await self._next_batch(inbox)
             batch = self.handle_messages(messages)
             first_seq = batch.first_ack_seq
+            if messages:
+                for listener in self.listeners:
+                    listener(batch.recorded)
             for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
                 await self._send_ack(session, table, ack, seq)
             asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
@@ -298,6 +310,7 @@ class Recorder:
         now = self.clock.wall()
         if self.store.add_result(message, payload, verdict, now):
             self.counters.recorded += 1
+            batch.recorded.append(message)
             _log.info(
                 "recorded %s hand %d of table %s (seq %d)", r.session, r.hand, table, message.seq
             )

@@ -82,14 +82,16 @@ class Presence:
 
 
 def open_store(spec: str) -> "ResultStore":
-    """Open the store named by a path or a `sqlite:///path` URL."""
-    if spec.startswith(("postgresql:", "postgres:")):
-        raise UsageError(
-            "PostgreSQL stores are not built yet: give --db a SQLite file path "
-            "(the recorder keeps everything in one SQLite file)"
-        )
+    """Open the store named by a path, a `sqlite:///path` URL or a `postgresql://` URL."""
+    if spec.startswith(("postgresql://", "postgres://")):
+        from controller.hub.venue.pg_store import PgStore  # psycopg is optional
+
+        return PgStore(spec)
     if "://" in spec and not spec.startswith("sqlite://"):
-        raise UsageError(f"--db {spec.split('://')[0]}:// is not supported: give a SQLite path")
+        raise UsageError(
+            f"--db {spec.split('://')[0]}:// is not supported: give a SQLite path "
+            "or a postgresql:// URL"
+        )
     return ResultStore(Path(spec.removeprefix("sqlite://")))
 
 

@@ -1,0 +1,242 @@
+"""The dashboard: pages and live views of the floor, a table, the standings and the notices,
+served from what the recorder stores; logged-in operators send signed hub commands."""
+
+import asyncio
+import contextlib
+import logging
+import re
+from collections.abc import Callable
+
+import msgspec
+
+from controller.clock import Clock, SystemClock
+from controller.hub.contract.envelopes import MalformedMessage, ReplyMessage, ResultMessage, decode
+from controller.hub.contract.hub_commands import (
+    Action,
+    EndSession,
+    PauseSession,
+    ResumeSession,
+    StartSession,
+)
+from controller.hub.mqtt.transport import BrokerDown
+from controller.hub.venue.dashboard import pages
+from controller.hub.venue.dashboard.auth import Sessions
+from controller.hub.venue.dashboard.floor import LiveResults, TableCard, card
+from controller.hub.venue.dashboard.http import EventStream, Request, Response
+from controller.hub.venue.recorder import Recorder
+from controller.hub.venue.store import ResultStore
+from controller.hub.venue.tournament.definition import Tournament
+from controller.hub.venue.tournament.standings import Report, standings
+
+_log = logging.getLogger(__name__)
+COOKIE = "mahjong_operator"
+KEEPALIVE_S = 15.0
+_TABLE_PATH = re.compile(r"^/tables/([a-z0-9][a-z0-9_-]{0,31})(/command)?$")
+_MESSAGE_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+class Dashboard:
+    """The live views over one recorder and its store."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        store: ResultStore,
+        sessions: Sessions | None = None,
+        tournament: Tournament | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.recorder = recorder
+        self.store = store
+        self.sessions = sessions
+        self.tournament = tournament
+        self.clock = clock or SystemClock()
+        self.live = LiveResults()
+        self._waiting: set[asyncio.Event] = set()
+        self.pushes = 0
+
+    def attach(self) -> None:
+        """Read what is recorded so far and follow the recorder from now on."""
+        self.live.load(self.store)
+        self.recorder.listeners.append(self._recorded)
+
+    def _recorded(self, messages: list[ResultMessage]) -> None:
+        self.live.add(messages)
+        for waiter in self._waiting:
+            waiter.set()
+
+    # Views -------------------------------------------------------------------------------
+
+    def cards(self) -> list[TableCard]:
+        """Every table the recorder knows, as floor cards."""
+        return [card(p, self.live) for p in self.store.presence()]
+
+    def report(self) -> Report | None:
+        """The tournament's standings from the recorded results (None: no tournament)."""
+        if self.tournament is None:
+            return None
+        return standings(self.tournament, self.live.all_results())
+
+    def render(self, view: str, request: Request) -> str:
+        """The live part of one view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`,
+        `notices`)."""
+        kind, _, rest = view.partition(":")
+        if kind == "table":
+            table, _, session = rest.partition(":")
+            return self._table(table, session or None, request)
+        if kind == "standings":
+            name = self.tournament.tournament.name if self.tournament else ""
+            return pages.standings(self.report(), rest or None, name)
+        if kind == "notices":
+            return pages.notices(self.store.notices(), self.store.refusals())
+        return pages.floor(self.cards(), self.store.notices(), self.live.count)
+
+    def _table(self, table: str, session: str | None, request: Request) -> str:
+        found = next((c for c in self.cards() if c.table == table), None)
+        hands = self.live.session(table, session)
+        ops = ""
+        cookie = request.cookies.get(COOKIE)
+        if self.sessions and cookie and self.sessions.who(cookie, self.clock.wall()):
+            ops = pages.operator_form(
+                table, self.sessions.token(cookie), found.session if found else None
+            )
+            ops += self._reply_of(request.query.get("sent", ""))
+        sessions = list(self.live.tables.get(table, {}))
+        return pages.table_detail(found, table, hands, sessions, ops)
+
+    def _reply_of(self, command: str) -> str:
+        if not _MESSAGE_ID.match(command):
+            return ""
+        for payload in self.store.replies(command):
+            with contextlib.suppress(MalformedMessage):
+                reply = decode(payload, ReplyMessage)
+                return pages.message(f"The table replied: {reply.code}: {reply.message}")
+        return pages.message(f"Command {command} sent; no reply yet.")
+
+    # HTTP --------------------------------------------------------------------------------
+
+    async def handle(self, request: Request) -> Response:
+        """Answer one request."""
+        who = self._who(request)
+        path = request.path
+        if request.method == "POST":
+            return await self._post(request, who)
+        if path == "/":
+            return self._page("Floor", "floor", request, who)
+        if path == "/standings":
+            stage = request.query.get("stage", "")
+            return self._page(
+                "Standings", f"standings:{stage}" if stage else "standings", request, who
+            )
+        if path == "/notices":
+            return self._page("Notices", "notices", request, who)
+        if path == "/login":
+            return Response(body=pages.page("Log in", "login", pages.login(""), who).encode())
+        match = _TABLE_PATH.match(path)
+        if match and not match.group(2):
+            session = request.query.get("session", "")
+            view = f"table:{match.group(1)}" + (f":{session}" if session else "")
+            return self._page(f"Table {match.group(1)}", view, request, who)
+        return Response(404, b"not found\n", "text/plain")
+
+    def _page(self, title: str, view: str, request: Request, who: str | None) -> Response:
+        return Response(body=pages.page(title, view, self.render(view, request), who).encode())
+
+    def _who(self, request: Request) -> str | None:
+        if self.sessions is None:
+            return None
+        return self.sessions.who(request.cookies.get(COOKIE), self.clock.wall())
+
+    async def _post(self, request: Request, who: str | None) -> Response:
+        if request.path == "/login":
+            return self._login(request)
+        if request.path == "/logout":
+            return _redirect("/", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+        match = _TABLE_PATH.match(request.path)
+        if not match or not match.group(2):
+            return Response(404, b"not found\n", "text/plain")
+        cookie = request.cookies.get(COOKIE, "")
+        if who is None or self.sessions is None:
+            return Response(403, b"log in as an operator first\n", "text/plain")
+        if request.form.get("token") != self.sessions.token(cookie):
+            return Response(403, b"this form is stale: reload the page\n", "text/plain")
+        return await self._command(match.group(1), request.form, who)
+
+    def _login(self, request: Request) -> Response:
+        if self.sessions is None:
+            body = pages.login("This dashboard is read-only (no --http-users file).")
+            return Response(403, pages.page("Log in", "login", body, None).encode())
+        name, password = request.form.get("name", ""), request.form.get("password", "")
+        cookie = self.sessions.login(name, password, self.clock.wall())
+        if cookie is None:
+            _log.warning("dashboard: failed operator log in as %r", name[:64])
+            body = pages.login("Wrong name or password.")
+            return Response(403, pages.page("Log in", "login", body, None).encode())
+        _log.info("dashboard: operator %s logged in", name)
+        return _redirect("/", f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict")
+
+    async def _command(self, table: str, form: dict[str, str], who: str) -> Response:
+        try:
+            action = operator_action(form)
+        except ValueError as exc:
+            return Response(400, f"{exc}\n".encode(), "text/plain")
+        session = self.recorder.live
+        if session is None:
+            return Response(503, b"the recorder is not connected to the broker\n", "text/plain")
+        try:
+            command = await self.recorder.send_command(session, table, action)
+        except BrokerDown as exc:
+            return Response(503, f"{exc}\n".encode(), "text/plain")
+        _log.info("dashboard: operator %s sent %s to table %s", who, form.get("action"), table)
+        return _redirect(f"/tables/{table}?sent={command}", None)
+
+    async def stream(self, request: Request, events: EventStream) -> None:
+        """Send the view now and again after every batch the recorder commits."""
+        view = request.query.get("view", "floor")[:200]
+        changed = asyncio.Event()
+        self._waiting.add(changed)
+        try:
+            while True:
+                changed.clear()
+                await events.send("view", self.render(view, request))
+                self.pushes += 1
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(KEEPALIVE_S):
+                        await changed.wait()
+                if not changed.is_set():
+                    await events.comment()
+        except (ConnectionError, RuntimeError):
+            return
+        finally:
+            self._waiting.discard(changed)
+
+
+def operator_action(form: dict[str, str]) -> Action:
+    """The hub command an operator's form asks for; ValueError says what is wrong."""
+    builders: dict[str, Callable[[], Action]] = {
+        "pause": lambda: PauseSession(reason=form.get("reason", "")[:500]),
+        "resume": ResumeSession,
+        "end": lambda: EndSession(reason=form.get("reason", "")[:500]),
+    }
+    action = form.get("action", "")
+    if action in builders:
+        return builders[action]()
+    if action != "start":
+        raise ValueError(f"unknown action {action[:20]!r}")
+    fields = {
+        "session": form.get("session", ""),
+        "ruleset": form.get("ruleset", "zung-jung"),
+        "players": [p.strip() for p in form.get("players", "").split(",") if p.strip()],
+        "hands": int(form.get("hands") or 16) if (form.get("hands") or "16").isdigit() else -1,
+    }
+    try:
+        return msgspec.convert(fields, StartSession)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"start: {exc}") from exc
+
+
+def _redirect(to: str, cookie: str | None) -> Response:
+    headers = {"Location": to}
+    if cookie is not None:
+        headers["Set-Cookie"] = cookie
+    return Response(303, b"", "text/plain", headers)

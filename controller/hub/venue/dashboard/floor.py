@@ -1,0 +1,135 @@
+"""What the dashboard shows, built from what the recorder stores: each table's presence and
+latest status, and the results of its sessions (kept in memory as the recorder records them)."""
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import msgspec
+
+from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
+from controller.hub.contract.result import HandResult, WallReveal
+from controller.hub.venue.store import Presence, ResultStore
+
+
+@dataclass
+class SessionHands:
+    """The recorded hands of one session at one table, in hand order."""
+
+    session: str
+    hands: list[HandResult] = field(default_factory=list)
+
+    def scores(self) -> dict[str, int]:
+        """Running score of each player of the session (payments plus penalties)."""
+        totals: dict[str, int] = defaultdict(int)
+        for r in self.hands:
+            for seat in r.seats:
+                totals[seat.player] += r.totals()[seat.seat]
+        return dict(totals)
+
+
+_NO_WALL = WallReveal(order=[], salt="0" * 64, commitment="0" * 64)
+
+
+class LiveResults:
+    """Every recorded result by table and session; fed by the recorder after each batch."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict[str, SessionHands]] = defaultdict(dict)
+        self.latest: dict[str, str] = {}
+        self.count = 0
+
+    def load(self, store: ResultStore) -> None:
+        """Read what the store already holds (once, when the dashboard starts)."""
+        for stored in store.results():
+            self._add(stored.table, decode(stored.payload, ResultMessage).result)
+
+    def add(self, messages: Iterable[ResultMessage]) -> None:
+        """Results the recorder has just recorded."""
+        for message in messages:
+            self._add(message.table, message.result)
+
+    def _add(self, table: str, result: HandResult) -> None:
+        # The revealed wall is most of a result's memory and no view shows it.
+        result = msgspec.structs.replace(result, wall=_NO_WALL)
+        sessions = self.tables[table]
+        hands = sessions.setdefault(result.session, SessionHands(result.session))
+        hands.hands.append(result)
+        hands.hands.sort(key=lambda r: r.hand)
+        self.latest[table] = result.session
+        self.count += 1
+
+    def session(self, table: str, session: str | None) -> SessionHands | None:
+        """One session of a table (None: its latest), if any hand of it is recorded."""
+        name = session or self.latest.get(table)
+        return None if name is None else self.tables.get(table, {}).get(name)
+
+    def all_results(self) -> Iterable[HandResult]:
+        """Every recorded hand."""
+        for sessions in self.tables.values():
+            for hands in sessions.values():
+                yield from hands.hands
+
+
+@dataclass(frozen=True)
+class TableCard:
+    """One table on the floor."""
+
+    table: str
+    online: bool
+    since: float | None
+    """When it went offline (None: online, or gone before the recorder listened)."""
+    by_will: bool
+    heard: float | None
+    connected_at: float | None
+    phase: str
+    session: str | None
+    hand: int | None
+    players: list[str]
+    fault: str | None
+    attention: str
+    pending: int
+    refused: int
+    scores: dict[str, int]
+    last_hand: int | None
+    dealer: str | None
+    """Dealer of the last recorded hand of the session."""
+
+
+def card(presence: Presence, live: LiveResults) -> TableCard:
+    """The floor card of one table."""
+    status = _status(presence.status)
+    s = status.status if status else None
+    session = (s.session if s else None) or live.latest.get(presence.table)
+    hands = live.session(presence.table, session)
+    last = hands.hands[-1] if hands and hands.hands else None
+    return TableCard(
+        table=presence.table,
+        online=bool(status and status.online),
+        since=presence.offline_at,
+        by_will=presence.by_will,
+        heard=presence.heard,
+        connected_at=status.connected_at.timestamp() if status and status.connected_at else None,
+        phase=s.state if s else "unknown",
+        session=session,
+        hand=s.hand if s else None,
+        players=list(s.players)
+        if s and s.players
+        else ([e.player for e in sorted(last.seats, key=lambda e: e.seat)] if last else []),
+        fault=s.fault if s else None,
+        attention=status.link.attention if status else "",
+        pending=status.link.pending_results if status else 0,
+        refused=status.link.refused_results if status else 0,
+        scores=hands.scores() if hands else {},
+        last_hand=last.hand if last else None,
+        dealer=last.player(last.dealer) if last else None,
+    )
+
+
+def _status(payload: bytes | None) -> StatusMessage | None:
+    if payload is None:
+        return None
+    try:
+        return decode(payload, StatusMessage)
+    except MalformedMessage:
+        return None

@@ -1,0 +1,269 @@
+"""The dashboard's HTML, rendered on the server (pure: data in, text out). Each page's live
+part is the inner HTML of `<main id="live">`; the script replaces it from the event stream."""
+
+from collections.abc import Sequence
+from html import escape
+
+from controller.hub.contract.result import HandResult, Incident
+from controller.hub.venue.dashboard.floor import SessionHands, TableCard
+from controller.hub.venue.overview import clock_time
+from controller.hub.venue.store import Notice
+from controller.hub.venue.tournament.standings import Line, Report
+
+CSS = """
+body{font:16px/1.4 system-ui,sans-serif;margin:0;background:#f4f1ea;color:#222}
+header{background:#1d4d3a;color:#fff;padding:.6em 1em;display:flex;gap:1.2em;align-items:center;
+flex-wrap:wrap}
+header a{color:#fff;text-decoration:none;font-weight:600}
+header .live{margin-left:auto;font-size:.85em;opacity:.85}
+main{padding:1em}
+.floor{display:grid;grid-template-columns:repeat(auto-fill,minmax(17em,1fr));gap:1em}
+.card{background:#fff;border-radius:.5em;padding:.8em;box-shadow:0 1px 3px #0003;
+border-left:.5em solid #2e8b57}
+.card.offline{border-left-color:#888;opacity:.8}.card.fault{border-left-color:#c0392b}
+.card h2{margin:0 0 .3em;font-size:1.2em}.card h2 a{color:inherit}
+.fault-text{background:#fdecea;color:#8a1c10;padding:.4em;border-radius:.3em;margin:.4em 0}
+.attention{background:#fff4d6;padding:.4em;border-radius:.3em;margin:.4em 0}
+table{border-collapse:collapse;width:100%;background:#fff}
+td,th{padding:.3em .5em;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
+td.n,th.n{text-align:right}.muted{color:#777}.notices li{margin:.2em 0}
+form.ops{display:flex;gap:.5em;flex-wrap:wrap;margin:.8em 0}
+button,input{font-size:1em;padding:.4em .7em}
+"""
+SCRIPT = """
+(function(){
+  var live=document.getElementById('live'), badge=document.getElementById('conn');
+  if(!window.EventSource||!live){return;}
+  var es=new EventSource('/events?view='+encodeURIComponent(live.dataset.view));
+  es.addEventListener('view',function(e){live.innerHTML=e.data;
+    document.body.dataset.updated=String(Date.now());});
+  es.onopen=function(){badge.textContent='live';};
+  es.onerror=function(){badge.textContent='reconnecting\\u2026';};
+})();
+"""
+
+
+def _e(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def page(title: str, view: str, inner: str, who: str | None) -> str:
+    """A whole page around its live part."""
+    account = '<a href="/login">operator log in</a>'
+    if who:
+        account = (
+            f'<span>{_e(who)}</span><form method="post" action="/logout" '
+            'style="margin:0"><button>log out</button></form>'
+        )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        '<meta name=viewport content="width=device-width,initial-scale=1">'
+        f"<title>{_e(title)} - mahjong-table venue</title><style>{CSS}</style></head><body>"
+        '<header><a href="/">Floor</a><a href="/standings">Standings</a>'
+        f'<a href="/notices">Notices</a>{account}<span class=live id=conn>connecting</span>'
+        f'</header><main id=live data-view="{_e(view)}">{inner}</main>'
+        f"<script>{SCRIPT}</script></body></html>"
+    )
+
+
+def floor(cards: Sequence[TableCard], notices: Sequence[Notice], results: int) -> str:
+    """Every table as a card, then the latest notices."""
+    if not cards:
+        body = "<p class=muted>No table has been heard yet.</p>"
+    else:
+        body = '<div class="floor">' + "".join(_card(c) for c in cards) + "</div>"
+    recent = list(notices)[-5:]
+    tail = f"<h2>Notices</h2>{_notice_list(recent)}" if recent else ""
+    return f"<p class=muted>{len(cards)} tables, {results} results recorded</p>{body}{tail}"
+
+
+def _card(c: TableCard) -> str:
+    kind = "fault" if c.fault else ("" if c.online else "offline")
+    lines = [
+        f'<div class="card {kind}" id="table-{_e(c.table)}" data-table="{_e(c.table)}" '
+        f'data-last-hand="{c.last_hand or 0}">',
+        f'<h2><a href="/tables/{_e(c.table)}">{_e(c.table)}</a></h2>',
+        f"<div>{_presence(c)}</div>",
+        f"<div><b>{_e(c.phase.replace('_', ' '))}</b>"
+        + (f" &middot; session {_e(c.session)}" if c.session else "")
+        + (f" &middot; hand {c.hand}" if c.hand else "")
+        + "</div>",
+    ]
+    if c.fault:
+        lines.append(f"<div class=fault-text>FAULT: {_e(c.fault)}</div>")
+    if c.attention:
+        lines.append(f"<div class=attention>{_e(c.attention)}</div>")
+    if c.last_hand is not None:
+        lines.append(
+            f"<div class=last>last result: hand {c.last_hand}"
+            + (f", dealer {_e(c.dealer)}" if c.dealer else "")
+            + "</div>"
+        )
+    if c.scores:
+        lines.append(_scores(c.players, c.scores))
+    waiting = f"results waiting {c.pending}" + (f", refused {c.refused}" if c.refused else "")
+    lines.append(f"<div class=muted>{waiting}</div></div>")
+    return "".join(lines)
+
+
+def _presence(c: TableCard) -> str:
+    heard = f"last heard {clock_time(c.heard)}" if c.heard else "never heard"
+    if c.online:
+        since = f" since {clock_time(c.connected_at)}" if c.connected_at else ""
+        return f"online{since} <span class=muted>({heard})</span>"
+    if c.since is None:
+        return f"offline <span class=muted>({heard})</span>"
+    how = "its last will" if c.by_will else "said goodbye"
+    return f"offline since {clock_time(c.since)} ({how}) <span class=muted>({heard})</span>"
+
+
+def _scores(players: Sequence[str], scores: dict[str, int]) -> str:
+    order = [p for p in players if p in scores] + [p for p in scores if p not in players]
+    cells = "".join(f"<tr><td>{_e(p)}</td><td class=n>{scores[p]:+d}</td></tr>" for p in order)
+    return f"<table class=scores>{cells}</table>"
+
+
+def table_detail(
+    c: TableCard | None,
+    table: str,
+    hands: SessionHands | None,
+    sessions: Sequence[str],
+    ops: str,
+) -> str:
+    """One table: its card, the hands of a session, the other sessions, operator actions."""
+    parts = [f"<h1>Table {_e(table)}</h1>"]
+    parts.append(_card(c) if c else "<p class=muted>Not heard yet.</p>")
+    parts.append(ops)
+    if sessions:
+        links = " ".join(
+            f'<a href="/tables/{_e(table)}?session={_e(s)}">{_e(s)}</a>' for s in sessions
+        )
+        parts.append(f"<p>Sessions: {links}</p>")
+    if hands is None:
+        parts.append("<p class=muted>No hand of this session is recorded yet.</p>")
+    else:
+        parts.append(f"<h2>Session {_e(hands.session)}</h2>{_hands(hands.hands)}")
+    parts.append(
+        "<p class=muted>Black box: the referee's recording of a hand can be downloaded "
+        "here once the table provides it (not yet available).</p>"
+    )
+    return "".join(parts)
+
+
+def _hands(hands: Sequence[HandResult]) -> str:
+    rows = [
+        "<table class=hands><tr><th>Hand</th><th>Dealer</th><th>Winners</th>"
+        "<th>Patterns</th><th>Payments</th><th>Incidents</th></tr>"
+    ]
+    for r in hands:
+        winners = (
+            ", ".join(
+                r.player(w.seat)
+                + (" (self-drawn)" if w.self_drawn else f" off {r.player(w.discarder or 0)}")
+                for w in r.wins
+            )
+            or "draw"
+        )
+        patterns = "; ".join(", ".join(f"{p.name} {p.value}" for p in w.patterns) for w in r.wins)
+        pay = ", ".join(f"{s.player} {r.totals()[s.seat]:+d}" for s in r.seats)
+        incidents = "; ".join(_incident(r, i) for i in r.incidents)
+        rows.append(
+            f'<tr id="hand-{r.hand}"><td class=n>{r.hand}</td>'
+            f"<td>{_e(r.player(r.dealer))}</td><td>{_e(winners)}</td>"
+            f"<td>{_e(patterns)}</td><td>{_e(pay)}</td><td>{_e(incidents)}</td></tr>"
+        )
+    return "".join(rows) + "</table>"
+
+
+def _incident(r: HandResult, i: Incident) -> str:
+    who = f" ({r.player(i.seat)})" if i.seat is not None else ""
+    return f"{i.kind}{who}" + (f": {i.detail}" if i.detail else "")
+
+
+def operator_form(table: str, token: str, session: str | None) -> str:
+    """Start, pause, resume and end buttons for a logged-in operator."""
+
+    def button(action: str, label: str) -> str:
+        return f'<button name=action value="{action}">{label}</button>'
+
+    return (
+        f'<form class=ops method=post action="/tables/{_e(table)}/command">'
+        f'<input type=hidden name=token value="{_e(token)}">'
+        f'<input name=session placeholder="session id" value="{_e(session or "")}">'
+        '<input name=players placeholder="E,S,W,N player ids">'
+        '<input name=hands type=number min=0 value=16 style="width:5em">'
+        + button("start", "Start")
+        + button("pause", "Pause")
+        + button("resume", "Resume")
+        + button("end", "End")
+        + "</form>"
+    )
+
+
+def standings(report: Report | None, stage: str | None, name: str) -> str:
+    """A tournament's standings: one stage, or every stage and the final order."""
+    if report is None:
+        return "<p class=muted>No tournament is loaded (start the hub with --tournament).</p>"
+    names = [stage] if stage else [*report.stages, "final"]
+    links = " ".join(
+        f'<a href="/standings?stage={_e(s)}">{_e(s)}</a>' for s in [*report.stages, "final"]
+    )
+    parts = [f"<h1>{_e(name)}</h1><p>Stages: {links}</p>"]
+    for s in names:
+        lines = report.final if s == "final" else report.stages.get(s, [])
+        parts.append(f"<h2>{_e(s)}</h2>{_standing_rows(lines)}")
+    return "".join(parts)
+
+
+def _standing_rows(lines: Sequence[Line]) -> str:
+    rows = [
+        "<table class=standings><tr><th class=n>Rank</th><th>Player</th><th class=n>Points"
+        "</th><th class=n>Hands</th><th class=n>Wins</th><th class=n>Forfeits</th>"
+        "<th>Prize</th></tr>"
+    ]
+    for x in lines:
+        note = "" if x.qualified else " <span class=muted>(under the minimum)</span>"
+        rows.append(
+            f"<tr><td class=n>{x.rank or '-'}</td><td>{_e(x.name)} "
+            f"<span class=muted>{_e(x.player)}</span>{note}</td><td class=n>{x.points}"
+            f"</td><td class=n>{x.hands}</td><td class=n>{x.wins}</td>"
+            f"<td class=n>{x.forfeits}</td><td>{_e(x.prize)}</td></tr>"
+        )
+    return "".join(rows) + "</table>"
+
+
+def notices(items: Sequence[Notice], refusals: Sequence[tuple[str, str | None, str]]) -> str:
+    """Every notice and refusal."""
+    parts = ["<h1>Notices</h1>", _notice_list(items) if items else "<p class=muted>None.</p>"]
+    if refusals:
+        rows = "".join(
+            f"<li>{_e(t)}: result {_e(i or '(no id)')} refused: {_e(why)}</li>"
+            for t, i, why in refusals
+        )
+        parts.append(f"<h2>Refused results</h2><ul class=notices>{rows}</ul>")
+    return "".join(parts)
+
+
+def _notice_list(items: Sequence[Notice]) -> str:
+    rows = "".join(
+        f"<li>{_e(clock_time(n.at))} <b>{_e(n.table)}</b> "
+        f"{_e(n.kind.replace('_', ' '))}: {_e(n.text)}</li>"
+        for n in items
+    )
+    return f"<ul class=notices>{rows}</ul>"
+
+
+def login(error: str) -> str:
+    """The operator login form."""
+    message = f"<p class=fault-text>{_e(error)}</p>" if error else ""
+    return (
+        f"<h1>Operator log in</h1>{message}<form method=post action=/login>"
+        "<p><input name=name placeholder=name autocomplete=username></p>"
+        "<p><input name=password type=password placeholder=password "
+        "autocomplete=current-password></p><p><button>Log in</button></p></form>"
+    )
+
+
+def message(text: str) -> str:
+    """A one-line page."""
+    return f"<p>{_e(text)}</p>"

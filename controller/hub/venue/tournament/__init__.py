@@ -1,0 +1,1 @@
+"""Tournaments run by the venue hub: the definition file, seat draws, standings, cut, prizes."""

@@ -1,0 +1,168 @@
+"""`mahjong-table hub standings` and `hub draw`: a tournament's standings from the recorder's
+store, and the seat draw of a round (printed, or sent to the tables as session starts)."""
+
+import argparse
+import csv
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.errors import UsageError
+from controller.hub.contract.envelopes import ReplyMessage
+from controller.hub.contract.hub_commands import Action, StartSession
+from controller.hub.venue.export import decoded
+from controller.hub.venue.store import ResultStore
+from controller.hub.venue.tournament.definition import Tournament, load_tournament
+from controller.hub.venue.tournament.draw import Seating, draw_stage
+from controller.hub.venue.tournament.standings import Line, Report, standings
+
+Options = Callable[[argparse.ArgumentParser], None]
+Sender = Callable[[argparse.Namespace, str, Action], ReplyMessage]
+OpenStore = Callable[[str], ResultStore]
+STANDING_COLUMNS = [
+    "stage",
+    "rank",
+    "player",
+    "name",
+    "hands",
+    "points",
+    "wins",
+    "forfeits",
+    "qualified",
+    "prize",
+]
+
+
+def register(
+    actions: Any, connection: Options, db: Options, open_store: OpenStore, send: Sender
+) -> None:
+    """Add `standings` and `draw` to the `hub` group."""
+    st = actions.add_parser(
+        "standings",
+        help="a tournament's standings: per stage, the cut, the final order and prizes",
+        description="Rank the players of a tournament from the recorded results, with the "
+        "forfeit rule and each stage's qualifying minimum.",
+    )
+    db(st)
+    st.add_argument("--tournament", required=True, help="tournament definition file (TOML)")
+    st.add_argument("--stage", help="only this stage ('final': the final order and prizes)")
+    st.set_defaults(handler=lambda a: _run_standings(a, open_store))
+    dr = actions.add_parser(
+        "draw",
+        help="the seat draw of one round; --send starts the sessions on the tables",
+        description="Seat the stage's players at the tournament's tables for one round "
+        "(reproducible from the seed); with --send, sign and send each table its session start.",
+    )
+    connection(dr)
+    db(dr)
+    dr.add_argument("--tournament", required=True, help="tournament definition file (TOML)")
+    dr.add_argument("--stage", required=True, help="stage name")
+    dr.add_argument("--round", type=int, required=True, help="round number, from 1")
+    dr.add_argument("--send", action="store_true", help="start the sessions on the tables")
+    dr.add_argument("--wait", type=float, default=10.0, help="seconds to wait for each reply")
+    dr.set_defaults(handler=lambda a: _run_draw(a, open_store, send))
+
+
+def report_of(t: Tournament, store: ResultStore) -> Report:
+    """The tournament's standings from everything recorded in `store`."""
+    return standings(t, (m.result for _, m in decoded(store.results())))
+
+
+def _load(args: argparse.Namespace, open_store: OpenStore) -> tuple[Tournament, Report]:
+    t = load_tournament(Path(args.tournament))
+    store = open_store(args.db)
+    try:
+        return t, report_of(t, store)
+    finally:
+        store.close()
+
+
+def _run_standings(args: argparse.Namespace, open_store: OpenStore) -> int:
+    t, report = _load(args, open_store)
+    wanted = [args.stage] if args.stage else [*report.stages, "final"]
+    for name in wanted:
+        lines = report.final if name == "final" else report.stages.get(name)
+        if lines is None:
+            raise UsageError(f"--stage {name}: no such stage (stages: {', '.join(report.stages)})")
+        minimum = t.stage(name).qualifying_minimum if name != "final" else 0
+        sys.stdout.write(
+            f"{t.tournament.name} {name}"
+            + (f" (ranked from {minimum} hands)" if minimum else "")
+            + "\n"
+        )
+        sys.stdout.writelines(line_text(x) + "\n" for x in lines)
+    return 0
+
+
+def line_text(x: Line) -> str:
+    """One standings line for a terminal."""
+    rank = f"{x.rank:>4}" if x.rank is not None else "   -"
+    note = "" if x.qualified else "  (under the qualifying minimum)"
+    prize = f"  prize {x.prize}" if x.prize else ""
+    return (
+        f"{rank}  {x.player:<12} {x.name:<20} {x.points:>7} pts  {x.hands:>4} hands  "
+        f"{x.wins:>3} wins  {x.forfeits} forfeits{prize}{note}"
+    )
+
+
+def write_csv(report: Report, out: TextIO) -> int:
+    """Every stage's standings and the final order as CSV; returns the number of lines."""
+    writer = csv.writer(out)
+    writer.writerow(STANDING_COLUMNS)
+    count = 0
+    for stage, lines in [*report.stages.items(), ("final", report.final)]:
+        for x in lines:
+            writer.writerow(
+                [
+                    stage,
+                    x.rank or "",
+                    x.player,
+                    x.name,
+                    x.hands,
+                    x.points,
+                    x.wins,
+                    x.forfeits,
+                    int(x.qualified),
+                    x.prize,
+                ]
+            )
+            count += 1
+    return count
+
+
+def round_starts(t: Tournament, report: Report, stage: str, round_: int) -> list[StartSession]:
+    """The session start of each table for one round, players in seat order E S W N."""
+    try:
+        s = t.stage(stage)
+    except KeyError:
+        raise UsageError(f"--stage {stage}: no such stage") from None
+    if not 1 <= round_ <= s.rounds:
+        raise UsageError(f"--round must be between 1 and {s.rounds} for stage {stage}")
+    field = report.fields[stage]
+    index = [x.name for x in t.stages].index(stage)
+    seed = t.tournament.seed * 1000 + index
+    tables: list[Seating] = draw_stage(field, s.rounds, t.tournament.seat_draw, seed)[round_ - 1]
+    ruleset: Any = t.tournament.ruleset  # one of RULESETS: checked when the file was loaded
+    return [
+        StartSession(
+            session=t.session_id(stage, round_, table),
+            ruleset=ruleset,
+            players=list(seating),
+            hands=s.hands,
+        )
+        for table, seating in zip(t.tournament.tables, tables, strict=False)
+    ]
+
+
+def _run_draw(args: argparse.Namespace, open_store: OpenStore, send: Sender) -> int:
+    t, report = _load(args, open_store)
+    starts = round_starts(t, report, args.stage, args.round)
+    failed = 0
+    for table, start in zip(t.tournament.tables, starts, strict=False):
+        sys.stdout.write(f"{table}: {start.session}  {' '.join(start.players)} (E S W N)\n")
+        if args.send:
+            reply = send(args, table, start)
+            sys.stdout.write(f"  {reply.code}: {reply.message}\n")
+            failed += not reply.ok
+    return 1 if failed else 0

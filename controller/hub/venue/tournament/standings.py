@@ -1,0 +1,124 @@
+"""Standings of a tournament from the recorded hand results (pure: results in, ranks out).
+
+Per stage: each hand counts for the four players and scores their payments plus penalties,
+except a forfeited hand (an incident of a forfeit kind against a seat): it counts as a hand
+for the forfeiting player only, who loses the forfeit points; the other three neither score
+nor count it. Players with fewer hands than the stage's qualifying minimum are listed but not
+ranked. The top `cut` ranked players make the next stage's field. The final order ranks the
+last stage's field by its standings, then everyone else by the stage they went out in.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from controller.hub.contract.result import HandResult
+from controller.hub.venue.tournament.definition import Stage, Tournament
+
+
+@dataclass
+class Line:
+    """One player's line in one stage."""
+
+    player: str
+    name: str
+    hands: int = 0
+    points: int = 0
+    wins: int = 0
+    forfeits: int = 0
+    qualified: bool = False
+    rank: int | None = None
+    prize: str = ""
+
+
+def forfeiters(result: HandResult, kinds: tuple[str, ...]) -> set[int]:
+    """Seats that forfeited this hand."""
+    return {i.seat for i in result.incidents if i.seat is not None and i.kind in kinds}
+
+
+def stage_standings(
+    t: Tournament, stage: Stage, field: Iterable[str], results: Iterable[HandResult]
+) -> list[Line]:
+    """Ranked lines of a stage's field: ranked players by points (then more wins, fewer hands,
+    then id), then those under the qualifying minimum (rank None)."""
+    names = {p.id: p.name for p in t.players}
+    lines = {p: Line(p, names.get(p, p)) for p in field}
+    prefix = t.session_prefix(stage.name)
+    for r in results:
+        if not r.session.startswith(prefix):
+            continue
+        lost = forfeiters(r, t.forfeit.incidents)
+        totals = r.totals()
+        for seat in r.seats:
+            line = lines.get(seat.player)
+            if line is None or (lost and seat.seat not in lost):
+                continue
+            line.hands += 1
+            if seat.seat in lost:
+                line.forfeits += 1
+                line.points -= t.forfeit.points
+            else:
+                line.points += totals[seat.seat]
+                line.wins += any(w.seat == seat.seat for w in r.wins)
+    for line in lines.values():
+        line.qualified = line.hands >= stage.qualifying_minimum
+    ranked = sorted(
+        (x for x in lines.values() if x.qualified),
+        key=lambda x: (-x.points, -x.wins, x.hands, x.player),
+    )
+    for position, line in enumerate(ranked, start=1):
+        line.rank = position
+    rest = sorted((x for x in lines.values() if not x.qualified), key=lambda x: x.player)
+    return ranked + rest
+
+
+@dataclass
+class Report:
+    """Every stage's standings, each stage's field, and the final order with prizes."""
+
+    stages: dict[str, list[Line]]
+    fields: dict[str, list[str]]
+    final: list[Line]
+
+
+def standings(t: Tournament, results: Iterable[HandResult]) -> Report:
+    """All standings of the tournament as far as it has been played."""
+    hands = list(results)
+    field = [p.id for p in t.players]
+    stages: dict[str, list[Line]] = {}
+    fields: dict[str, list[str]] = {}
+    for stage in t.stages:
+        fields[stage.name] = field
+        stages[stage.name] = stage_standings(t, stage, field, hands)
+        if stage.cut:
+            ranked = [x.player for x in stages[stage.name] if x.rank is not None]
+            field = ranked[: stage.cut]
+    return Report(stages, fields, _final(t, stages))
+
+
+def _final(t: Tournament, stages: dict[str, list[Line]]) -> list[Line]:
+    """Players by the last stage they reached, in that stage's order; a player unranked in
+    the stage they went out in gets no final rank and no prize."""
+    order: list[Line] = []
+    placed: set[str] = set()
+    bands = t.prize_bands()
+    position = 0
+    for stage in reversed(t.stages):
+        for line in stages[stage.name]:
+            if line.player in placed:
+                continue
+            placed.add(line.player)
+            final = Line(
+                line.player,
+                line.name,
+                line.hands,
+                line.points,
+                line.wins,
+                line.forfeits,
+                line.qualified,
+            )
+            if line.rank is not None:
+                position += 1
+                final.rank = position
+                final.prize = next((b for lo, hi, b in bands if lo <= position <= hi), "")
+            order.append(final)
+    return order

@@ -1,0 +1,35 @@
+"""Debian's Chromium, headless, driven by selenium through Debian's chromedriver (nothing is
+downloaded: both binaries are named explicitly)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--window-size=1024,768")  # fmt: skip
+
+
+def chromium_binaries() -> tuple[str, str] | None:
+    """(chromium, chromedriver) when both are installed."""
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    return (browser, driver) if browser and driver else None
+
+
+def open_browser(profile: Path) -> webdriver.Chrome:
+    """A fresh headless Chromium with its own profile directory; skips (saying why) only
+    where Chromium cannot be installed."""
+    found = chromium_binaries()
+    if found is None:
+        pytest.skip("chromium and chromium-driver are not installed (scripts/bootstrap.sh "
+                    "installs them with apt; this machine could not)")  # fmt: skip
+    options = webdriver.ChromeOptions()
+    options.binary_location = found[0]
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    return webdriver.Chrome(options=options, service=Service(executable_path=found[1]))

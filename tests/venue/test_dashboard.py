@@ -1,0 +1,215 @@
+"""The dashboard's HTTP side against a real recorder on a real mosquitto: requests are bounded
+and refused in plain words, the floor is read-only without a login, an operator logs in from
+the password file and starts and pauses a session on a table through signed hub commands, and
+the event stream pushes the floor again after each batch the recorder commits."""
+
+import asyncio
+import contextlib
+import http.client
+import io
+import urllib.parse
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.errors import ConfigError, UsageError
+from controller.hub.venue.dashboard.app import COOKIE, Dashboard
+from controller.hub.venue.dashboard.auth import Sessions, hash_password, load_operators
+from controller.hub.venue.dashboard.http import HttpServer
+from controller.hub.venue.dashboard.options import http_address
+from controller.hub.venue.tournament.definition import load_tournament
+from tests.broker import Broker
+from tests.hub.factories import SessionBook, hand_result
+from tests.hub.helpers import eventually, make_link, make_recorder, running
+from tests.venue.test_tournament import DEFINITION
+
+pytestmark = pytest.mark.broker
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: str
+
+
+@dataclass
+class Site:
+    dashboard: Dashboard
+    server: HttpServer
+
+    async def get(self, path: str, cookie: str = "") -> Reply:
+        return await self.send("GET", path, cookie=cookie)
+
+    async def send(self, method: str, path: str, form: dict[str, str] | None = None,
+                   cookie: str = "") -> Reply:  # fmt: skip
+        """One request from a client thread (the server runs on this loop)."""
+        return await asyncio.to_thread(self._request, method, path, form, cookie)
+
+    def _request(self, method: str, path: str, form: dict[str, str] | None = None,
+                 cookie: str = "") -> Reply:  # fmt: skip
+        conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=10)
+        body = urllib.parse.urlencode(form).encode() if form is not None else None
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
+        if cookie:
+            headers["Cookie"] = f"{COOKIE}={cookie}"
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        reply = Reply(response.status, dict(response.getheaders()), response.read().decode())
+        conn.close()
+        return reply
+
+
+@contextlib.asynccontextmanager
+async def site(
+    broker: Broker, tmp_path: Path, users: Path | None = None, tournament: Path | None = None
+) -> AsyncIterator[Site]:
+    recorder = make_recorder(broker.url, tmp_path / "hub.db")
+    sessions = Sessions.fresh(load_operators(users)) if users else None
+    cup = load_tournament(tournament) if tournament else None
+    dashboard = Dashboard(recorder, recorder.store, sessions, cup)
+    dashboard.attach()
+    server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
+    started = asyncio.Event()
+    async with running(recorder.run()), running(server.serve("127.0.0.1", 0, None, started)):
+        await started.wait()
+        await eventually(recorder.connected.is_set, "recorder online")
+        yield Site(dashboard, server)
+
+
+def _users(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "operators"
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("correct horse battery\n"))
+    assert main(["hub", "dashboard-user", str(path), "referee"]) == 0
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert "correct horse" not in path.read_text()
+    return path
+
+
+async def test_bad_requests_are_refused_and_counted(broker: Broker, tmp_path: Path) -> None:
+    async with site(broker, tmp_path) as s:
+        for raw in (b"NONSENSE\r\n\r\n", b"GET / HTTP/1.1\r\nX: " + b"y" * 9000 + b"\r\n\r\n",
+                    b"POST /login HTTP/1.1\r\nContent-Length: 99999\r\n\r\n"):  # fmt: skip
+            reader, writer = await asyncio.open_connection("127.0.0.1", s.server.port)
+            writer.write(raw)
+            await writer.drain()
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+            assert answer.split(b" ")[1] in (b"400", b"405", b"413"), answer
+        assert s.server.counters.refused == 3
+        assert (await s.get("/")).status == 200  # still serving
+
+
+async def test_read_only_without_a_login(broker: Broker, tmp_path: Path) -> None:
+    async with site(broker, tmp_path) as s:
+        page = await s.get("/tables/t1")
+        assert page.status == 200 and "name=action" not in page.body
+        refused = await s.send("POST", "/tables/t1/command", {"action": "pause"})
+        assert refused.status == 403 and "log in" in refused.body
+        assert (await s.send("POST", "/login", {"name": "x", "password": "y"})).status == 403
+
+
+async def test_an_operator_starts_and_pauses_a_session(
+    broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    book = SessionBook()
+    link = make_link(broker.url, tmp_path / "outbox.db", book)
+    async with site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s, running(link.run()):
+        await eventually(lambda: link.connected, "table connected")
+        wrong = await s.send("POST", "/login", {"name": "referee", "password": "not this one"})
+        assert wrong.status == 403 and "Wrong name or password" in wrong.body
+        login = await s.send(
+            "POST", "/login", {"name": "referee", "password": "correct horse battery"}
+        )
+        assert login.status == 303
+        cookie = login.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+        assert "HttpOnly" in login.headers["Set-Cookie"]
+        page = await s.get("/tables/t1", cookie)
+        token = page.body.split('name=token value="')[1].split('"')[0]
+        stale = await s.send(
+            "POST", "/tables/t1/command", {"action": "pause", "token": "x"}, cookie
+        )
+        assert stale.status == 403
+        start = {"action": "start", "token": token, "session": "cup.r1.t1",
+                 "players": "ann,bo,cy,dee", "hands": "8"}  # fmt: skip
+        sent = await s.send("POST", "/tables/t1/command", start, cookie)
+        assert sent.status == 303 and "sent=" in sent.headers["Location"]
+        await eventually(lambda: book.session == "cup.r1.t1", "session started by the table")
+        assert book.players == ["ann", "bo", "cy", "dee"]
+        for _ in range(100):
+            shown = (await s.get(sent.headers["Location"], cookie)).body
+            if "session cup.r1.t1 started" in shown:
+                break
+            await asyncio.sleep(0.05)
+        assert "The table replied: ok: session cup.r1.t1 started" in shown
+        await s.send("POST", "/tables/t1/command", {"action": "pause", "token": token}, cookie)
+        await eventually(lambda: book.state == "paused", "session paused")
+        bad = await s.send("POST", "/tables/t1/command", {"action": "start", "token": token,
+                                                    "players": "ann"}, cookie)  # fmt: skip
+        assert bad.status == 400 and "start:" in bad.body
+
+
+async def test_the_event_stream_pushes_the_floor_after_each_result(
+    broker: Broker, tmp_path: Path
+) -> None:
+    link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
+    async with site(broker, tmp_path) as s, running(link.run()):
+        reader, writer = await asyncio.open_connection("127.0.0.1", s.server.port)
+        writer.write(b"GET /events?view=floor HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        assert b"text/event-stream" in await reader.readuntil(b"\r\n\r\n")
+        for hand in (1, 2):
+            link.record_result(hand_result(hand))
+            async with asyncio.timeout(20):
+                while True:
+                    event = (await reader.readuntil(b"\n\n")).decode()
+                    if f'data-last-hand="{hand}"' in event:
+                        break
+        writer.close()
+
+
+async def test_the_standings_page_ranks_the_recorded_hands(broker: Broker, tmp_path: Path) -> None:
+    definition = tmp_path / "cup.toml"
+    definition.write_text(DEFINITION)
+    link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
+    async with site(broker, tmp_path, tournament=definition) as s, running(link.run()):
+        assert "Player 01" in (await s.get("/standings")).body
+        seated = ("p02", "p14", "p13", "p12")
+        link.record_result(hand_result(1, "cup.qualifying.r1.t1", seated, winner=0, discarder=2))
+        await eventually(lambda: s.dashboard.live.count == 1, "result recorded")
+        page = (await s.get("/standings?stage=qualifying")).body
+        row = page.split("Player 02")[1].split("</tr>")[0]
+        assert "<td class=n>24</td><td class=n>1</td>" in row
+        assert "under the minimum" in row  # 1 hand of 4
+
+
+def test_the_http_address_defaults_to_loopback() -> None:
+    assert http_address(":8080") == ("127.0.0.1", 8080)
+    assert http_address("0.0.0.0:80") == ("0.0.0.0", 80)
+    assert http_address("[::1]:8443") == ("::1", 8443)
+    with pytest.raises(UsageError):
+        http_address("8080")
+
+
+def test_a_session_cookie_is_refused_when_forged_expired_or_its_operator_is_removed() -> None:
+    sessions = Sessions.fresh({"referee": hash_password("correct horse battery")})
+    assert sessions.login("referee", "wrong", 1000.0) is None
+    cookie = sessions.login("referee", "correct horse battery", 1000.0)
+    assert cookie is not None and sessions.who(cookie, 1001.0) == "referee"
+    name, expiry, mac = cookie.split(".")
+    assert sessions.who(f"admin.{expiry}.{mac}", 1001.0) is None
+    assert sessions.who(f"{name}.{int(expiry) + 10**6}.{mac}", 1001.0) is None
+    assert sessions.who(cookie, float(expiry) + 1) is None
+    assert Sessions({}, sessions.secret).who(cookie, 1001.0) is None
+
+
+def test_a_malformed_password_file_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "operators"
+    path.write_text(f"# operators\nreferee:{hash_password('correct horse battery')}\nbob:hunter2\n")
+    with pytest.raises(ConfigError) as caught:
+        load_operators(path)
+    assert caught.value.line == 3
