@@ -66,6 +66,18 @@ def test_the_first_wall_commitment_of_a_hand_is_kept(store: ResultStore) -> None
     assert store.commitment("t1", "s1", 2) is None
 
 
+def test_hands_whose_commitment_has_no_result_are_named_in_the_order_they_began(
+    store: ResultStore,
+) -> None:
+    for hand, seen in ((1, 1.0), (2, 2.0), (3, 3.0)):
+        assert store.add_commitment("t1", "s1", hand, "c" * 64, seen)
+    message, payload = _message(2)
+    with store:
+        store.add_result(message, payload, "ok", 4.0)
+    assert store.hands_without_result("t1") == [("s1", 1), ("s1", 3)]
+    assert store.hands_without_result("t2") == []
+
+
 def test_holes_in_the_sequence_and_refused_results_fill_their_place(store: ResultStore) -> None:
     with store:
         for seq in (1, 2, 5):

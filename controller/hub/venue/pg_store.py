@@ -134,6 +134,17 @@ class PgStore(ResultStore):
         )
         return bool(cursor.rowcount == 1)
 
+    def hands_without_result(self, table: str) -> list[tuple[str, int]]:
+        """(session, hand) of every hand of `table` whose wall commitment was seen but whose
+        result never arrived, in the order they started."""
+        rows = self._q(
+            "SELECT session, hand FROM commitments c WHERE table_id = %s AND NOT EXISTS "
+            "(SELECT 1 FROM results r WHERE r.table_id = c.table_id AND r.session = c.session "
+            "AND r.hand = c.hand) ORDER BY seen, session, hand",
+            (table,),
+        ).fetchall()
+        return [(str(session), int(hand)) for session, hand in rows]
+
     def commitment(self, table: str, session: str, hand: int) -> str | None:
         """The wall commitment seen at the start of a hand, if it was seen."""
         row = self._q(
