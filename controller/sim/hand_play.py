@@ -1,6 +1,6 @@
 """One hand of play by the four simulated players, with their hands on the simulated table.
 
-Every move goes through the table's physical API as CONVENTIONS.md says (draw from the
+Every move goes through the table's physical API as docs/play.md says (draw from the
 wall plan's next place, replacements from the wall's end, discards into the river, claimed
 discards moved into the claimer's MELD zone with its own tiles, kongs, robbing a kong, a
 discard taken into the HAND to win on it) and is written down as a `Move`. What the table

@@ -12,7 +12,7 @@ from controller.rules import WinType
 
 
 class MoveKind(StrEnum):
-    """A move a player makes at the table (CONVENTIONS: physical play)."""
+    """A move a player makes at the table (docs/play.md)."""
 
     DRAW = "draw"
     REPLACEMENT = "replacement"

@@ -1,7 +1,7 @@
 """The simulated players on the simulated table with no daemon: the walls are built and
 raised by the table model's own machine steps, the dice come from a seed, and a stand-in
 umpire accepts the declarations and ends the hand as the ruleset says. After every move
-the umpire checks the zones: each move must show on the table exactly as CONVENTIONS.md
+the umpire checks the zones: each move must show on the table exactly as docs/play.md
 describes it, and every seat must hold a full hand."""
 
 import random

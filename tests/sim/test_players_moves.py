@@ -1,6 +1,6 @@
 """The simulated players really play, moving tiles only through the simulated table's
 physical API: in ordinary seeded hands every move and win type the referee must follow
-occurs, and after every move the zones show it as CONVENTIONS.md says (checked by the
+occurs, and after every move the zones show it as docs/play.md says (checked by the
 stand-in umpire of `tabletop`). Scripted seeds and stacked walls show a robbed kong, two
 winners on one discard, a blood battle to three winners and heavenly and earthly wins."""
 
