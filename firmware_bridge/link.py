@@ -38,6 +38,7 @@ from firmware_bridge.messages import (
     MAX_WINDOW,
     SIDES,
     TABLE_HASH,
+    WALL_PAGE_STACKS,
     Heartbeat,
     HeartbeatReply,
     Identify,
@@ -46,6 +47,7 @@ from firmware_bridge.messages import (
     QueryWall,
     QueryZone,
     Rejected,
+    WallSide,
     Zone,
 )
 from firmware_bridge.port import Port, PortOpener
@@ -53,6 +55,7 @@ from firmware_bridge.port import Port, PortOpener
 log = logging.getLogger(__name__)
 _EVENT, _RESPONSE, _SYNC = int(Flag.EVENT), int(Flag.RESPONSE), int(Flag.SYNC)
 _UNSEQUENCED, _NAK, _NEED_SYNC = int(Flag.UNSEQUENCED), int(Flag.NAK), int(Flag.NEED_SYNC)
+PROBES_PER_INTERVAL = 5
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ class LinkSettings:
     window: int = 8
     min_rto: float = 0.025
     max_rto: float = 1.0
-    max_tries: int = 8
+    max_tries: int = 24
     heartbeat_interval: float = HEARTBEAT_INTERVAL_MS / 1000
     silence_timeout: float = 2.0
     reconnect_min: float = 0.05
@@ -164,6 +167,7 @@ class Link:
         self._fatal: LinkError | None = None
         self._last_error: BaseException | None = None
         self._last_rx = 0.0
+        self._heartbeat_answered = True
         self._tasks: list[asyncio.Task[None]] = []
         self._resync_task: asyncio.Task[None] | None = None
         self._resync_again = False
@@ -281,7 +285,7 @@ class Link:
         self._drop_port()
         self._state = State.DOWN
         self._settled.set()
-        self._publish(Disconnected(str(error)))
+        self._publish(Disconnected(str(error), final=True))
 
     def _after_loss(self) -> None:
         loss = self._loss or _Loss("connection lost", keep_port=False)
@@ -357,7 +361,7 @@ class Link:
 
     async def _heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.heartbeat_interval)
+            await asyncio.sleep(self._heartbeat_delay())
             if self._state is not State.UP:
                 continue
             silent = self._now() - self._last_rx
@@ -365,7 +369,14 @@ class Link:
                 self._mark_lost(_Loss(f"no frame for {silent:.1f} s", keep_port=False))
                 continue
             flags = _UNSEQUENCED
+            self._heartbeat_answered = False
             self._write(Frame(Heartbeat.TYPE, b"", 0, self._events_seen & 0xFF, flags))
+
+    def _heartbeat_delay(self) -> float:
+        """The heartbeat interval, or a fifth of it while the last heartbeat is unanswered: a
+        few frames lost on a noisy line must not look like silence to either end."""
+        interval = self.settings.heartbeat_interval
+        return interval if self._heartbeat_answered else interval / PROBES_PER_INTERVAL
 
     # ---- sending ---------------------------------------------------------------------------
 
@@ -572,6 +583,7 @@ class Link:
             self._protocol_error(f"heartbeat reply: {error}")
             return
         assert isinstance(reply, HeartbeatReply)
+        self._heartbeat_answered = True
         if self._state is State.UP and reply.event_counter > self._events_seen:
             missed = reply.event_counter - self._events_seen
             self._events_seen = reply.event_counter
@@ -595,51 +607,85 @@ class Link:
                 return
             queries: list[Command[Any]] = [QueryStatus()]
             queries += [QueryZone(s, z) for s in range(identify.seats) for z in Zone]
-            queries += [QueryWall(side) for side in range(SIDES)]
             try:
-                await asyncio.gather(*(self._request(query, deliver=True) for query in queries))
+                await asyncio.gather(
+                    *(self._request(query, deliver=True) for query in queries),
+                    *(self._query_side(side) for side in range(SIDES)),
+                )
             except LinkError as error:
                 log.info("state re-query interrupted: %s", error)
                 return
-            self._publish(Resynced(reason))
             if not self._resync_again:
+                self._publish(Resynced(reason))
                 return
+
+    async def wall_side(self, side: int) -> WallSide:
+        """Every tile placed so far on one side, read page by page (`query_wall`)."""
+        return await self._query_side(side, deliver=False)
+
+    async def _query_side(self, side: int, deliver: bool = True) -> WallSide:
+        first = cast(WallSide, await self._request(QueryWall(side, 0, WALL_PAGE_STACKS), False))
+        stacks = -(-first.tiles_per_side // first.layers) if first.layers else 0
+        pages = [
+            self._request(QueryWall(side, start, WALL_PAGE_STACKS), deliver=False)
+            for start in range(WALL_PAGE_STACKS, stacks, WALL_PAGE_STACKS)
+        ]
+        rest = cast(list[WallSide], await asyncio.gather(*pages))
+        slots = first.slots + tuple(slot for page in rest for slot in page.slots)
+        whole = WallSide(side, first.tiles_per_side, first.layers, slots)
+        if deliver:
+            self._publish(whole)
+        return whole
 
     async def _request(self, command: Command[Any], deliver: bool) -> Message:
         self._require_up()
-        if self._waiters or len(self._pending) >= self.settings.window:
+        if self._waiters or self._window_full():
             await self._wait_turn()
-        return await self._send(command, deliver=deliver)
+        reply = self._send(command, deliver=deliver)
+        if not self._window_full():
+            self._wake_next()
+        return await reply
 
     async def _wait_turn(self) -> None:
-        """Wait, first come first served, for a free place in the window."""
-        waiter = asyncio.get_running_loop().create_future()
+        """Wait, first come first served, for a free place in the window (a waiter keeps its
+        place in the queue until it sends)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
         self._waiters.append(waiter)
         try:
             while True:
                 await waiter
                 self._require_up()
-                if len(self._pending) < self.settings.window:
+                if self._waiters[0] is waiter and not self._window_full():
+                    self._waiters.popleft()
                     return
-                waiter = asyncio.get_running_loop().create_future()
-                self._waiters.appendleft(waiter)
+                fresh: asyncio.Future[None] = loop.create_future()
+                self._waiters[self._waiters.index(waiter)] = fresh
+                waiter = fresh
         except BaseException:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
-            elif waiter.done() and not waiter.cancelled():
-                self._wake_next()
+            self._wake_next()
             raise
 
+    def _window_full(self) -> bool:
+        """The window spans from the oldest unanswered command, not over the commands still
+        unanswered: a command whose reply keeps getting lost must not fall further behind
+        than the MCU's reply cache reaches."""
+        if not self._pending:
+            return False
+        oldest = next(iter(self._pending))
+        return (self._next_seq - oldest) & 0xFF >= self.settings.window
+
     def _wake_next(self) -> None:
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                return
+        """Let the first waiter look at the window again."""
+        if self._waiters and not self._waiters[0].done():
+            self._waiters[0].set_result(None)
 
     def _wake_all(self) -> None:
-        while self._waiters:
-            self._wake_next()
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()

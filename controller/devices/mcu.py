@@ -11,11 +11,13 @@ from controller.table.ports import (
     DiceRolled,
     McuCommandFailed,
     McuEvent,
+    McuEventsLost,
     McuFault,
     McuFaultCleared,
     McuFaultKind,
     McuOffline,
     McuOnline,
+    McuResynced,
     McuStatusRead,
     Motion,
     MotionEnded,
@@ -34,7 +36,7 @@ from firmware_bridge.errors import (
     McuReset,
     ProtocolMismatch,
 )
-from firmware_bridge.events import Connected, Disconnected, Item
+from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced
 from firmware_bridge.fields import Command
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
@@ -48,6 +50,7 @@ from firmware_bridge.messages import (
     LowerPlatform,
     MotionDone,
     Motor,
+    QueryStatus,
     RaiseWalls,
     RejectReason,
     RollDice,
@@ -65,8 +68,6 @@ from firmware_bridge.messages import Zone as WireZone
 
 log = logging.getLogger(__name__)
 STOP_WAIT_S = 0.5
-GIVE_UP = "update the firmware or the daemon"
-"""The link stops reconnecting only on a protocol mismatch, whose reason ends with this."""
 
 TILE_SETS = {
     144: TileSetKind.WITH_FLOWERS_144,
@@ -140,6 +141,7 @@ class LinkMcu:
         self.link = link
         self._handlers: list[Callable[[McuEvent], None]] = []
         self._pump: asyncio.Task[None] | None = None
+        self._status_task: asyncio.Task[None] | None = None
 
     def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
         """Call `handler` for every event of the MCU and its link."""
@@ -151,13 +153,22 @@ class LinkMcu:
         try:
             await self.link.start(wait=False)
             async for item in subscription:
+                if isinstance(item, Connected) and not item.reconnected:
+                    self._status_task = asyncio.create_task(self._read_status())
                 event = translate(item)
                 if event is not None:
                     self._publish(event)
         finally:
             subscription.close()
+            if self._status_task is not None:
+                self._status_task.cancel()
             await self._stop_motors()
             await self.link.close()
+
+    async def _read_status(self) -> None:
+        """At the first handshake, the status (the hand cycle counts dice rolls from it)."""
+        with contextlib.suppress(LinkError):
+            self._publish(_status(await self.link.request(QueryStatus())))
 
     async def _stop_motors(self) -> None:
         """On the way out, stop the motors now rather than when the heartbeat is missed."""
@@ -233,8 +244,12 @@ def translate(item: Item) -> McuEvent | None:
         case Connected(identify, reconnected, mcu_reset):
             cause = identify.reset_cause.name.lower().replace("_", " ")
             return McuOnline(mcu_reset, reconnected, cause)
-        case Disconnected(reason):
-            return McuOffline(reason, final=GIVE_UP in reason)
+        case Disconnected(reason, final):
+            return McuOffline(reason, final)
+        case EventGap(missed):
+            return McuEventsLost(missed)
+        case Resynced():
+            return McuResynced()
     return None
 
 
@@ -244,4 +259,7 @@ def _status(status: Status) -> McuStatusRead:
         estop=status.estop,
         lid_open=status.lid_open,
         lifts_up=bool(status.lifts_up),
+        dice_rolls=status.dice_rolls,
+        dice=(status.last_d1, status.last_d2),
+        dice_spinning=bool(status.motors_running & (1 << Motor.DICE)),
     )

@@ -80,19 +80,31 @@ def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
 
 
 def on_status(cycle: CycleState, event: McuStatusRead) -> None:
-    """The status re-read after lost events may show a build that ended unseen."""
-    hand = cycle.hand
-    if cycle.phase is Phase.BUILDING and hand and event.walls_built and not hand.built:
-        cycle.motions.discard(Motion.BUILD)
-        hand.built = True
+    """The status re-read after lost events: kept until the re-read is complete."""
+    cycle.mcu_status = event
+    cycle.dice_rolls = event.dice_rolls
+
+
+def after_resync(cycle: CycleState) -> None:
+    """The MCU's state is complete again: a build or a raise that ended unseen ends now, and
+    a wall whose check waited for lost tiles is checked."""
+    hand, status = cycle.hand, cycle.mcu_status
+    if hand is None or status is None:
+        return
+    if cycle.phase is Phase.BUILDING:
+        if status.walls_built and not hand.built:
+            cycle.motions.discard(Motion.BUILD)
+            hand.built = True
         walls_ready(cycle)
+    elif cycle.phase is Phase.WALLS_CHECKED and status.lifts_up and not status.walls_built:
+        on_motion_ended(cycle, MotionEnded(Motion.RAISE, Outcome.DONE))
 
 
 def walls_ready(cycle: CycleState) -> None:
     """Check a built wall; raise it once the surface is clear, or reshuffle, or stop."""
     hand, session = _live(cycle)
     assert cycle.tiles is not None
-    if not hand.built:
+    if not hand.built or cycle.resync_pending:
         return
     first_look = hand.verdict is None
     verdict = hand.check(session.ruleset, cycle.tiles)

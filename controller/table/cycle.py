@@ -24,9 +24,11 @@ from controller.table.ports import (
     DiceRolled,
     EmergencyStop,
     McuFault,
+    McuEventsLost,
     McuFaultCleared,
     McuOffline,
     McuOnline,
+    McuResynced,
     McuStatusRead,
     Motion,
     MotionEnded,
@@ -185,9 +187,11 @@ class HandCycle(CycleState):
         """Time passed (a tick or any input): timeouts, settling zones, waiting for the MCU."""
         if self.board.expire(self.t) and self.phase is Phase.PLAYING:
             self.update_turn()
-        timeout = self._timed_out()
+        timeout = mcu_events.stale_too_long(self) if self.resync_pending else self._timed_out()
         if timeout:
             self.stop(timeout)
+        elif self.resync_pending:
+            return
         elif self.phase is Phase.DEALING:
             play.check_deal_when_settled(self)
         elif self.phase is Phase.PLAYING:
@@ -237,6 +241,8 @@ class HandCycle(CycleState):
     def on_online(self, event: McuOnline) -> None:
         """The MCU link is up (again, or after the MCU restarted)."""
         self.mcu_online = True
+        if event.restarted or event.reconnected:
+            mcu_events.state_incomplete(self)
         if event.restarted:
             mcu_events.on_restart(self, event.reset_cause)
         elif event.reconnected:
@@ -268,11 +274,13 @@ HANDLERS: dict[type, Handler] = {
     WallSideRead: building.on_side_read,
     MotionEnded: building.on_motion_ended,
     McuStatusRead: building.on_status,
-    DiceRolled: play.on_dice,
+    DiceRolled: mcu_events.on_dice_rolled,
     ZoneRead: HandCycle.on_zone,
     McuFault: mcu_events.on_fault,
     McuFaultCleared: mcu_events.on_fault_cleared,
     McuOnline: HandCycle.on_online,
     McuOffline: mcu_events.on_offline,
+    McuEventsLost: mcu_events.on_events_lost,
+    McuResynced: mcu_events.on_resynced,
 }
 """Which transition takes which input (WallSideBuilt needs none: MotionEnded ends a build)."""

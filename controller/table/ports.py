@@ -215,6 +215,24 @@ class McuStatusRead:
     estop: bool
     lid_open: bool
     lifts_up: bool
+    dice_rolls: int = 0
+    """Rolls the MCU has finished since it started."""
+    dice: tuple[int, int] = (0, 0)
+    """The last roll's dice."""
+    dice_spinning: bool = False
+
+
+@dataclass(frozen=True)
+class McuEventsLost:
+    """Events from the MCU were lost on the link; its state is being re-read (McuResynced
+    follows once the re-read is complete), so nothing may be decided from it until then."""
+
+    missed: int
+
+
+@dataclass(frozen=True)
+class McuResynced:
+    """The MCU's state was re-read in full and no event was lost meanwhile."""
 
 
 McuEvent = (
@@ -229,6 +247,8 @@ McuEvent = (
     | McuOnline
     | McuOffline
     | McuStatusRead
+    | McuEventsLost
+    | McuResynced
 )
 
 
