@@ -262,4 +262,5 @@ def _status(status: Status) -> McuStatusRead:
         dice_rolls=status.dice_rolls,
         dice=(status.last_d1, status.last_d2),
         dice_spinning=bool(status.motors_running & (1 << Motor.DICE)),
+        platform_moving=bool(status.motors_running & (1 << Motor.PLATFORM)),
     )

@@ -95,6 +95,9 @@ def after_resync(cycle: CycleState) -> None:
         if status.walls_built and not hand.built:
             cycle.motions.discard(Motion.BUILD)
             hand.built = True
+        if status.walls_built and not status.platform_moving and not hand.lowered:
+            cycle.motions.discard(Motion.LOWER)  # lowering was asked for before the build
+            hand.lowered = True
         walls_ready(cycle)
     elif cycle.phase is Phase.WALLS_CHECKED and status.lifts_up and not status.walls_built:
         on_motion_ended(cycle, MotionEnded(Motion.RAISE, Outcome.DONE))

@@ -220,6 +220,7 @@ class McuStatusRead:
     dice: tuple[int, int] = (0, 0)
     """The last roll's dice."""
     dice_spinning: bool = False
+    platform_moving: bool = False
 
 
 @dataclass(frozen=True)
