@@ -9,6 +9,7 @@ from collections.abc import Callable
 from controller.table.ports import (
     SEATS,
     DiceRolled,
+    McuCommand,
     McuCommandFailed,
     McuEvent,
     McuEventsLost,
@@ -185,26 +186,26 @@ class LinkMcu:
         """Build four walls under the table from the next set in the hopper."""
         kind = TILE_SETS.get(tiles)
         if kind is None:
-            raise McuCommandFailed("build the walls", f"this table has no {tiles}-tile set")
-        await self._run("build the walls", BuildWalls(kind, tiles_per_side, layers, _ms(max_s)))
+            raise McuCommandFailed(McuCommand.BUILD, f"this table has no {tiles}-tile set")
+        await self._run(McuCommand.BUILD, BuildWalls(kind, tiles_per_side, layers, _ms(max_s)))
 
     async def raise_walls(self, max_s: float) -> None:
         """Lift the built walls."""
-        await self._run("raise the walls", RaiseWalls(_ms(max_s)))
+        await self._run(McuCommand.RAISE, RaiseWalls(_ms(max_s)))
 
     async def lower_platform(self, max_s: float) -> None:
         """Drop the surface's tiles into the hopper."""
-        await self._run("lower the platform", LowerPlatform(_ms(max_s)))
+        await self._run(McuCommand.LOWER, LowerPlatform(_ms(max_s)))
 
     async def roll_dice(self, max_s: float) -> None:
         """Spin the dice."""
-        await self._run("roll the dice", RollDice(_ms(max_s)))
+        await self._run(McuCommand.ROLL, RollDice(_ms(max_s)))
 
     async def stop_all(self) -> None:
         """Stop every motor now."""
-        await self._run("stop every motor", StopAll())
+        await self._run(McuCommand.STOP_ALL, StopAll())
 
-    async def _run(self, what: str, command: Command[Accepted]) -> None:
+    async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:
             await self.link.request(command)
         except CommandRejected as error:

@@ -7,6 +7,7 @@ from controller.table import inputs as ev
 from controller.table.core import ACK_HINT, CycleState, Phase
 from controller.table.ports import (
     DiceRolled,
+    McuCommand,
     McuEventsLost,
     McuFault,
     McuFaultCleared,
@@ -168,7 +169,7 @@ def stale_too_long(cycle: CycleState) -> str:
 
 def on_command_failed(cycle: CycleState, event: ev.CommandFailed) -> None:
     """A command to the MCU failed: a fault (failing to stop the motors is only said)."""
-    if event.command == "stop every motor":
+    if event.command is McuCommand.STOP_ALL:
         cycle.say("error", f"could not stop every motor: {event.reason}")
     else:
-        cycle.stop(f"could not {event.command}: {event.reason}")
+        cycle.stop(f"could not {event.command.value}: {event.reason}")

@@ -253,11 +253,21 @@ McuEvent = (
 )
 
 
+class McuCommand(enum.Enum):
+    """The commands the hand cycle gives the table MCU, in the words of a fault message."""
+
+    BUILD = "build the walls"
+    RAISE = "raise the walls"
+    LOWER = "lower the platform"
+    ROLL = "roll the dice"
+    STOP_ALL = "stop every motor"
+
+
 class McuCommandFailed(Exception):
     """A command to the table MCU failed; `reason` says why in plain words."""
 
-    def __init__(self, command: str, reason: str) -> None:
-        super().__init__(f"could not {command}: {reason}")
+    def __init__(self, command: McuCommand, reason: str) -> None:
+        super().__init__(f"could not {command.value}: {reason}")
         self.command = command
         self.reason = reason
 
