@@ -1,0 +1,106 @@
+"""A session on a noisy line: `python bench/lossy_session.py [--hands 50] [--seed 0]`.
+
+The daemon, the simulated table (3 % of frames lost, 0.5 % of bytes damaged) and the players
+run on loop time (looptime), so the session costs only its CPU time. Prints hands played,
+faults (each acknowledged with the dice button so the session goes on), events lost and the
+wall time.
+"""
+
+import argparse
+import asyncio
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import looptime
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from controller.app import Hardware, TableApp
+from controller.config import HandSection, SessionSection, TableConfig, TableSection
+from controller.sim.hardware import SimulatedHardware
+from controller.sim.players import Habits, SimulatedPlayers
+from controller.systemd import SystemdNotifier
+from controller.table.cycle import Phase, TableView
+from controller.table.report import LogSink
+from firmware_bridge.sim.faults import Faults
+
+
+class LoopClock:
+    """The event loop's (virtual) time as the daemon's clock."""
+
+    def monotonic(self) -> float:
+        """Loop time."""
+        return asyncio.get_running_loop().time()
+
+    def wall(self) -> float:
+        """Loop time from a fixed epoch origin."""
+        return 1_700_000_000.0 + self.monotonic()
+
+
+async def session(hands: int, seed: int, faults: Faults, scratch: Path) -> None:
+    """Play the session and print its figures."""
+    Device.pin_factory = MockFactory(pin_class=MockPWMPin)
+    sim = SimulatedHardware(scratch, seed=seed, speed=0, faults=faults)
+    opener = await sim.start()
+    players = SimulatedPlayers(sim.table, sim.buttons, Habits(think_s=0.0))
+    hardware = Hardware(
+        opener, sim.panel(), sim.write_tileset(), (("simulated players", players.run),), sim.stop
+    )
+    config = TableConfig(
+        table=TableSection(ruleset="zung-jung"),
+        session=SessionSection(hands=hands),
+        hand=HandSection(zone_settle_s=0.1, zone_absence_s=0.1),
+    )
+    sink = LogSink()
+    app = TableApp(
+        config, hardware, clock=LoopClock(), notifier=SystemdNotifier({}), sink=sink, tick_s=0.02
+    )
+    faults_seen: list[str] = []
+
+    def on_view(view: TableView) -> None:
+        if view.phase is Phase.FAULT and len(faults_seen) < 20:
+            faults_seen.append(f"hand {view.hand}: {view.fault}")
+            sim.buttons.press_dice()
+
+    app.runner.observe(on_view)
+    started = time.perf_counter()
+    task = asyncio.create_task(app.run())
+    with_limit = asyncio.timeout(120.0 * hands)
+    try:
+        async with with_limit:
+            while app.runner.view.phase is not Phase.SESSION_OVER:
+                await app.runner.changed(60)
+    except TimeoutError:
+        faults_seen.append(f"the session did not end: {app.runner.view.fault}")
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    stats = app.mcu.link.stats()
+    print(f"hands played {len(sink.results)} of {hands}, faults {len(faults_seen)}")
+    print(f"event gaps {stats.event_gaps} (each re-read), retransmits {stats.retransmits}, ")
+    print(f"reconnects {stats.reconnects}, damaged frames {stats.crc_errors + stats.frame_errors}")
+    print(f"wall time {time.perf_counter() - started:.1f} s for {LoopClock().monotonic():.0f} s")
+    for fault in faults_seen:
+        print(f"  fault: {fault}")
+
+
+def main() -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--hands", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--drop", type=float, default=0.03)
+    parser.add_argument("--corrupt", type=float, default=0.005)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.CRITICAL)
+    faults = Faults(drop=args.drop, corrupt=args.corrupt)
+    loop = looptime.new_event_loop(start=0)
+    with tempfile.TemporaryDirectory() as scratch:
+        loop.run_until_complete(session(args.hands, args.seed, faults, Path(scratch)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
