@@ -93,8 +93,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--drop", type=float, default=0.03)
     parser.add_argument("--corrupt", type=float, default=0.005)
+    parser.add_argument("--debug", action="store_true", help="log the link at INFO")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
+    if args.debug:
+        logging.getLogger("firmware_bridge.link").setLevel(logging.INFO)
+        logging.getLogger().setLevel(logging.INFO)
     faults = Faults(drop=args.drop, corrupt=args.corrupt)
     loop = looptime.new_event_loop(start=0)
     with tempfile.TemporaryDirectory() as scratch:

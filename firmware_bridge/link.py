@@ -31,7 +31,7 @@ from firmware_bridge.errors import (
 )
 from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced, Subscription
 from firmware_bridge.fields import Command, Message, ReplyT, decode_payload, encode_payload
-from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, FrameDecoder, encode_frame
+from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, FrameDecoder
 from firmware_bridge.link_stats import Counters, FrameRing, LinkStats
 from firmware_bridge.messages import (
     HEARTBEAT_INTERVAL_MS,
@@ -51,10 +51,23 @@ from firmware_bridge.messages import (
     Zone,
 )
 from firmware_bridge.port import Port, PortOpener
+from firmware_bridge.session import (
+    Answered,
+    EventArrived,
+    EventRepeated,
+    EventsLost,
+    ForeignVersion,
+    GaveUp,
+    HostSession,
+    McuRestarted,
+    Outcome,
+    SessionSettings,
+    Transmit,
+    Unsequenced,
+)
 
 log = logging.getLogger(__name__)
-_EVENT, _RESPONSE, _SYNC = int(Flag.EVENT), int(Flag.RESPONSE), int(Flag.SYNC)
-_UNSEQUENCED, _NAK, _NEED_SYNC = int(Flag.UNSEQUENCED), int(Flag.NAK), int(Flag.NEED_SYNC)
+_SYNC, _UNSEQUENCED = int(Flag.SYNC), int(Flag.UNSEQUENCED)
 PROBES_PER_INTERVAL = 5
 
 
@@ -77,6 +90,11 @@ class LinkSettings:
         if not 1 <= self.window <= MAX_WINDOW:
             raise ValueError(f"window must be 1..{MAX_WINDOW}")
 
+    @property
+    def session(self) -> SessionSettings:
+        """The part the pure session core needs."""
+        return SessionSettings(self.window, self.min_rto, self.max_rto, self.max_tries)
+
 
 class State(Enum):
     """Where the link is in its life."""
@@ -88,18 +106,13 @@ class State(Enum):
 
 
 @dataclass(eq=False)
-class _Pending:
-    seq: int
+class _Call:
+    """A command in flight as its caller sees it (the session core keeps the frames)."""
+
     name: str
     reply: type[Message]
-    frame: Frame
-    data: bytes
     future: asyncio.Future[Message]
-    sent_at: float
     deliver: bool
-    tries: int = 1
-    """Transmissions counted while this command was the oldest unanswered one."""
-    resent: bool = False
 
 
 @dataclass
@@ -108,12 +121,6 @@ class _Loss:
     keep_port: bool
     error: type[LinkError] = LinkDown
     mcu_reset: bool = False
-
-
-@dataclass
-class _Rtt:
-    srtt: float | None = None
-    rttvar: float = 0.0
 
 
 class _Receiver:
@@ -151,16 +158,14 @@ class Link:
         self._port: Port | None = None
         self._generation = 0
         self._decoder = FrameDecoder()
-        self._next_seq = 0
-        self._pending: dict[int, _Pending] = {}
+        self._counters = Counters()
+        self._session = HostSession(self.settings.session, self._counters)
+        self._calls: dict[int, _Call] = {}
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._identify: IdentifyReply | None = None
-        self._events_seen = 0
         self._subscriptions: list[Subscription] = []
-        self._counters = Counters()
         self._ring = FrameRing(self.settings.ring_size)
-        self._rtt = _Rtt()
         self._loss: _Loss | None = None
         self._lost = asyncio.Event()
         self._settled = asyncio.Event()
@@ -322,7 +327,7 @@ class Link:
         previous = self._identify
         mcu_reset = previous is not None and reply.boot_count != previous.boot_count
         self._identify = reply
-        self._events_seen = reply.event_counter
+        self._session.begin(reply.event_counter)
         self._loss = None
         self._state = State.UP
         self._settled.set()
@@ -368,9 +373,8 @@ class Link:
             if silent > self.settings.silence_timeout:
                 self._mark_lost(_Loss(f"no frame for {silent:.1f} s", keep_port=False))
                 continue
-            flags = _UNSEQUENCED
             self._heartbeat_answered = False
-            self._write(Frame(Heartbeat.TYPE, b"", 0, self._events_seen & 0xFF, flags))
+            self._write(self._session.unsequenced(Heartbeat.TYPE, _UNSEQUENCED))
 
     def _heartbeat_delay(self) -> float:
         """The heartbeat interval, or a fifth of it while the last heartbeat is unanswered: a
@@ -390,83 +394,55 @@ class Link:
     def _send(
         self, command: Command[Any], flags: int = 0, deliver: bool = False
     ) -> asyncio.Future[Message]:
-        seq = self._next_seq
-        self._next_seq = (seq + 1) & 0xFF
-        frame = Frame(command.TYPE, encode_payload(command), seq, self._events_seen & 0xFF, flags)
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        name = type(command).__name__
-        data = encode_frame(frame)
-        pending = _Pending(seq, name, command.REPLY, frame, data, future, self._now(), deliver)
-        self._pending[seq] = pending
-        self._write(frame, pending.data)
-        if len(self._pending) == 1:
-            self._arm()
+        seq, out = self._session.send(command.TYPE, encode_payload(command), self._now(), flags)
+        self._calls[seq] = _Call(type(command).__name__, command.REPLY, future, deliver)
+        self._write(out)
+        self._arm()
         return future
 
-    def _write(self, frame: Frame, data: bytes | None = None) -> None:
+    def _write(self, out: Transmit) -> None:
         if self._port is None:
             return
-        data = data or encode_frame(frame)
         self._counters.frames_sent += 1
-        self._counters.bytes_sent += len(data)
-        self._ring.add(self._now(), "tx", frame)
-        self._port.write(data)
+        self._counters.bytes_sent += len(out.data)
+        self._ring.add(self._now(), "tx", out.frame)
+        self._port.write(out.data)
 
     def _arm(self) -> None:
-        """Make sure a timer runs for the oldest command (it re-arms itself if it fires early)."""
-        if self._timer is None and self._pending:
-            oldest = next(iter(self._pending.values()))
-            delay = oldest.sent_at + self._rto(oldest.tries) - self._now()
-            self._timer = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_timeout)
-
-    def _rto(self, tries: int) -> float:
-        base = self.settings.min_rto
-        if self._rtt.srtt is not None:
-            base = max(base, self._rtt.srtt + 4 * self._rtt.rttvar)
-        return float(min(self.settings.max_rto, base * 2 ** (tries - 1)))
+        """Keep one timer at the session core's next deadline."""
+        deadline = self._session.next_deadline()
+        if self._timer is not None:
+            if deadline is not None and self._timer.when() == deadline:
+                return
+            self._timer.cancel()
+            self._timer = None
+        if deadline is not None:
+            self._timer = asyncio.get_running_loop().call_at(deadline, self._on_timeout)
 
     def _on_timeout(self) -> None:
         self._timer = None
-        if not self._pending:
-            return
-        oldest = next(iter(self._pending.values()))
-        if self._now() < oldest.sent_at + self._rto(oldest.tries) - 0.0005:
-            self._arm()
-            return
-        if oldest.tries >= self.settings.max_tries:
-            self._counters.timeouts += 1
-            reason = f"{oldest.name} went unanswered after {oldest.tries} tries"
-            self._finish(oldest, error=CommandTimeout(f"{self.name}: {reason}"))
-            self._mark_lost(_Loss(reason, keep_port=False))
-            return
-        oldest.tries += 1
-        self._retransmit_all()
-
-    def _retransmit_all(self) -> None:
-        now = self._now()
-        for pending in self._pending.values():
-            pending.resent = True
-            pending.sent_at = now
-            self._counters.retransmits += 1
-            self._write(pending.frame, pending.data)
+        self._apply(self._session.on_time(self._now()))
         self._arm()
 
     def _fail_all(self, error: LinkError) -> None:
-        for pending in list(self._pending.values()):
-            self._finish(pending, error=error)
+        self._session.drop_all()
+        for seq in list(self._calls):
+            self._finish(seq, error=error)
+        self._arm()
 
     def _finish(
-        self, pending: _Pending, result: Message | None = None, error: BaseException | None = None
-    ) -> None:
-        self._pending.pop(pending.seq, None)
-        if not pending.future.done():
+        self, seq: int, result: Message | None = None, error: BaseException | None = None
+    ) -> _Call | None:
+        call = self._calls.pop(seq, None)
+        if call is not None and not call.future.done():
             if error is not None:
-                pending.future.set_exception(error)
-                pending.future.add_done_callback(_consume_exception)
+                call.future.set_exception(error)
+                call.future.add_done_callback(_consume_exception)
             else:
-                pending.future.set_result(cast(Message, result))
+                call.future.set_result(cast(Message, result))
         self._wake_next()
-        self._arm()
+        return call
 
     # ---- receiving -------------------------------------------------------------------------
 
@@ -494,83 +470,69 @@ class Link:
         self._counters.frames_received += 1
         self._last_rx = self._now()
         self._ring.add(self._last_rx, "rx", frame)
-        if frame.version != PROTOCOL_VERSION:
-            self._on_foreign_version(frame)
-        elif frame.flags & _NEED_SYNC:
-            if self._state is State.UP:
-                loss = _Loss("the table MCU restarted", True, McuReset, mcu_reset=True)
-                self._mark_lost(loss)
-        elif frame.flags & _RESPONSE:
-            self._on_response(frame)
-        elif frame.flags & _EVENT:
-            self._on_event(frame)
-        elif frame.flags & _NAK:
-            self._on_nak(frame.ack)
-        elif frame.type == HeartbeatReply.TYPE:
-            self._on_heartbeat_reply(frame)
+        self._apply(self._session.receive(frame, self._last_rx))
+        self._arm()
 
-    def _on_foreign_version(self, frame: Frame) -> None:
+    def _apply(self, outcomes: list[Outcome]) -> None:
+        """Carry out what the session core decided."""
+        for outcome in outcomes:
+            match outcome:
+                case Transmit():
+                    self._write(outcome)
+                case Answered(seq, frame):
+                    self._on_answer(seq, frame)
+                case GaveUp(seq, tries):
+                    self._on_given_up(seq, tries)
+                case EventArrived(frame):
+                    self._on_event(frame)
+                case EventsLost(missed):
+                    self._on_gap(missed)
+                case EventRepeated(number):
+                    self._protocol_error(f"event number {number} repeated")
+                case McuRestarted():
+                    self._mark_lost(_Loss("the table MCU restarted", True, McuReset, True))
+                case ForeignVersion(version):
+                    self._on_foreign_version(version)
+                case Unsequenced(frame) if frame.type == HeartbeatReply.TYPE:
+                    self._on_heartbeat_reply(frame)
+
+    def _on_given_up(self, seq: int, tries: int) -> None:
+        call = self._calls.get(seq)
+        reason = f"{call.name if call else 'a command'} went unanswered after {tries} tries"
+        self._finish(seq, error=CommandTimeout(f"{self.name}: {reason}"))
+        self._mark_lost(_Loss(reason, keep_port=False))
+
+    def _on_foreign_version(self, version: int) -> None:
         self._fatal = ProtocolMismatch(
-            f"the {self.name} sends protocol version {frame.version}, "
+            f"the {self.name} sends protocol version {version}, "
             f"this daemon speaks {PROTOCOL_VERSION}: update the firmware or the daemon"
         )
         self._protocol_error(str(self._fatal))
         self._fail_all(self._fatal)
 
-    def _on_nak(self, ack: int) -> None:
-        if not self._pending:
-            return
-        oldest = next(iter(self._pending.values()))
-        if oldest.seq == ack and self._now() - oldest.sent_at > self.settings.min_rto / 2:
-            self._retransmit_all()
-
-    def _on_response(self, frame: Frame) -> None:
-        pending = self._pending.get(frame.seq)
-        if pending is None:
-            self._counters.duplicate_replies += 1
+    def _on_answer(self, seq: int, frame: Frame) -> None:
+        call = self._calls.get(seq)
+        if call is None:
             return
         try:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
-            self._protocol_error(f"reply to {pending.name}: {error}")
-            self._finish(pending, error=error)
+            self._protocol_error(f"reply to {call.name}: {error}")
+            self._finish(seq, error=error)
             return
-        if not pending.resent:
-            self._rtt_sample(self._now() - pending.sent_at)
-        self._resolve(pending, reply)
-
-    def _resolve(self, pending: _Pending, reply: Message) -> None:
-        if isinstance(reply, pending.reply):
-            self._finish(pending, result=reply)
-            if pending.deliver:
+        if isinstance(reply, call.reply):
+            self._finish(seq, result=reply)
+            if call.deliver:
                 self._publish(reply)
         elif isinstance(reply, Rejected):
-            error = CommandRejected(pending.name, reply.reason, reply.reason.name, reply.detail)
-            self._finish(pending, error=error)
+            refused = CommandRejected(call.name, reply.reason, reply.reason.name, reply.detail)
+            self._finish(seq, error=refused)
         else:
-            reason = f"{pending.name} answered with {type(reply).__name__}"
+            reason = f"{call.name} answered with {type(reply).__name__}"
             self._protocol_error(reason)
-            self._finish(pending, error=UnexpectedReply(reason))
-
-    def _rtt_sample(self, sample: float) -> None:
-        self._counters.rtt.append(sample)
-        rtt = self._rtt
-        if rtt.srtt is None:
-            rtt.srtt, rtt.rttvar = sample, sample / 2
-        else:
-            rtt.rttvar = 0.75 * rtt.rttvar + 0.25 * abs(rtt.srtt - sample)
-            rtt.srtt = 0.875 * rtt.srtt + 0.125 * sample
+            self._finish(seq, error=UnexpectedReply(reason))
 
     def _on_event(self, frame: Frame) -> None:
-        if self._state is not State.UP:
-            return
-        delta = (frame.seq - self._events_seen) & 0xFF
-        if delta == 0:
-            self._protocol_error(f"event number {frame.seq} repeated")
-            return
-        self._events_seen += delta
-        if delta > 1:
-            self._on_gap(delta - 1)
         try:
             self._publish(decode_payload(frame.type, frame.payload))
         except MessageError as error:
@@ -584,13 +546,10 @@ class Link:
             return
         assert isinstance(reply, HeartbeatReply)
         self._heartbeat_answered = True
-        if self._state is State.UP and reply.event_counter > self._events_seen:
-            missed = reply.event_counter - self._events_seen
-            self._events_seen = reply.event_counter
-            self._on_gap(missed)
+        if self._state is State.UP:
+            self._apply(self._session.counter_seen(reply.event_counter))
 
     def _on_gap(self, missed: int) -> None:
-        self._counters.event_gaps += 1
         self._protocol_error(f"{missed} event(s) from the table MCU were lost")
         self._publish(EventGap(missed))
         self.resync(f"{missed} event(s) lost")
@@ -612,9 +571,13 @@ class Link:
                     *(self._request(query, deliver=True) for query in queries),
                     *(self._query_side(side) for side in range(SIDES)),
                 )
-            except LinkError as error:
+            except (LinkDown, McuReset, CommandTimeout, ProtocolMismatch) as error:
                 log.info("state re-query interrupted: %s", error)
-                return
+                return  # the link reconnects and re-queries by itself
+            except BridgeError as error:
+                log.info("state re-query failed (%s): querying again", error)
+                self._resync_again = True
+                await asyncio.sleep(self.settings.min_rto)
             if not self._resync_again:
                 self._publish(Resynced(reason))
                 return
@@ -669,13 +632,7 @@ class Link:
             raise
 
     def _window_full(self) -> bool:
-        """The window spans from the oldest unanswered command, not over the commands still
-        unanswered: a command whose reply keeps getting lost must not fall further behind
-        than the MCU's reply cache reaches."""
-        if not self._pending:
-            return False
-        oldest = next(iter(self._pending))
-        return (self._next_seq - oldest) & 0xFF >= self.settings.window
+        return self._session.window_full()
 
     def _wake_next(self) -> None:
         """Let the first waiter look at the window again."""
