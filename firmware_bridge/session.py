@@ -17,6 +17,9 @@ _EVENT, _RESPONSE = int(Flag.EVENT), int(Flag.RESPONSE)
 _NAK, _NEED_SYNC = int(Flag.NAK), int(Flag.NEED_SYNC)
 EARLY = 0.0005
 """A timer that fires this little before the deadline counts as on time."""
+LATE = 0x80
+"""An event number more than this far ahead is taken as one from the past (a late or repeated
+frame); a real gap that large is found by the next heartbeat reply's counter."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class EventsLost:
 
 @dataclass(frozen=True, slots=True)
 class EventRepeated:
-    """An event number came twice (the second is dropped)."""
+    """An event number came again, or after a newer one (it is dropped)."""
 
     number: int
 
@@ -248,7 +251,7 @@ class HostSession:
         if not self.up:
             return []
         delta = (frame.seq - self.events_seen) & 0xFF
-        if delta == 0:
+        if delta == 0 or delta > LATE:
             return [EventRepeated(frame.seq)]
         self.events_seen += delta
         out: list[Outcome] = []
