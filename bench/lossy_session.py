@@ -2,8 +2,9 @@
 
 The daemon, the simulated table (3 % of frames lost, 0.5 % of bytes damaged) and the players
 run on loop time (looptime), so the session costs only its CPU time. Prints hands played,
-faults (each acknowledged with the dice button so the session goes on), events lost and the
-wall time.
+faults (each acknowledged with the dice button 5 s later, as a technician would, so the session
+goes on), event gaps and the wall time. The players pause `--think` seconds between moves (on
+loop time this costs no wall time).
 """
 
 import argparse
@@ -40,12 +41,14 @@ class LoopClock:
         return 1_700_000_000.0 + self.monotonic()
 
 
-async def session(hands: int, seed: int, faults: Faults, scratch: Path) -> None:
+async def session(
+    hands: int, seed: int, faults: Faults, scratch: Path, think_s: float = 0.0
+) -> None:
     """Play the session and print its figures."""
     Device.pin_factory = MockFactory(pin_class=MockPWMPin)
     sim = SimulatedHardware(scratch, seed=seed, speed=0, faults=faults)
     opener = await sim.start()
-    players = SimulatedPlayers(sim.table, sim.buttons, Habits(think_s=0.0))
+    players = SimulatedPlayers(sim.table, sim.buttons, Habits(think_s=think_s))
     hardware = Hardware(
         opener, sim.panel(), sim.write_tileset(), (("simulated players", players.run),), sim.stop
     )
@@ -59,11 +62,14 @@ async def session(hands: int, seed: int, faults: Faults, scratch: Path) -> None:
         config, hardware, clock=LoopClock(), notifier=SystemdNotifier({}), sink=sink, tick_s=0.02
     )
     faults_seen: list[str] = []
+    last = [Phase.IDLE]
 
     def on_view(view: TableView) -> None:
-        if view.phase is Phase.FAULT and len(faults_seen) < 20:
+        fresh = view.phase is Phase.FAULT and last[0] is not Phase.FAULT
+        last[0] = view.phase
+        if fresh and len(faults_seen) < 20:
             faults_seen.append(f"hand {view.hand}: {view.fault}")
-            sim.buttons.press_dice()
+            asyncio.get_running_loop().call_later(5.0, sim.buttons.press_dice)
 
     app.runner.observe(on_view)
     started = time.perf_counter()
@@ -93,6 +99,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--drop", type=float, default=0.03)
     parser.add_argument("--corrupt", type=float, default=0.005)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="the players' pause between moves (0: as simulate --fast)",
+    )
     parser.add_argument("--debug", action="store_true", help="log the link at INFO")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
@@ -102,7 +114,7 @@ def main() -> int:
     faults = Faults(drop=args.drop, corrupt=args.corrupt)
     loop = looptime.new_event_loop(start=0)
     with tempfile.TemporaryDirectory() as scratch:
-        loop.run_until_complete(session(args.hands, args.seed, faults, Path(scratch)))
+        loop.run_until_complete(session(args.hands, args.seed, faults, Path(scratch), args.think))
     return 0
 
 

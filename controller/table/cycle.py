@@ -161,6 +161,7 @@ class HandCycle(CycleState):
             self.say("error", f"{fault.reason}: fix it and restart the daemon")
             return
         self.fault = None
+        self.stale_since = self.t  # a state re-read still due gets its full grace again
         self.emit(fx.Sound(Beep.ACK))
         self.say("info", f"fault acknowledged ({by}): going on")
         self._resume(fault.resume)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge.fields import Command, Message, decode_payload, encode_payload
 from firmware_bridge.frame import Flag, Frame, decode_frame
-from firmware_bridge.messages import Dice, Identify, IdentifyReply, Ping, Pong
+from firmware_bridge.messages import Dice, Identify, IdentifyReply, Ping, Pong, ResetCause
 from firmware_bridge.session import (
     Answered,
     EventArrived,
@@ -47,7 +47,9 @@ class Line:
             self.ran.append(command.token)
             return Pong(command.token)
         assert isinstance(command, Identify)
-        return IdentifyReply(1, 0, 0, 1, 0, 1, 4, 3, 512, 16, 0, 1, self.mcu.event_counter)
+        return IdentifyReply(
+            1, 0, 0, 1, 0, 1, 4, 3, 512, 16, ResetCause.POWER_ON, 1, self.mcu.event_counter
+        )
 
 
 def _frame(data: bytes) -> Frame:
@@ -153,7 +155,7 @@ def test_a_bad_line_runs_each_command_once_in_order_or_fails_it(
         raise AssertionError("the conversation never ended")
 
     failed_tokens = {tokens[seq] for seq in tally.failed}
-    answered = {seq: values for seq, values in tally.answers.items()}
+    answered = tally.answers
     assert all(len(values) == 1 for values in answered.values()), "answered exactly once"
     assert all(values == [tokens[seq]] for seq, values in answered.items())
     assert set(answered).isdisjoint(tally.failed)
@@ -190,7 +192,7 @@ def test_the_window_counts_from_the_oldest_unanswered_command() -> None:
     for token in range(4):
         _, out = host.send(Ping.TYPE, encode_payload(Ping(token)), 0.0)
         line.mcu.receive(_frame(out.data), line.execute)
-    lost, *answers = line.to_host
+    _lost, *answers = line.to_host
     for reply in answers:
         _take(host, tally, line, host.receive(_frame(reply), 0.0))
     assert host.in_flight == 1 and host.window_full(), "the oldest reply is still missing"
