@@ -103,7 +103,7 @@ def main() -> int:
         "--think",
         type=float,
         default=0.0,
-        help="the players' pause between moves (0: as simulate --fast)",
+        help="players' pause between moves (0)",
     )
     parser.add_argument("--debug", action="store_true", help="log the link at INFO")
     args = parser.parse_args()
