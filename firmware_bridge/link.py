@@ -1,9 +1,10 @@
 """The one owner of the conversation with the table MCU.
 
-Handshake (identify with SYNC, protocol and message-table check), sequence numbers with
-go-back-N retransmission (bounded window, timeout doubling from 25 ms, bounded tries),
-heartbeats, request/response with typed errors, event delivery with gap detection and state
-re-query, reconnection with backoff, MCU restart detection, statistics and a frame log.
+Handshake (identify with SYNC, protocol and message-table check), heartbeats, request/response
+with typed errors, event delivery and state re-query after gaps, reconnection with backoff,
+MCU restart detection, statistics and a frame log. Sequence numbers, the window, timeouts,
+go-back-N resends, NAKs and gap detection are decided by the pure session core
+(`firmware_bridge.session`); this class owns the port, the timer, the tasks and the futures.
 Nothing else in the daemon reads or writes the port.
 """
 
@@ -75,7 +76,7 @@ PROBES_PER_INTERVAL = 5
 class LinkSettings:
     """Timing and reliability policy of the link (seconds)."""
 
-    window: int = 8
+    window: int = 16
     min_rto: float = 0.025
     max_rto: float = 1.0
     max_tries: int = 24
