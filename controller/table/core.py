@@ -188,8 +188,8 @@ class CycleState:
         """Ask for effects, in order."""
         self.out.extend(effects)
 
-    def say(self, level: str, text: str) -> None:
-        """Tell the technician (log and status line); level info, warning or error."""
+    def say(self, level: fx.Level, text: str) -> None:
+        """Tell the technician (log and status line)."""
         self.notice = text
         self.emit(fx.Announce(level, text))
 
