@@ -71,3 +71,16 @@ async def test_lost_events_never_stop_the_table_with_a_false_fault(
     assert [r.start.hand for r in sink.results] == [1, 2, 3, 4, 5]
     assert all(problems == () for _, problems in app.cycle.wall_checks)
     assert app.mcu.link.stats().event_gaps > 0, "the line did lose events"
+
+
+@pytest.mark.slow
+@pytest.mark.looptime
+async def test_fifty_hands_on_a_noisy_line_play_without_a_fault(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    app, sink = await play_session(tmp_path, hands=50, seed=4)
+    view = app.runner.view
+    assert view.phase is Phase.SESSION_OVER, view.fault
+    assert len(sink.results) == 50
+    stats = app.mcu.link.stats()
+    assert stats.event_gaps > 1000 and stats.reconnects == 0
