@@ -24,12 +24,12 @@ frame); a real gap that large is found by the next heartbeat reply's counter."""
 
 @dataclass(frozen=True)
 class SessionSettings:
-    """The window and the retransmission policy (seconds)."""
+    """The window and the retransmission policy (seconds); the defaults are LinkSettings'."""
 
-    window: int = 8
-    min_rto: float = 0.025
-    max_rto: float = 1.0
-    max_tries: int = 24
+    window: int
+    min_rto: float
+    max_rto: float
+    max_tries: int
 
 
 @dataclass(frozen=True, slots=True)
