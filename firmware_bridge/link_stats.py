@@ -131,7 +131,7 @@ DEGRADED_RESENDS = 0.05
 """Resends per command above which the line is degraded (healthy lines resend almost never)."""
 FAILING_RESENDS = 0.5
 DEGRADED_DAMAGED = 0.01
-"""Damaged frames (checksum or framing errors) per frame received above which it is degraded."""
+"""Damaged frames (checksum or framing errors) per frame arriving above which it is degraded."""
 FAILING_DAMAGED = 0.1
 
 
@@ -141,14 +141,15 @@ def grade_link(stats: LinkStats, commands: int, answered: int) -> LinkVerdict:
     were damaged or commands resent more than a healthy line does; else healthy."""
     sent = max(1, commands)
     resends = stats.retransmits / sent
-    damaged = (stats.crc_errors + stats.frame_errors) / max(1, stats.frames_received)
+    bad = stats.crc_errors + stats.frame_errors
+    damaged = bad / max(1, stats.frames_received + bad)
     failing, degraded = [], []
     if answered < commands:
         failing.append(f"{commands - answered} of {commands} commands went unanswered")
     if stats.reconnects or stats.timeouts:
         failing.append(f"the link dropped {max(stats.reconnects, stats.timeouts)} time(s)")
     resent = f"{stats.retransmits} resends per {commands} commands"
-    broken = f"{stats.crc_errors + stats.frame_errors} damaged frames of {stats.frames_received}"
+    broken = f"{bad} damaged frames of {stats.frames_received + bad}"
     for rate, fail, warn, words in (
         (resends, FAILING_RESENDS, DEGRADED_RESENDS, resent),
         (damaged, FAILING_DAMAGED, DEGRADED_DAMAGED, broken),

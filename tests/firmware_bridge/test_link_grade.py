@@ -28,7 +28,7 @@ def test_one_percent_corruption_with_119_resends_per_100_pings_is_not_healthy() 
 def test_a_few_resends_are_degraded_with_the_figures() -> None:
     verdict = grade_link(replace(CLEAN, crc_errors=3, retransmits=8), 100, 100)
     assert verdict.grade is Grade.DEGRADED
-    assert verdict.reasons == ("8 resends per 100 commands", "3 damaged frames of 200")
+    assert verdict.reasons == ("8 resends per 100 commands", "3 damaged frames of 203")
 
 
 def test_an_unanswered_ping_or_a_dropped_link_is_failing() -> None:
