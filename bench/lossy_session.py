@@ -25,6 +25,7 @@ from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase, TableView
+from controller.table.ports import McuEvent, McuEventsLost
 from controller.table.report import LogSink
 from firmware_bridge.sim.faults import Faults
 
@@ -72,6 +73,13 @@ async def session(
             asyncio.get_running_loop().call_later(5.0, sim.buttons.press_dice)
 
     app.runner.observe(on_view)
+    missed = [0]
+
+    def count_lost(event: McuEvent) -> None:
+        if isinstance(event, McuEventsLost):
+            missed[0] += event.missed
+
+    app.mcu.subscribe(count_lost)
     started = time.perf_counter()
     task = asyncio.create_task(app.run())
     with_limit = asyncio.timeout(120.0 * hands)
@@ -85,7 +93,8 @@ async def session(
     await asyncio.gather(task, return_exceptions=True)
     stats = app.mcu.link.stats()
     print(f"hands played {len(sink.results)} of {hands}, faults {len(faults_seen)}")
-    print(f"event gaps {stats.event_gaps} (each re-read), retransmits {stats.retransmits}, ")
+    print(f"events lost {missed[0]} in {stats.event_gaps} gaps, recovered by re-reading the state")
+    print(f"retransmits {stats.retransmits}, ", end="")
     print(f"reconnects {stats.reconnects}, damaged frames {stats.crc_errors + stats.frame_errors}")
     print(f"wall time {time.perf_counter() - started:.1f} s for {LoopClock().monotonic():.0f} s")
     for fault in faults_seen:
