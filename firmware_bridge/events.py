@@ -21,9 +21,13 @@ class Connected:
 
 @dataclass(frozen=True, slots=True)
 class Disconnected:
-    """The link went down; commands fail with LinkDown until `Connected` comes again."""
+    """The link went down; commands fail with LinkDown until `Connected` comes again.
+
+    `final`: the link stopped reconnecting (the MCU speaks another protocol); only a restart
+    of the daemon after the firmware or the daemon is updated brings it back."""
 
     reason: str
+    final: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +39,8 @@ class EventGap:
 
 @dataclass(frozen=True, slots=True)
 class Resynced:
-    """The status, every zone inventory and every wall side were re-queried and delivered."""
+    """The status, every zone inventory and every wall side were re-queried and delivered, and
+    no event was lost meanwhile: from here on the subscriber's picture of the MCU is complete."""
 
     reason: str
 

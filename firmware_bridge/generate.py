@@ -47,6 +47,7 @@ def _c_constants() -> str:
         "HEARTBEAT_INTERVAL_MS": messages.HEARTBEAT_INTERVAL_MS,
         "HEARTBEAT_TIMEOUT_MS": messages.HEARTBEAT_TIMEOUT_MS,
         "MAX_ZONE_UIDS": messages.MAX_ZONE_UIDS,
+        "WALL_PAGE_STACKS": messages.WALL_PAGE_STACKS,
         "SEATS": messages.SEATS,
         "SIDES": messages.SIDES,
     }

@@ -1,9 +1,10 @@
 """The one owner of the conversation with the table MCU.
 
-Handshake (identify with SYNC, protocol and message-table check), sequence numbers with
-go-back-N retransmission (bounded window, timeout doubling from 25 ms, bounded tries),
-heartbeats, request/response with typed errors, event delivery with gap detection and state
-re-query, reconnection with backoff, MCU restart detection, statistics and a frame log.
+Handshake (identify with SYNC, protocol and message-table check), heartbeats, request/response
+with typed errors, event delivery and state re-query after gaps, reconnection with backoff,
+MCU restart detection, statistics and a frame log. Sequence numbers, the window, timeouts,
+go-back-N resends, NAKs and gap detection are decided by the pure session core
+(`firmware_bridge.session`); this class owns the port, the timer, the tasks and the futures.
 Nothing else in the daemon reads or writes the port.
 """
 
@@ -31,13 +32,14 @@ from firmware_bridge.errors import (
 )
 from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced, Subscription
 from firmware_bridge.fields import Command, Message, ReplyT, decode_payload, encode_payload
-from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, FrameDecoder, encode_frame
+from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, FrameDecoder
 from firmware_bridge.link_stats import Counters, FrameRing, LinkStats
 from firmware_bridge.messages import (
     HEARTBEAT_INTERVAL_MS,
     MAX_WINDOW,
     SIDES,
     TABLE_HASH,
+    WALL_PAGE_STACKS,
     Heartbeat,
     HeartbeatReply,
     Identify,
@@ -46,23 +48,38 @@ from firmware_bridge.messages import (
     QueryWall,
     QueryZone,
     Rejected,
+    WallSide,
     Zone,
 )
 from firmware_bridge.port import Port, PortOpener
+from firmware_bridge.session import (
+    Answered,
+    EventArrived,
+    EventRepeated,
+    EventsLost,
+    ForeignVersion,
+    GaveUp,
+    HostSession,
+    McuRestarted,
+    Outcome,
+    SessionSettings,
+    Transmit,
+    Unsequenced,
+)
 
 log = logging.getLogger(__name__)
-_EVENT, _RESPONSE, _SYNC = int(Flag.EVENT), int(Flag.RESPONSE), int(Flag.SYNC)
-_UNSEQUENCED, _NAK, _NEED_SYNC = int(Flag.UNSEQUENCED), int(Flag.NAK), int(Flag.NEED_SYNC)
+_SYNC, _UNSEQUENCED = int(Flag.SYNC), int(Flag.UNSEQUENCED)
+PROBES_PER_INTERVAL = 5
 
 
 @dataclass(frozen=True)
 class LinkSettings:
     """Timing and reliability policy of the link (seconds)."""
 
-    window: int = 8
+    window: int = 16
     min_rto: float = 0.025
     max_rto: float = 1.0
-    max_tries: int = 8
+    max_tries: int = 24
     heartbeat_interval: float = HEARTBEAT_INTERVAL_MS / 1000
     silence_timeout: float = 2.0
     reconnect_min: float = 0.05
@@ -73,6 +90,11 @@ class LinkSettings:
     def __post_init__(self) -> None:
         if not 1 <= self.window <= MAX_WINDOW:
             raise ValueError(f"window must be 1..{MAX_WINDOW}")
+
+    @property
+    def session(self) -> SessionSettings:
+        """The part the pure session core needs."""
+        return SessionSettings(self.window, self.min_rto, self.max_rto, self.max_tries)
 
 
 class State(Enum):
@@ -85,18 +107,13 @@ class State(Enum):
 
 
 @dataclass(eq=False)
-class _Pending:
-    seq: int
+class _Call:
+    """A command in flight as its caller sees it (the session core keeps the frames)."""
+
     name: str
     reply: type[Message]
-    frame: Frame
-    data: bytes
     future: asyncio.Future[Message]
-    sent_at: float
     deliver: bool
-    tries: int = 1
-    """Transmissions counted while this command was the oldest unanswered one."""
-    resent: bool = False
 
 
 @dataclass
@@ -105,12 +122,6 @@ class _Loss:
     keep_port: bool
     error: type[LinkError] = LinkDown
     mcu_reset: bool = False
-
-
-@dataclass
-class _Rtt:
-    srtt: float | None = None
-    rttvar: float = 0.0
 
 
 class _Receiver:
@@ -148,22 +159,21 @@ class Link:
         self._port: Port | None = None
         self._generation = 0
         self._decoder = FrameDecoder()
-        self._next_seq = 0
-        self._pending: dict[int, _Pending] = {}
+        self._counters = Counters()
+        self._session = HostSession(self.settings.session, self._counters)
+        self._calls: dict[int, _Call] = {}
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._identify: IdentifyReply | None = None
-        self._events_seen = 0
         self._subscriptions: list[Subscription] = []
-        self._counters = Counters()
         self._ring = FrameRing(self.settings.ring_size)
-        self._rtt = _Rtt()
         self._loss: _Loss | None = None
         self._lost = asyncio.Event()
         self._settled = asyncio.Event()
         self._fatal: LinkError | None = None
         self._last_error: BaseException | None = None
         self._last_rx = 0.0
+        self._heartbeat_answered = True
         self._tasks: list[asyncio.Task[None]] = []
         self._resync_task: asyncio.Task[None] | None = None
         self._resync_again = False
@@ -281,7 +291,7 @@ class Link:
         self._drop_port()
         self._state = State.DOWN
         self._settled.set()
-        self._publish(Disconnected(str(error)))
+        self._publish(Disconnected(str(error), final=True))
 
     def _after_loss(self) -> None:
         loss = self._loss or _Loss("connection lost", keep_port=False)
@@ -318,7 +328,7 @@ class Link:
         previous = self._identify
         mcu_reset = previous is not None and reply.boot_count != previous.boot_count
         self._identify = reply
-        self._events_seen = reply.event_counter
+        self._session.begin(reply.event_counter)
         self._loss = None
         self._state = State.UP
         self._settled.set()
@@ -357,15 +367,21 @@ class Link:
 
     async def _heartbeat(self) -> None:
         while True:
-            await asyncio.sleep(self.settings.heartbeat_interval)
+            await asyncio.sleep(self._heartbeat_delay())
             if self._state is not State.UP:
                 continue
             silent = self._now() - self._last_rx
             if silent > self.settings.silence_timeout:
                 self._mark_lost(_Loss(f"no frame for {silent:.1f} s", keep_port=False))
                 continue
-            flags = _UNSEQUENCED
-            self._write(Frame(Heartbeat.TYPE, b"", 0, self._events_seen & 0xFF, flags))
+            self._heartbeat_answered = False
+            self._write(self._session.unsequenced(Heartbeat.TYPE, _UNSEQUENCED))
+
+    def _heartbeat_delay(self) -> float:
+        """The heartbeat interval, or a fifth of it while the last heartbeat is unanswered: a
+        few frames lost on a noisy line must not look like silence to either end."""
+        interval = self.settings.heartbeat_interval
+        return interval if self._heartbeat_answered else interval / PROBES_PER_INTERVAL
 
     # ---- sending ---------------------------------------------------------------------------
 
@@ -379,83 +395,55 @@ class Link:
     def _send(
         self, command: Command[Any], flags: int = 0, deliver: bool = False
     ) -> asyncio.Future[Message]:
-        seq = self._next_seq
-        self._next_seq = (seq + 1) & 0xFF
-        frame = Frame(command.TYPE, encode_payload(command), seq, self._events_seen & 0xFF, flags)
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        name = type(command).__name__
-        data = encode_frame(frame)
-        pending = _Pending(seq, name, command.REPLY, frame, data, future, self._now(), deliver)
-        self._pending[seq] = pending
-        self._write(frame, pending.data)
-        if len(self._pending) == 1:
-            self._arm()
+        seq, out = self._session.send(command.TYPE, encode_payload(command), self._now(), flags)
+        self._calls[seq] = _Call(type(command).__name__, command.REPLY, future, deliver)
+        self._write(out)
+        self._arm()
         return future
 
-    def _write(self, frame: Frame, data: bytes | None = None) -> None:
+    def _write(self, out: Transmit) -> None:
         if self._port is None:
             return
-        data = data or encode_frame(frame)
         self._counters.frames_sent += 1
-        self._counters.bytes_sent += len(data)
-        self._ring.add(self._now(), "tx", frame)
-        self._port.write(data)
+        self._counters.bytes_sent += len(out.data)
+        self._ring.add(self._now(), "tx", out.frame)
+        self._port.write(out.data)
 
     def _arm(self) -> None:
-        """Make sure a timer runs for the oldest command (it re-arms itself if it fires early)."""
-        if self._timer is None and self._pending:
-            oldest = next(iter(self._pending.values()))
-            delay = oldest.sent_at + self._rto(oldest.tries) - self._now()
-            self._timer = asyncio.get_running_loop().call_later(max(0.0, delay), self._on_timeout)
-
-    def _rto(self, tries: int) -> float:
-        base = self.settings.min_rto
-        if self._rtt.srtt is not None:
-            base = max(base, self._rtt.srtt + 4 * self._rtt.rttvar)
-        return float(min(self.settings.max_rto, base * 2 ** (tries - 1)))
+        """Keep one timer at the session core's next deadline."""
+        deadline = self._session.next_deadline()
+        if self._timer is not None:
+            if deadline is not None and self._timer.when() == deadline:
+                return
+            self._timer.cancel()
+            self._timer = None
+        if deadline is not None:
+            self._timer = asyncio.get_running_loop().call_at(deadline, self._on_timeout)
 
     def _on_timeout(self) -> None:
         self._timer = None
-        if not self._pending:
-            return
-        oldest = next(iter(self._pending.values()))
-        if self._now() < oldest.sent_at + self._rto(oldest.tries) - 0.0005:
-            self._arm()
-            return
-        if oldest.tries >= self.settings.max_tries:
-            self._counters.timeouts += 1
-            reason = f"{oldest.name} went unanswered after {oldest.tries} tries"
-            self._finish(oldest, error=CommandTimeout(f"{self.name}: {reason}"))
-            self._mark_lost(_Loss(reason, keep_port=False))
-            return
-        oldest.tries += 1
-        self._retransmit_all()
-
-    def _retransmit_all(self) -> None:
-        now = self._now()
-        for pending in self._pending.values():
-            pending.resent = True
-            pending.sent_at = now
-            self._counters.retransmits += 1
-            self._write(pending.frame, pending.data)
+        self._apply(self._session.on_time(self._now()))
         self._arm()
 
     def _fail_all(self, error: LinkError) -> None:
-        for pending in list(self._pending.values()):
-            self._finish(pending, error=error)
+        self._session.drop_all()
+        for seq in list(self._calls):
+            self._finish(seq, error=error)
+        self._arm()
 
     def _finish(
-        self, pending: _Pending, result: Message | None = None, error: BaseException | None = None
-    ) -> None:
-        self._pending.pop(pending.seq, None)
-        if not pending.future.done():
+        self, seq: int, result: Message | None = None, error: BaseException | None = None
+    ) -> _Call | None:
+        call = self._calls.pop(seq, None)
+        if call is not None and not call.future.done():
             if error is not None:
-                pending.future.set_exception(error)
-                pending.future.add_done_callback(_consume_exception)
+                call.future.set_exception(error)
+                call.future.add_done_callback(_consume_exception)
             else:
-                pending.future.set_result(cast(Message, result))
+                call.future.set_result(cast(Message, result))
         self._wake_next()
-        self._arm()
+        return call
 
     # ---- receiving -------------------------------------------------------------------------
 
@@ -483,83 +471,69 @@ class Link:
         self._counters.frames_received += 1
         self._last_rx = self._now()
         self._ring.add(self._last_rx, "rx", frame)
-        if frame.version != PROTOCOL_VERSION:
-            self._on_foreign_version(frame)
-        elif frame.flags & _NEED_SYNC:
-            if self._state is State.UP:
-                loss = _Loss("the table MCU restarted", True, McuReset, mcu_reset=True)
-                self._mark_lost(loss)
-        elif frame.flags & _RESPONSE:
-            self._on_response(frame)
-        elif frame.flags & _EVENT:
-            self._on_event(frame)
-        elif frame.flags & _NAK:
-            self._on_nak(frame.ack)
-        elif frame.type == HeartbeatReply.TYPE:
-            self._on_heartbeat_reply(frame)
+        self._apply(self._session.receive(frame, self._last_rx))
+        self._arm()
 
-    def _on_foreign_version(self, frame: Frame) -> None:
+    def _apply(self, outcomes: list[Outcome]) -> None:
+        """Carry out what the session core decided."""
+        for outcome in outcomes:
+            match outcome:
+                case Transmit():
+                    self._write(outcome)
+                case Answered(seq, frame):
+                    self._on_answer(seq, frame)
+                case GaveUp(seq, tries):
+                    self._on_given_up(seq, tries)
+                case EventArrived(frame):
+                    self._on_event(frame)
+                case EventsLost(missed):
+                    self._on_gap(missed)
+                case EventRepeated(number):
+                    self._protocol_error(f"event number {number} repeated")
+                case McuRestarted():
+                    self._mark_lost(_Loss("the table MCU restarted", True, McuReset, True))
+                case ForeignVersion(version):
+                    self._on_foreign_version(version)
+                case Unsequenced(frame) if frame.type == HeartbeatReply.TYPE:
+                    self._on_heartbeat_reply(frame)
+
+    def _on_given_up(self, seq: int, tries: int) -> None:
+        call = self._calls.get(seq)
+        reason = f"{call.name if call else 'a command'} went unanswered after {tries} tries"
+        self._finish(seq, error=CommandTimeout(f"{self.name}: {reason}"))
+        self._mark_lost(_Loss(reason, keep_port=False))
+
+    def _on_foreign_version(self, version: int) -> None:
         self._fatal = ProtocolMismatch(
-            f"the {self.name} sends protocol version {frame.version}, "
+            f"the {self.name} sends protocol version {version}, "
             f"this daemon speaks {PROTOCOL_VERSION}: update the firmware or the daemon"
         )
         self._protocol_error(str(self._fatal))
         self._fail_all(self._fatal)
 
-    def _on_nak(self, ack: int) -> None:
-        if not self._pending:
-            return
-        oldest = next(iter(self._pending.values()))
-        if oldest.seq == ack and self._now() - oldest.sent_at > self.settings.min_rto / 2:
-            self._retransmit_all()
-
-    def _on_response(self, frame: Frame) -> None:
-        pending = self._pending.get(frame.seq)
-        if pending is None:
-            self._counters.duplicate_replies += 1
+    def _on_answer(self, seq: int, frame: Frame) -> None:
+        call = self._calls.get(seq)
+        if call is None:
             return
         try:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
-            self._protocol_error(f"reply to {pending.name}: {error}")
-            self._finish(pending, error=error)
+            self._protocol_error(f"reply to {call.name}: {error}")
+            self._finish(seq, error=error)
             return
-        if not pending.resent:
-            self._rtt_sample(self._now() - pending.sent_at)
-        self._resolve(pending, reply)
-
-    def _resolve(self, pending: _Pending, reply: Message) -> None:
-        if isinstance(reply, pending.reply):
-            self._finish(pending, result=reply)
-            if pending.deliver:
+        if isinstance(reply, call.reply):
+            self._finish(seq, result=reply)
+            if call.deliver:
                 self._publish(reply)
         elif isinstance(reply, Rejected):
-            error = CommandRejected(pending.name, reply.reason, reply.reason.name, reply.detail)
-            self._finish(pending, error=error)
+            refused = CommandRejected(call.name, reply.reason, reply.reason.name, reply.detail)
+            self._finish(seq, error=refused)
         else:
-            reason = f"{pending.name} answered with {type(reply).__name__}"
+            reason = f"{call.name} answered with {type(reply).__name__}"
             self._protocol_error(reason)
-            self._finish(pending, error=UnexpectedReply(reason))
-
-    def _rtt_sample(self, sample: float) -> None:
-        self._counters.rtt.append(sample)
-        rtt = self._rtt
-        if rtt.srtt is None:
-            rtt.srtt, rtt.rttvar = sample, sample / 2
-        else:
-            rtt.rttvar = 0.75 * rtt.rttvar + 0.25 * abs(rtt.srtt - sample)
-            rtt.srtt = 0.875 * rtt.srtt + 0.125 * sample
+            self._finish(seq, error=UnexpectedReply(reason))
 
     def _on_event(self, frame: Frame) -> None:
-        if self._state is not State.UP:
-            return
-        delta = (frame.seq - self._events_seen) & 0xFF
-        if delta == 0:
-            self._protocol_error(f"event number {frame.seq} repeated")
-            return
-        self._events_seen += delta
-        if delta > 1:
-            self._on_gap(delta - 1)
         try:
             self._publish(decode_payload(frame.type, frame.payload))
         except MessageError as error:
@@ -572,13 +546,11 @@ class Link:
             self._protocol_error(f"heartbeat reply: {error}")
             return
         assert isinstance(reply, HeartbeatReply)
-        if self._state is State.UP and reply.event_counter > self._events_seen:
-            missed = reply.event_counter - self._events_seen
-            self._events_seen = reply.event_counter
-            self._on_gap(missed)
+        self._heartbeat_answered = True
+        if self._state is State.UP:
+            self._apply(self._session.counter_seen(reply.event_counter))
 
     def _on_gap(self, missed: int) -> None:
-        self._counters.event_gaps += 1
         self._protocol_error(f"{missed} event(s) from the table MCU were lost")
         self._publish(EventGap(missed))
         self.resync(f"{missed} event(s) lost")
@@ -595,51 +567,83 @@ class Link:
                 return
             queries: list[Command[Any]] = [QueryStatus()]
             queries += [QueryZone(s, z) for s in range(identify.seats) for z in Zone]
-            queries += [QueryWall(side) for side in range(SIDES)]
             try:
-                await asyncio.gather(*(self._request(query, deliver=True) for query in queries))
-            except LinkError as error:
+                await asyncio.gather(
+                    *(self._request(query, deliver=True) for query in queries),
+                    *(self._query_side(side) for side in range(SIDES)),
+                )
+            except (LinkDown, McuReset, CommandTimeout, ProtocolMismatch) as error:
                 log.info("state re-query interrupted: %s", error)
-                return
-            self._publish(Resynced(reason))
+                return  # the link reconnects and re-queries by itself
+            except BridgeError as error:
+                log.info("state re-query failed (%s): querying again", error)
+                self._resync_again = True
+                await asyncio.sleep(self.settings.min_rto)
             if not self._resync_again:
+                self._publish(Resynced(reason))
                 return
+
+    async def wall_side(self, side: int) -> WallSide:
+        """Every tile placed so far on one side, read page by page (`query_wall`)."""
+        return await self._query_side(side, deliver=False)
+
+    async def _query_side(self, side: int, deliver: bool = True) -> WallSide:
+        first = cast(WallSide, await self._request(QueryWall(side, 0, WALL_PAGE_STACKS), False))
+        stacks = -(-first.tiles_per_side // first.layers) if first.layers else 0
+        pages = [
+            self._request(QueryWall(side, start, WALL_PAGE_STACKS), deliver=False)
+            for start in range(WALL_PAGE_STACKS, stacks, WALL_PAGE_STACKS)
+        ]
+        rest = cast(list[WallSide], await asyncio.gather(*pages))
+        slots = first.slots + tuple(slot for page in rest for slot in page.slots)
+        whole = WallSide(side, first.tiles_per_side, first.layers, slots)
+        if deliver:
+            self._publish(whole)
+        return whole
 
     async def _request(self, command: Command[Any], deliver: bool) -> Message:
         self._require_up()
-        if self._waiters or len(self._pending) >= self.settings.window:
+        if self._waiters or self._window_full():
             await self._wait_turn()
-        return await self._send(command, deliver=deliver)
+        reply = self._send(command, deliver=deliver)
+        if not self._window_full():
+            self._wake_next()
+        return await reply
 
     async def _wait_turn(self) -> None:
-        """Wait, first come first served, for a free place in the window."""
-        waiter = asyncio.get_running_loop().create_future()
+        """Wait, first come first served, for a free place in the window (a waiter keeps its
+        place in the queue until it sends)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
         self._waiters.append(waiter)
         try:
             while True:
                 await waiter
                 self._require_up()
-                if len(self._pending) < self.settings.window:
+                if self._waiters[0] is waiter and not self._window_full():
+                    self._waiters.popleft()
                     return
-                waiter = asyncio.get_running_loop().create_future()
-                self._waiters.appendleft(waiter)
+                fresh: asyncio.Future[None] = loop.create_future()
+                self._waiters[self._waiters.index(waiter)] = fresh
+                waiter = fresh
         except BaseException:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
-            elif waiter.done() and not waiter.cancelled():
-                self._wake_next()
+            self._wake_next()
             raise
 
+    def _window_full(self) -> bool:
+        return self._session.window_full()
+
     def _wake_next(self) -> None:
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                return
+        """Let the first waiter look at the window again."""
+        if self._waiters and not self._waiters[0].done():
+            self._waiters[0].set_result(None)
 
     def _wake_all(self) -> None:
-        while self._waiters:
-            self._wake_next()
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _now(self) -> float:
         return asyncio.get_running_loop().time()

@@ -1,8 +1,10 @@
-"""Link statistics (frames, errors, retransmits, round trips, reconnects) and the frame log ring."""
+"""Link statistics (frames, errors, retransmits, round trips, reconnects), the frame log ring,
+and the grade of a link (healthy, degraded, failing) from its statistics."""
 
 import logging
 from collections import deque
 from dataclasses import asdict, dataclass
+from enum import Enum
 from typing import Any
 
 from firmware_bridge.frame import Frame
@@ -107,3 +109,57 @@ class FrameRing:
 def _describe(now: float, when: float, direction: str, frame: Frame | bytes) -> str:
     text = frame.describe() if isinstance(frame, Frame) else f"raw={frame.hex()}"
     return f"  {when - now:+9.3f}s {direction} {text}"
+
+
+class Grade(Enum):
+    """How well the link works, for a technician."""
+
+    HEALTHY = "healthy"
+    DEGRADED = "degraded"
+    FAILING = "failing"
+
+
+@dataclass(frozen=True)
+class LinkVerdict:
+    """The grade and the figures that gave it, in words."""
+
+    grade: Grade
+    reasons: tuple[str, ...]
+
+
+DEGRADED_RESENDS = 0.05
+"""Resends per command above which the line is degraded (healthy lines resend almost never)."""
+FAILING_RESENDS = 0.5
+DEGRADED_DAMAGED = 0.01
+"""Damaged frames (checksum or framing errors) per frame arriving above which it is degraded."""
+FAILING_DAMAGED = 0.1
+
+
+def grade_link(stats: LinkStats, commands: int, answered: int) -> LinkVerdict:
+    """Grade a link from its counters after `commands` commands of which `answered` came back:
+    failing if any went unanswered, the link dropped, or errors are rife; degraded if frames
+    were damaged or commands resent more than a healthy line does; else healthy."""
+    sent = max(1, commands)
+    resends = stats.retransmits / sent
+    bad = stats.crc_errors + stats.frame_errors
+    damaged = bad / max(1, stats.frames_received + bad)
+    failing, degraded = [], []
+    if answered < commands:
+        failing.append(f"{commands - answered} of {commands} commands went unanswered")
+    if stats.reconnects or stats.timeouts:
+        failing.append(f"the link dropped {max(stats.reconnects, stats.timeouts)} time(s)")
+    resent = f"{stats.retransmits} resends per {commands} commands"
+    broken = f"{bad} damaged frames of {stats.frames_received + bad}"
+    for rate, fail, warn, words in (
+        (resends, FAILING_RESENDS, DEGRADED_RESENDS, resent),
+        (damaged, FAILING_DAMAGED, DEGRADED_DAMAGED, broken),
+    ):
+        if rate > fail:
+            failing.append(words)
+        elif rate > warn:
+            degraded.append(words)
+    if failing:
+        return LinkVerdict(Grade.FAILING, tuple(failing + degraded))
+    if degraded:
+        return LinkVerdict(Grade.DEGRADED, tuple(degraded))
+    return LinkVerdict(Grade.HEALTHY, ())

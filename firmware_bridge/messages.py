@@ -20,6 +20,9 @@ MAX_WINDOW = 16
 HEARTBEAT_INTERVAL_MS = 500
 HEARTBEAT_TIMEOUT_MS = 2000
 MAX_ZONE_UIDS = (MAX_PAYLOAD - 2) // 8
+WALL_PAGE_STACKS = 4
+"""The most stacks one `query_wall` asks for (a reply of ~100 bytes: big frames seldom get
+through a line that damages one byte in 200)."""
 
 
 class Zone(IntEnum):
@@ -238,7 +241,8 @@ class WallSlot:
 @message(0x45, MCU)
 @dataclass(frozen=True, slots=True)
 class WallSide(Message):
-    """Every tile placed so far on one side of the walls under the table."""
+    """The tiles placed so far on the stacks asked for of one side of the walls under the
+    table, and the layout of the build (0, 0 before any)."""
 
     side: U8
     tiles_per_side: U8
@@ -386,9 +390,13 @@ class QueryZone(Command[ZoneInventory]):
 @message(0x06, HOST)
 @dataclass(frozen=True, slots=True)
 class QueryWall(Command[WallSide]):
-    """Ask for the tiles placed on one side of the walls under the table."""
+    """Ask for the tiles placed on stacks `first_stack` .. `first_stack + stacks - 1` of one
+    side of the walls under the table (at most WALL_PAGE_STACKS stacks: small frames survive
+    a noisy line)."""
 
     side: U8
+    first_stack: U8 = 0
+    stacks: U8 = WALL_PAGE_STACKS
 
 
 @message(0x10, HOST)

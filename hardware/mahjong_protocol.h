@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define MJ_PROTOCOL_VERSION 1
-#define MJ_TABLE_HASH 0x1d1704f4u
+#define MJ_TABLE_HASH 0x7cc29f39u
 #define MJ_HEADER_SIZE 7
 #define MJ_CRC_SIZE 2
 #define MJ_MAX_PAYLOAD 512
@@ -17,6 +17,7 @@
 #define MJ_HEARTBEAT_INTERVAL_MS 500
 #define MJ_HEARTBEAT_TIMEOUT_MS 2000
 #define MJ_MAX_ZONE_UIDS 63
+#define MJ_WALL_PAGE_STACKS 4
 #define MJ_SEATS 4
 #define MJ_SIDES 4
 #define MJ_FLAG_EVENT 0x01
@@ -186,11 +187,13 @@ typedef struct __attribute__((packed)) {
 } mj_query_zone_t;
 #define MJ_QUERY_ZONE_SIZE 2
 
-/* Ask for the tiles placed on one side of the walls under the table. */
+/* Ask for the tiles placed on stacks `first_stack` .. `first_stack + stacks - 1` of one */
 typedef struct __attribute__((packed)) {
     uint8_t side;
+    uint8_t first_stack;
+    uint8_t stacks;
 } mj_query_wall_t;
-#define MJ_QUERY_WALL_SIZE 1
+#define MJ_QUERY_WALL_SIZE 3
 
 /* Shuffle the set in the hopper and build the walls under the table. */
 typedef struct __attribute__((packed)) {
@@ -290,7 +293,7 @@ typedef struct __attribute__((packed)) {
 } mj_zone_inventory_t;
 #define MJ_ZONE_INVENTORY_SIZE 2
 
-/* Every tile placed so far on one side of the walls under the table. */
+/* The tiles placed so far on the stacks asked for of one side of the walls under the */
 typedef struct __attribute__((packed)) {
     uint8_t side;
     uint8_t tiles_per_side;

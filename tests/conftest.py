@@ -16,6 +16,26 @@ from controller.clock import ManualClock
 from tests.broker import Broker, find_mosquitto
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """`--hardware PORT`: run the link tests against the real table MCU on PORT."""
+    parser.addoption(
+        "--hardware",
+        metavar="PORT",
+        default=None,
+        help="device or socket:// URL of a real table MCU: the link tests talk to it instead of "
+        "the simulator (tests that need the simulator's fault injection are deselected)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With --hardware, keep only the tests that can run against a real MCU."""
+    if config.getoption("--hardware") is None:
+        return
+    keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+    items[:] = keep
+
+
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     """A running mosquitto on a free loopback port; `.stop()`, `.kill()`, `.restart()`."""

@@ -12,7 +12,7 @@ from controller.errors import RuntimeFailure, UsageError
 from controller.instance_lock import refuse_if_held
 from firmware_bridge.errors import LinkDown, LinkError
 from firmware_bridge.link import Link, LinkSettings
-from firmware_bridge.link_stats import LinkStats
+from firmware_bridge.link_stats import Grade, LinkStats, LinkVerdict, grade_link
 from firmware_bridge.messages import MODEL_NAMES, TABLE_HASH, IdentifyReply, Ping
 from firmware_bridge.serial_port import serial_opener
 
@@ -30,12 +30,16 @@ def register_link(actions: Any) -> None:
         "link",
         help="check the serial link to the table MCU",
         description="Connect to the table MCU, send N pings, then show what the MCU says about "
-        "itself and the link statistics. Exit 0 only if every ping was answered. "
+        "itself, the link statistics and a grade: healthy, degraded (with the figures) or "
+        "failing. Exit 0 unless the link is failing. "
         "Stop the daemon first: only one program may use the serial port.",
     )
     link.add_argument("--port", required=True, help="device (/dev/mahjong-mcu) or socket:// URL")
     link.add_argument("--count", type=int, default=20, help="pings to send (20)")
     link.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the MCU")
+    link.add_argument(
+        "--deadline", type=float, default=60.0, help="stop pinging after this many seconds (60)"
+    )
     link.add_argument("--json", action="store_true", help="one JSON object on stdout")
     link.set_defaults(handler=run_link)
 
@@ -49,6 +53,13 @@ class LinkReport:
     pings_sent: int
     pings_answered: int
     stats: LinkStats
+    out_of_time: bool = False
+    """The deadline came before every ping was sent."""
+
+    @property
+    def verdict(self) -> LinkVerdict:
+        """The link's grade from what the pings saw."""
+        return grade_link(self.stats, self.pings_sent, self.pings_answered)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON object of `--json`."""
@@ -60,6 +71,9 @@ class LinkReport:
             "pings_sent": self.pings_sent,
             "pings_answered": self.pings_answered,
             **{key: stats[key] for key in keys},
+            "grade": self.verdict.grade.value,
+            "grade_reasons": list(self.verdict.reasons),
+            "out_of_time": self.out_of_time,
             "stats": stats,
         }
 
@@ -90,27 +104,30 @@ def run_link(args: argparse.Namespace) -> int:
     if not args.debug:
         logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
     refuse_if_held(args.port)  # never take the port from a running daemon
-    report = asyncio.run(check_link(args.port, args.count, args.timeout))
+    report = asyncio.run(check_link(args.port, args.count, args.timeout, args.deadline))
     if args.json:
         print(json.dumps(report.as_dict(), indent=2))
     else:
         print(describe(report))
-    return 0 if report.pings_answered == report.pings_sent else 1
+    return 1 if report.verdict.grade is Grade.FAILING else 0
 
 
-async def check_link(port: str, count: int, wait_s: float) -> LinkReport:
-    """Handshake, `count` pings one after another, then the statistics."""
+async def check_link(port: str, count: int, wait_s: float, deadline_s: float = 60.0) -> LinkReport:
+    """Handshake, `count` pings one after another (until `deadline_s`), then the statistics."""
     link = Link(serial_opener(port), LinkSettings(connect_timeout=wait_s))
     try:
         await link.start()
     except LinkError as error:
         raise RuntimeFailure(f"cannot talk to the table MCU on {port}: {error}") from None
     try:
-        answered = 0
-        for token in range(count):
-            answered += await _ping(link, token, wait_s)
+        answered = sent = 0
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(deadline_s):
+                for token in range(count):
+                    answered += await _ping(link, token, wait_s)
+                    sent += 1  # a ping the deadline cut short counts as not sent
         assert link.identify is not None
-        return LinkReport(port, link.identify, count, answered, link.stats())
+        return LinkReport(port, link.identify, sent, answered, link.stats(), sent < count)
     finally:
         await link.close()
 
@@ -132,7 +149,6 @@ def describe(report: LinkReport) -> str:
     ident, stats = report.identify, report.stats
     info = identify_dict(ident)
     matches = "matches this daemon" if info["table_hash_matches"] else "DIFFERS from this daemon"
-    missed = report.pings_sent - report.pings_answered
     lines = [
         f"Table MCU on {report.port}: connected.",
         f"  Firmware {info['firmware']}, protocol {ident.protocol_version}, "
@@ -144,12 +160,20 @@ def describe(report: LinkReport) -> str:
         f"Round trip: median {_ms(stats.rtt_ms_p50)}, 99th percentile {_ms(stats.rtt_ms_p99)}.",
         f"Line: {stats.crc_errors} damaged frames (checksum errors), "
         f"{stats.retransmits} resent commands, {stats.reconnects} reconnects.",
-        "Result: OK, the link to the table MCU is healthy."
-        if missed == 0
-        else f"Result: PROBLEM, {missed} pings went unanswered: check the USB cable, "
-        "the MCU power and for motors running next to the cable.",
+        *(["Stopped at the deadline before every ping was sent."] if report.out_of_time else []),
+        _result(report.verdict),
     ]
     return "\n".join(lines)
+
+
+def _result(verdict: LinkVerdict) -> str:
+    figures = "; ".join(verdict.reasons)
+    advice = "check the USB cable, the MCU power and for motors running next to the cable"
+    if verdict.grade is Grade.HEALTHY:
+        return "Result: OK, the link to the table MCU is healthy."
+    if verdict.grade is Grade.DEGRADED:
+        return f"Result: DEGRADED, the link works but the line is noisy ({figures}): {advice}."
+    return f"Result: FAILING ({figures}): {advice}."
 
 
 def _ms(value: float | None) -> str:

@@ -9,13 +9,16 @@ from collections.abc import Callable
 from controller.table.ports import (
     SEATS,
     DiceRolled,
+    McuCommand,
     McuCommandFailed,
     McuEvent,
+    McuEventsLost,
     McuFault,
     McuFaultCleared,
     McuFaultKind,
     McuOffline,
     McuOnline,
+    McuResynced,
     McuStatusRead,
     Motion,
     MotionEnded,
@@ -34,7 +37,7 @@ from firmware_bridge.errors import (
     McuReset,
     ProtocolMismatch,
 )
-from firmware_bridge.events import Connected, Disconnected, Item
+from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced
 from firmware_bridge.fields import Command
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
@@ -48,6 +51,7 @@ from firmware_bridge.messages import (
     LowerPlatform,
     MotionDone,
     Motor,
+    QueryStatus,
     RaiseWalls,
     RejectReason,
     RollDice,
@@ -65,8 +69,6 @@ from firmware_bridge.messages import Zone as WireZone
 
 log = logging.getLogger(__name__)
 STOP_WAIT_S = 0.5
-GIVE_UP = "update the firmware or the daemon"
-"""The link stops reconnecting only on a protocol mismatch, whose reason ends with this."""
 
 TILE_SETS = {
     144: TileSetKind.WITH_FLOWERS_144,
@@ -140,6 +142,7 @@ class LinkMcu:
         self.link = link
         self._handlers: list[Callable[[McuEvent], None]] = []
         self._pump: asyncio.Task[None] | None = None
+        self._status_task: asyncio.Task[None] | None = None
 
     def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
         """Call `handler` for every event of the MCU and its link."""
@@ -151,13 +154,22 @@ class LinkMcu:
         try:
             await self.link.start(wait=False)
             async for item in subscription:
+                if isinstance(item, Connected) and not item.reconnected:
+                    self._status_task = asyncio.create_task(self._read_status())
                 event = translate(item)
                 if event is not None:
                     self._publish(event)
         finally:
             subscription.close()
+            if self._status_task is not None:
+                self._status_task.cancel()
             await self._stop_motors()
             await self.link.close()
+
+    async def _read_status(self) -> None:
+        """At the first handshake, the status (the hand cycle counts dice rolls from it)."""
+        with contextlib.suppress(LinkError):
+            self._publish(_status(await self.link.request(QueryStatus())))
 
     async def _stop_motors(self) -> None:
         """On the way out, stop the motors now rather than when the heartbeat is missed."""
@@ -174,26 +186,26 @@ class LinkMcu:
         """Build four walls under the table from the next set in the hopper."""
         kind = TILE_SETS.get(tiles)
         if kind is None:
-            raise McuCommandFailed("build the walls", f"this table has no {tiles}-tile set")
-        await self._run("build the walls", BuildWalls(kind, tiles_per_side, layers, _ms(max_s)))
+            raise McuCommandFailed(McuCommand.BUILD, f"this table has no {tiles}-tile set")
+        await self._run(McuCommand.BUILD, BuildWalls(kind, tiles_per_side, layers, _ms(max_s)))
 
     async def raise_walls(self, max_s: float) -> None:
         """Lift the built walls."""
-        await self._run("raise the walls", RaiseWalls(_ms(max_s)))
+        await self._run(McuCommand.RAISE, RaiseWalls(_ms(max_s)))
 
     async def lower_platform(self, max_s: float) -> None:
         """Drop the surface's tiles into the hopper."""
-        await self._run("lower the platform", LowerPlatform(_ms(max_s)))
+        await self._run(McuCommand.LOWER, LowerPlatform(_ms(max_s)))
 
     async def roll_dice(self, max_s: float) -> None:
         """Spin the dice."""
-        await self._run("roll the dice", RollDice(_ms(max_s)))
+        await self._run(McuCommand.ROLL, RollDice(_ms(max_s)))
 
     async def stop_all(self) -> None:
         """Stop every motor now."""
-        await self._run("stop every motor", StopAll())
+        await self._run(McuCommand.STOP_ALL, StopAll())
 
-    async def _run(self, what: str, command: Command[Accepted]) -> None:
+    async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:
             await self.link.request(command)
         except CommandRejected as error:
@@ -233,8 +245,12 @@ def translate(item: Item) -> McuEvent | None:
         case Connected(identify, reconnected, mcu_reset):
             cause = identify.reset_cause.name.lower().replace("_", " ")
             return McuOnline(mcu_reset, reconnected, cause)
-        case Disconnected(reason):
-            return McuOffline(reason, final=GIVE_UP in reason)
+        case Disconnected(reason, final):
+            return McuOffline(reason, final)
+        case EventGap(missed):
+            return McuEventsLost(missed)
+        case Resynced():
+            return McuResynced()
     return None
 
 
@@ -244,4 +260,8 @@ def _status(status: Status) -> McuStatusRead:
         estop=status.estop,
         lid_open=status.lid_open,
         lifts_up=bool(status.lifts_up),
+        dice_rolls=status.dice_rolls,
+        dice=(status.last_d1, status.last_d2),
+        dice_spinning=bool(status.motors_running & (1 << Motor.DICE)),
+        platform_moving=bool(status.motors_running & (1 << Motor.PLATFORM)),
     )

@@ -76,20 +76,34 @@ def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
 
 
 def on_status(cycle: CycleState, event: McuStatusRead) -> None:
-    """The status re-read after lost events may show a build that ended unseen."""
-    live = cycle.live()
-    if cycle.phase is not Phase.BUILDING or live is None:
+    """The status re-read after lost events: kept until the re-read is complete."""
+    cycle.mcu_status = event
+    cycle.dice_rolls = event.dice_rolls
+
+
+def after_resync(cycle: CycleState) -> None:
+    """The MCU's state is complete again: a build or a raise that ended unseen ends now, and
+    a wall whose check waited for lost tiles is checked."""
+    live, status = cycle.live(), cycle.mcu_status
+    if live is None or status is None:
         return
-    if event.walls_built and not live.hand.built:
-        cycle.motions.discard(Motion.BUILD)
-        live.hand.built = True
+    hand = live.hand
+    if cycle.phase is Phase.BUILDING:
+        if status.walls_built and not hand.built:
+            cycle.motions.discard(Motion.BUILD)
+            hand.built = True
+        if status.walls_built and not status.platform_moving and not hand.lowered:
+            cycle.motions.discard(Motion.LOWER)  # lowering was asked for before the build
+            hand.lowered = True
         walls_ready(cycle, live)
+    elif cycle.phase is Phase.WALLS_CHECKED and status.lifts_up and not status.walls_built:
+        on_motion_ended(cycle, MotionEnded(Motion.RAISE, Outcome.DONE))
 
 
 def walls_ready(cycle: CycleState, live: InHand) -> None:
     """Check a built wall; raise it once the surface is clear, or reshuffle, or stop."""
     hand, session = live.hand, live.session
-    if not hand.built:
+    if not hand.built or cycle.resync_pending:
         return
     first_look = hand.verdict is None
     verdict = hand.check(session.ruleset, live.tiles)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
-from controller.table.ports import Beep, Motion, StatusPattern
+from controller.table.ports import Beep, McuStatusRead, Motion, StatusPattern
 from controller.table.records import IncidentRecord, Instant
 from controller.table.session import Session
 from controller.table.tiles import TileMap
@@ -149,6 +149,17 @@ class CycleState:
         self.mcu_online = False
         self.waiting_since: float | None = None
         self.motions: set[Motion] = set()
+        self.resync_pending = False
+        """Events from the MCU may be missing: nothing is decided from its state until the
+        link has re-read it in full (McuResynced)."""
+        self.events_lost = 0
+        self.stale_since = 0.0
+        self.mcu_status: McuStatusRead | None = None
+        """The MCU's status as last re-read."""
+        self.dice_rolls: int | None = None
+        """Rolls the MCU has finished (None until its status was read)."""
+        self.roll_base: int | None = None
+        """`dice_rolls` when the roll in progress was asked for."""
         self.estop = {"panel": False, "mcu": False}
         self.paused = False
         self.notice = ""
@@ -208,8 +219,8 @@ class CycleState:
         """Ask for effects, in order."""
         self.out.extend(effects)
 
-    def say(self, level: str, text: str) -> None:
-        """Tell the technician (log and status line); level info, warning or error."""
+    def say(self, level: fx.Level, text: str) -> None:
+        """Tell the technician (log and status line)."""
         self.notice = text
         self.emit(fx.Announce(level, text))
 
@@ -223,6 +234,8 @@ class CycleState:
     def move(self, effect: fx.McuEffect, motion: Motion) -> None:
         """Ask the MCU for a movement and remember it runs."""
         self.motions.add(motion)
+        if motion is Motion.DICE:
+            self.roll_base = self.dice_rolls
         self.emit(effect)
 
     def limit(self, seconds: float) -> float:

@@ -23,10 +23,12 @@ from controller.table.ports import (
     DiceRolled,
     EmergencyStop,
     McuEvent,
+    McuEventsLost,
     McuFault,
     McuFaultCleared,
     McuOffline,
     McuOnline,
+    McuResynced,
     McuStatusRead,
     Motion,
     MotionEnded,
@@ -100,7 +102,7 @@ class HandCycle(CycleState):
             case McuStatusRead():
                 building.on_status(self, event)
             case DiceRolled():
-                play.on_dice(self, event)
+                mcu_events.on_dice_rolled(self, event)
             case ZoneRead():
                 self.on_zone(event)
             case McuFault():
@@ -111,6 +113,10 @@ class HandCycle(CycleState):
                 self.on_online(event)
             case McuOffline():
                 mcu_events.on_offline(self, event)
+            case McuEventsLost():
+                mcu_events.on_events_lost(self, event)
+            case McuResynced():
+                mcu_events.on_resynced(self, event)
             case _:
                 assert_never(event)
 
@@ -226,6 +232,7 @@ class HandCycle(CycleState):
             self.say("error", f"{fault.reason}: fix it and restart the daemon")
             return
         self.fault = None
+        self.stale_since = self.t  # a state re-read still due gets its full grace again
         self.emit(fx.Sound(Beep.ACK))
         self.say("info", f"fault acknowledged ({by}): going on")
         self._resume(fault.resume)
@@ -251,10 +258,13 @@ class HandCycle(CycleState):
 
     def on_time(self, _: object = None) -> None:
         """Time passed (a tick or any input): timeouts, settling zones, waiting for the MCU."""
-        self.board.expire(self.t)
-        timeout = self._timed_out()
+        if self.board.expire(self.t) and self.phase is Phase.PLAYING:
+            self.update_turn()
+        timeout = mcu_events.stale_too_long(self) if self.resync_pending else self._timed_out()
         if timeout:
             self.stop(timeout)
+        elif self.resync_pending:
+            return
         elif self.phase is Phase.DEALING:
             play.check_deal_when_settled(self)
         elif self.phase is Phase.PLAYING:
@@ -303,6 +313,8 @@ class HandCycle(CycleState):
     def on_online(self, event: McuOnline) -> None:
         """The MCU link is up (again, or after the MCU restarted)."""
         self.mcu_online = True
+        if event.restarted or event.reconnected:
+            mcu_events.state_incomplete(self)
         if event.restarted:
             mcu_events.on_restart(self, event.reset_cause)
         elif event.reconnected:

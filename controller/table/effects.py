@@ -1,6 +1,7 @@
 """What the hand cycle asks of the world: movements, lights and sounds, records and words."""
 
 from dataclasses import dataclass
+from typing import Literal
 
 from controller.table.ports import Beep, LightMode, StatusPattern
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
@@ -72,11 +73,15 @@ class Sound:
     beep: Beep
 
 
+Level = Literal["info", "warning", "error"]
+"""How serious a word to the technician is (a typo is a type error, never a silent INFO)."""
+
+
 @dataclass(frozen=True)
 class Announce:
-    """Say something to the technician (log, status line); level: info, warning or error."""
+    """Say something to the technician (log, status line)."""
 
-    level: str
+    level: Level
     text: str
 
 

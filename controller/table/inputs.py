@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 
 from controller.rules import Ruleset
-from controller.table.ports import McuEvent, PanelEvent
+from controller.table.ports import McuCommand, McuEvent, PanelEvent
 from controller.table.session import SessionPlan
 
 
@@ -61,7 +61,7 @@ class EndHand:
 class CommandFailed:
     """A command to the table MCU failed (refused, unanswered, link down)."""
 
-    command: str
+    command: McuCommand
     reason: str
 
 

@@ -1,10 +1,20 @@
 """What the hand cycle does when the machine itself speaks up: the emergency stop, the lid,
 motor faults, the MCU restarting, its link coming and going, a command failing."""
 
+from controller.table import building, play
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.core import ACK_HINT, CycleState, Phase
-from controller.table.ports import McuFault, McuFaultCleared, McuFaultKind, McuOffline
+from controller.table.ports import (
+    DiceRolled,
+    McuCommand,
+    McuEventsLost,
+    McuFault,
+    McuFaultCleared,
+    McuFaultKind,
+    McuOffline,
+    McuResynced,
+)
 
 ESTOP_TEXT = "the emergency stop is pressed: every motor stopped"
 ESTOP_HOLD = "release the emergency stop"
@@ -15,6 +25,8 @@ MOVING = {
 }
 """Phases in which the machine moves (a restart or a lost link there loses the movement)."""
 IN_HAND = (Phase.WALLS_RAISED, Phase.DICE, Phase.DEALING, Phase.PLAYING)
+WAITING_ON_STATE = (Phase.BUILDING, Phase.WALLS_CHECKED, Phase.DICE, Phase.DEALING, Phase.PLAYING)
+"""Phases whose next step is decided from the MCU's state (walls, lifts, dice, zones)."""
 
 
 def on_estop(cycle: CycleState, source: str, engaged: bool) -> None:
@@ -98,9 +110,66 @@ def on_fault_cleared(cycle: CycleState, event: McuFaultCleared) -> None:
         cycle.clear_hold(LID_HOLD, "the lid is closed")
 
 
+def state_incomplete(cycle: CycleState) -> None:
+    """Events may be missing (lost on the link, or sent while it was down): wait for the
+    re-read before deciding anything from the MCU's state."""
+    if not cycle.resync_pending:
+        cycle.resync_pending = True
+        cycle.stale_since = cycle.t
+
+
+def on_events_lost(cycle: CycleState, event: McuEventsLost) -> None:
+    """The link lost events; it re-reads the MCU's state by itself."""
+    state_incomplete(cycle)
+    cycle.events_lost += event.missed
+    text = f"lost {event.missed} event(s) from the table MCU: re-reading its state"
+    cycle.emit(fx.Announce("warning", text))  # the log only: routine on a noisy line
+
+
+def on_resynced(cycle: CycleState, _: McuResynced) -> None:
+    """The MCU's state is complete again: take the decisions that waited for it."""
+    if not cycle.resync_pending:
+        return
+    cycle.resync_pending = False
+    cycle.events_lost = 0
+    building.after_resync(cycle)
+    hand, status = cycle.hand, cycle.mcu_status
+    rolled_unseen = (
+        hand is not None
+        and hand.rolling
+        and status is not None
+        and not status.dice_spinning
+        and cycle.roll_base is not None
+        and status.dice_rolls > cycle.roll_base
+    )
+    if cycle.phase is Phase.DICE and rolled_unseen and status is not None:
+        play.on_dice(cycle, DiceRolled(*status.dice))
+
+
+def on_dice_rolled(cycle: CycleState, event: DiceRolled) -> None:
+    """The dice came to rest (counted, so a roll whose event is lost is found in the status)."""
+    if cycle.dice_rolls is not None:
+        cycle.dice_rolls += 1
+    play.on_dice(cycle, event)
+
+
+def stale_too_long(cycle: CycleState) -> str:
+    """A link fault if the MCU's state stayed incomplete too long while the table waits on it."""
+    waited = cycle.t - cycle.stale_since
+    if not cycle.resync_pending or cycle.phase not in WAITING_ON_STATE:
+        return ""
+    if waited <= cycle.settings.link_grace_s:
+        return ""
+    lost = f"lost {cycle.events_lost} events" if cycle.events_lost else "lost events"
+    return (
+        f"{lost} from the table MCU and could not read its state again within "
+        f"{cycle.settings.link_grace_s:g} s: check the USB cable"
+    )
+
+
 def on_command_failed(cycle: CycleState, event: ev.CommandFailed) -> None:
     """A command to the MCU failed: a fault (failing to stop the motors is only said)."""
-    if event.command == "stop every motor":
+    if event.command is McuCommand.STOP_ALL:
         cycle.say("error", f"could not stop every motor: {event.reason}")
     else:
-        cycle.stop(f"could not {event.command}: {event.reason}")
+        cycle.stop(f"could not {event.command.value}: {event.reason}")

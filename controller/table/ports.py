@@ -229,6 +229,25 @@ class McuStatusRead:
     estop: bool
     lid_open: bool
     lifts_up: bool
+    dice_rolls: int = 0
+    """Rolls the MCU has finished since it started."""
+    dice: tuple[int, int] = (0, 0)
+    """The last roll's dice."""
+    dice_spinning: bool = False
+    platform_moving: bool = False
+
+
+@dataclass(frozen=True)
+class McuEventsLost:
+    """Events from the MCU were lost on the link; its state is being re-read (McuResynced
+    follows once the re-read is complete), so nothing may be decided from it until then."""
+
+    missed: int
+
+
+@dataclass(frozen=True)
+class McuResynced:
+    """The MCU's state was re-read in full and no event was lost meanwhile."""
 
 
 McuEvent = (
@@ -243,14 +262,26 @@ McuEvent = (
     | McuOnline
     | McuOffline
     | McuStatusRead
+    | McuEventsLost
+    | McuResynced
 )
+
+
+class McuCommand(enum.Enum):
+    """The commands the hand cycle gives the table MCU, in the words of a fault message."""
+
+    BUILD = "build the walls"
+    RAISE = "raise the walls"
+    LOWER = "lower the platform"
+    ROLL = "roll the dice"
+    STOP_ALL = "stop every motor"
 
 
 class McuCommandFailed(Exception):
     """A command to the table MCU failed; `reason` says why in plain words."""
 
-    def __init__(self, command: str, reason: str) -> None:
-        super().__init__(f"could not {command}: {reason}")
+    def __init__(self, command: McuCommand, reason: str) -> None:
+        super().__init__(f"could not {command.value}: {reason}")
         self.command = command
         self.reason = reason
 

@@ -16,7 +16,11 @@ from controller.table.ports import Mcu, McuCommandFailed, Panel
 from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
 
 log = logging.getLogger(__name__)
-_LEVELS = {"info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+_LEVELS: dict[fx.Level, int] = {
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
 
 
 class ResultSink(Protocol):
@@ -143,7 +147,7 @@ class TableRunner:
             case fx.Sound(beep):
                 self.panel.beep(beep)
             case fx.Announce(level, text):
-                log.log(_LEVELS.get(level, logging.INFO), "%s", text)
+                log.log(_LEVELS[level], "%s", text)
             case fx.HandBegan(start):
                 self.sink.hand_began(start)
             case fx.NoteIncident(start, incident):

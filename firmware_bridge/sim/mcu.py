@@ -19,6 +19,7 @@ from firmware_bridge.messages import (
     SEATS,
     SIDES,
     TABLE_HASH,
+    WALL_PAGE_STACKS,
     Accepted,
     ActiveFault,
     Boot,
@@ -297,9 +298,14 @@ class SoftwareMcu:
         layout = self.machine.wall_layout
         if command.side >= SIDES:
             return Rejected(RejectReason.BAD_ARGUMENT, command.side)
+        if not 1 <= command.stacks <= WALL_PAGE_STACKS:
+            return Rejected(RejectReason.BAD_ARGUMENT, command.stacks)
+        stacks = range(command.first_stack, command.first_stack + command.stacks)
         record = sorted(self.machine.wall_record.items())
         slots = tuple(
-            WallSlot(s, layer, uid) for (side, s, layer), uid in record if side == command.side
+            WallSlot(s, layer, uid)
+            for (side, s, layer), uid in record
+            if side == command.side and s in stacks
         )
         per_side, layers = (layout.tiles_per_side, layout.layers) if layout else (0, 0)
         return WallSide(command.side, per_side, layers, slots)

@@ -101,7 +101,7 @@ class Machine:
     def start(self, motion: Motion, budget_ms: int, routine: Routine) -> None:
         """Run `routine` as `motion`; it reports `motion_done` when it ends."""
         budget = Budget(budget_ms / 1000)
-        self.running[motion] = asyncio.create_task(self._run(motion, routine(budget)))
+        self.running[motion] = asyncio.create_task(self._run(motion, routine, budget))
 
     def stop_all(self, report: bool = True) -> None:
         """Stop every motor now (reporting each motion as STOPPED unless the MCU is rebooting)."""
@@ -114,11 +114,11 @@ class Machine:
                 self._send(MotionDone(motion, Outcome.STOPPED))
         self.motors = 0
 
-    async def _run(self, motion: Motion, routine: Coroutine[Any, Any, None]) -> None:
+    async def _run(self, motion: Motion, routine: Routine, budget: Budget) -> None:
         self.motors |= MOTORS[motion]
         outcome = Outcome.DONE
         try:
-            await routine
+            await routine(budget)  # made here: a motion stopped before it began leaves none
         except MotorStopped as stop:
             outcome = stop.outcome
             self._fault(stop.code, int(stop.motor))

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from firmware_bridge.link import Link, LinkSettings
+from firmware_bridge.serial_port import serial_opener
 from firmware_bridge.sim.table import SimulatedTable
 
 FAST = LinkSettings(min_rto=0.01, max_rto=0.2, max_tries=6, connect_timeout=3.0)
@@ -18,6 +19,20 @@ async def sim() -> AsyncIterator[SimulatedTable]:
     table = SimulatedTable(seed=7, speed=0, inventory_period=None)
     async with table:
         yield table
+
+
+@pytest.fixture
+async def hardware_link(request: pytest.FixtureRequest) -> AsyncIterator[Link]:
+    """A connected link: to the real MCU of `pytest --hardware PORT`, else to a simulated table
+    (in memory). Tests using it only say what any table MCU does."""
+    port = request.config.getoption("--hardware")
+    if port is not None:
+        async with Link(serial_opener(port), FAST) as connected:
+            yield connected
+        return
+    table = SimulatedTable(seed=7, speed=0, inventory_period=None)
+    async with table, Link(table.memory_opener(), FAST) as connected:
+        yield connected
 
 
 @pytest.fixture

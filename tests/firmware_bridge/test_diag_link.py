@@ -1,6 +1,8 @@
 """`mahjong-table diag link`: what a technician sees when checking the table MCU link."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -40,3 +42,26 @@ def test_a_missing_device_is_one_line_and_exit_1(capsys: pytest.CaptureFixture[s
 
 def test_zero_pings_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["diag", "link", "--port", "/dev/null", "--count", "0"]) == 2
+
+
+def test_a_noisy_line_is_graded_and_the_check_ends_by_its_deadline(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware_bridge.sim", "--pty", "--speed", "0", "--corrupt", "0.03"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    path = process.stdout.readline().strip()
+    try:
+        code = main(["diag", "link", "--port", path, "--count", "100000", "--deadline", "2"])
+    finally:
+        process.terminate()
+        process.wait(timeout=5)
+    out = capsys.readouterr().out
+    assert "Stopped at the deadline before every ping was sent." in out
+    assert "Result: OK" not in out
+    assert "resends per" in out or "damaged frames" in out
+    assert code in (0, 1)

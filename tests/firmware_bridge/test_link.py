@@ -32,14 +32,16 @@ from firmware_bridge.sim.faults import Faults
 from firmware_bridge.sim.table import SimulatedTable
 
 
-async def test_handshake_reports_who_the_mcu_is(link: Link) -> None:
+async def test_handshake_reports_who_the_mcu_is(hardware_link: Link) -> None:
+    link = hardware_link
     assert link.connected
     assert link.identify is not None
     assert (link.identify.seats, link.identify.zones_per_seat) == (4, 3)
     assert link.identify.reset_cause is ResetCause.POWER_ON
 
 
-async def test_pings_come_back_and_are_counted(link: Link) -> None:
+async def test_pings_come_back_and_are_counted(hardware_link: Link) -> None:
+    link = hardware_link
     replies = [await link.request(Ping(token)) for token in range(20)]
     assert [reply.token for reply in replies] == list(range(20))
     stats = link.stats()
@@ -55,13 +57,15 @@ async def test_more_commands_than_the_window_all_run_once_in_order(
     assert [c.token for c in sim.mcu.commands if isinstance(c, Ping)] == list(range(50))
 
 
-async def test_a_refused_command_is_a_typed_error_with_the_reason(link: Link) -> None:
+async def test_a_refused_command_is_a_typed_error_with_the_reason(hardware_link: Link) -> None:
+    link = hardware_link
     with pytest.raises(CommandRejected, match="NOT_READY") as refused:
         await link.request(RaiseWalls(5000))
     assert refused.value.reason == RejectReason.NOT_READY
 
 
-async def test_a_motor_command_without_a_maximum_duration_is_refused(link: Link) -> None:
+async def test_a_motor_command_without_a_maximum_duration_is_refused(hardware_link: Link) -> None:
+    link = hardware_link
     with pytest.raises(CommandRejected, match="BAD_ARGUMENT"):
         await link.request(RollDice(0))
 

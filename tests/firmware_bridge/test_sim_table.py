@@ -19,7 +19,6 @@ from firmware_bridge.messages import (
     MotionDone,
     Motor,
     Outcome,
-    QueryWall,
     QueryZone,
     RaiseWalls,
     RejectReason,
@@ -159,7 +158,7 @@ async def test_a_build_longer_than_its_maximum_duration_is_stopped(link: Link) -
 
 async def test_sichuan_walls_have_a_single_tile_at_the_end(link: Link) -> None:
     await _build(link, TileSetKind.SUITS_ONLY_108)
-    side = await link.request(QueryWall(1))
+    side = await link.wall_side(1)
     assert (side.tiles_per_side, len(side.slots)) == (27, 27)
     assert side.slots[-1].stack == 13 and side.slots[-1].layer == 0
 

@@ -1,0 +1,107 @@
+"""The hand cycle when MCU events were lost: nothing is decided from the MCU's state until the
+link has re-read it, what ended unseen is taken from the re-read status, and a re-read that
+never completes is a link fault, never a motor or reader fault."""
+
+from controller.table import inputs as ev
+from controller.table.cycle import Phase
+from controller.table.ports import (
+    DicePressed,
+    McuEventsLost,
+    McuResynced,
+    McuStatusRead,
+    Motion,
+    MotionEnded,
+    Outcome,
+    WallSideRead,
+    WallTilePlaced,
+)
+from tests.table.driver import Driver
+from tests.table.helpers import full_wall
+
+BUILT = McuStatusRead(walls_built=True, estop=False, lid_open=False, lifts_up=False)
+
+
+def test_the_wall_is_checked_only_once_the_lost_tiles_are_read_again() -> None:
+    driver = Driver()
+    driver.start()
+    wall = full_wall(driver.ruleset)
+    lost = [slot for slot in wall if slot[0] == 2][:2]
+    for (side, stack, layer), uid in wall.items():
+        if (side, stack, layer) not in lost:
+            driver.feed(WallTilePlaced(side, stack, layer, uid))
+    driver.feed(McuEventsLost(2))
+    driver.feed(MotionEnded(Motion.LOWER, Outcome.DONE), after=1.0)
+    driver.feed(MotionEnded(Motion.BUILD, Outcome.DONE), after=1.0)
+    assert driver.cycle.wall_checks == [], "no check on a wall with tiles missing from the stream"
+    assert driver.view().phase is Phase.BUILDING
+    driver.feed(BUILT)
+    side_2 = tuple((k[1], k[2], uid) for k, uid in sorted(wall.items()) if k[0] == 2)
+    driver.feed(WallSideRead(2, side_2))
+    driver.feed(McuResynced())
+    assert driver.cycle.wall_checks == [(1, ())]
+    assert driver.view().phase is Phase.WALLS_CHECKED
+
+
+def test_a_build_whose_end_was_lost_ends_with_the_re_read_status() -> None:
+    driver = Driver()
+    driver.start()
+    for (side, stack, layer), uid in full_wall(driver.ruleset).items():
+        driver.feed(WallTilePlaced(side, stack, layer, uid))
+    driver.feed(McuEventsLost(2))  # the lowering's and the build's motion_done
+    driver.feed(BUILT, after=1.0)
+    driver.feed(McuResynced())
+    assert driver.view().phase is Phase.WALLS_CHECKED
+
+
+def test_walls_that_rose_unseen_and_dice_that_fell_unseen_are_taken_from_the_status() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(McuStatusRead(False, False, False, False, dice_rolls=5))
+    driver.build()
+    assert driver.view().phase is Phase.WALLS_CHECKED
+    driver.feed(McuEventsLost(1))
+    driver.feed(McuStatusRead(False, False, False, True, dice_rolls=5), after=2.0)
+    driver.feed(McuResynced())
+    assert driver.view().phase is Phase.WALLS_RAISED
+    driver.feed(DicePressed(), after=1.0)
+    driver.feed(McuEventsLost(2))
+    driver.feed(McuStatusRead(False, False, False, True, dice_rolls=6, dice=(3, 4)), after=1.0)
+    driver.feed(McuResynced())
+    hand = driver.cycle.hand
+    assert hand is not None and hand.dice == [3, 4]
+    assert not hand.rolling
+
+
+def test_a_status_read_before_the_roll_began_is_no_result() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(McuStatusRead(False, False, False, False, dice_rolls=5, dice=(1, 1)))
+    driver.build()
+    driver.raise_and_roll()
+    driver.feed(DicePressed(), after=1.0)
+    driver.feed(McuEventsLost(1))
+    driver.feed(McuStatusRead(False, False, False, True, dice_rolls=5, dice=(1, 1)))
+    driver.feed(McuResynced())
+    hand = driver.cycle.hand
+    assert hand is not None and hand.rolling and hand.dice == []
+
+
+def test_no_movement_timeout_while_the_state_is_being_read_again() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(ev.Tick(), after=75.0)
+    driver.feed(McuEventsLost(3))
+    driver.feed(ev.Tick(), after=8.0)
+    assert driver.view().phase is Phase.BUILDING, "83 s, but the stream is incomplete"
+
+
+def test_a_state_that_cannot_be_read_again_is_a_link_fault() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(McuEventsLost(3))
+    driver.feed(McuEventsLost(4), after=1.0)
+    driver.feed(ev.Tick(), after=driver.cycle.settings.link_grace_s + 0.5)
+    assert driver.view().fault == (
+        "lost 7 events from the table MCU and could not read its state again within 10 s: "
+        "check the USB cable"
+    )
