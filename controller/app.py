@@ -18,15 +18,18 @@ from typing import Any
 from controller import __version__
 from controller.clock import Clock, SystemClock
 from controller.config import TableConfig
+from controller.control_wiring import control_server
 from controller.devices.mcu import LinkMcu
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
+from controller.diag.ports import Technician
 from controller.errors import TableError
 from controller.hub.link import HubLink
 from controller.hub.wiring import build_hub_link
 from controller.rules import RulesError, Ruleset, get_ruleset
 from controller.sim.hardware import SimOptions, SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
+from controller.sim.technician import SimTechnician
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
 from controller.table.control import RunnerControl
@@ -57,6 +60,8 @@ class Hardware:
     tileset: Path
     services: tuple[tuple[str, Service], ...] = ()
     shutdown: Callable[[], Awaitable[None]] | None = None
+    technician: Technician | None = None
+    """Who carries out diag prompts (the simulated table's; None: a person)."""
 
 
 def load_tiles(path: Path) -> tuple[TileMap | None, str]:
@@ -90,7 +95,7 @@ def serial_hardware(config: TableConfig) -> Hardware:
     """The real table: the MCU on its serial device, the panel on the Pi's GPIO."""
     pinout = load_pinout(config.gpio.pinout, config.gpio.pins)
     return Hardware(
-        opener=serial_opener(config.serial.port, config.serial.baudrate),
+        opener=serial_opener(config.serial.port, config.serial.baudrate, exclusive=True),
         panel=GpioPanel(pinout),
         tileset=config.table.tileset,
     )
@@ -107,15 +112,20 @@ async def simulated_hardware(
         over_pty=options.over_pty,
         inventory_period=options.inventory_period,
         pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
+        faults=options.faults,
     )
     opener = await sim.start()
     players = SimulatedPlayers(sim.table, sim.buttons, Habits(think_s=options.think_s))
+    panel = sim.panel()
+    for button in options.stuck:
+        sim.buttons.stick(button)
     return Hardware(
         opener=opener,
-        panel=sim.panel(),
+        panel=panel,
         tileset=sim.write_tileset(),
         services=(("simulated players", players.run),),
         shutdown=sim.stop,
+        technician=SimTechnician(sim.table, sim.buttons),
     )
 
 
@@ -188,6 +198,8 @@ class TableApp:
                 for name, service in self.hardware.services:
                     group.create_task(self._supervise(name, self._bind(service)))
                 group.create_task(self._watchdog(), name="watchdog")
+                control = control_server(self, self.hardware.technician)
+                group.create_task(self._supervise("control socket", control.run))
                 self._power_on()
                 self.notifier.ready(headline(self.runner.view))
                 log.info("table %s running", self.config.table.id)

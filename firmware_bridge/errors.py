@@ -29,6 +29,10 @@ class PortUnavailable(LinkError, OSError):
     """The serial device (or URL) cannot be opened."""
 
 
+class PortBusy(PortUnavailable):
+    """Another program holds the serial device exclusively (the table daemon, usually)."""
+
+
 class LinkDown(LinkError):
     """The table MCU is not connected; a command in flight may or may not have run."""
 

@@ -1,13 +1,14 @@
 """Opens the table MCU's serial device, or any pyserial URL (socket://, spy://), for the link."""
 
 import asyncio
+import errno
 from pathlib import Path
 from typing import Any
 
 import serial
 import serial_asyncio_fast
 
-from firmware_bridge.errors import PortUnavailable
+from firmware_bridge.errors import PortBusy, PortUnavailable
 from firmware_bridge.port import Port, PortListener, PortOpener
 
 DEFAULT_BAUDRATE = 115200
@@ -41,8 +42,12 @@ class SerialPort:
         self._transport.close()
 
 
-def serial_opener(url: str, baudrate: int = DEFAULT_BAUDRATE) -> PortOpener:
-    """An opener for a device path (`/dev/mahjong-mcu`) or pyserial URL (`socket://host:port`)."""
+def serial_opener(
+    url: str, baudrate: int = DEFAULT_BAUDRATE, *, exclusive: bool = False
+) -> PortOpener:
+    """An opener for a device path (`/dev/mahjong-mcu`) or pyserial URL (`socket://host:port`);
+    `exclusive` locks a device so no second program can open it (PortBusy if one has it)."""
+    options: dict[str, Any] = {"exclusive": True} if exclusive and "://" not in url else {}
 
     async def open_port(listener: PortListener) -> Port:
         loop = asyncio.get_running_loop()
@@ -50,9 +55,13 @@ def serial_opener(url: str, baudrate: int = DEFAULT_BAUDRATE) -> PortOpener:
             raise PortUnavailable(f"{url}: no such device (is the table's USB cable plugged in?)")
         try:
             transport, _ = await serial_asyncio_fast.create_serial_connection(
-                loop, lambda: _Adapter(listener), url, baudrate=baudrate
+                loop, lambda: _Adapter(listener), url, baudrate=baudrate, **options
             )
-        except (OSError, serial.SerialException, ValueError) as error:
+        except serial.SerialException as error:
+            if options and error.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
+                raise PortBusy(f"{url} is busy: another program (the table daemon?) holds it") from error
+            raise PortUnavailable(f"{url}: cannot open: {error}") from error
+        except (OSError, ValueError) as error:
             raise PortUnavailable(f"{url}: cannot open: {error}") from error
         return SerialPort(transport)
 

@@ -3,6 +3,7 @@ simulated one (software MCU in process or over a pty, panel on mock pins, simula
 
 import argparse
 import asyncio
+import dataclasses
 import logging
 import signal
 import tempfile
@@ -10,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from controller.app import TableApp, serial_hardware, simulated_hardware
-from controller.config import DEFAULT_PATH, TableConfig, load_config
+from controller.config import DEFAULT_PATH, ControlSection, TableConfig, load_config
 from controller.logs import setup_logging
 from controller.sim.hardware import SimOptions
+from firmware_bridge.sim.faults import Faults
 
 log = logging.getLogger(__name__)
 
@@ -27,19 +29,28 @@ def register(commands: Any) -> None:
     )
     run.add_argument("--config", type=Path, help=f"config file (default {DEFAULT_PATH})")
     run.add_argument("--sim", action="store_true", help="run on the simulated table")
+    run.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
     sim = run.add_argument_group("simulated table (with --sim)")
     sim.add_argument("--sim-pty", action="store_true", help="serve the simulated MCU on a pty")
     sim.add_argument("--sim-seed", type=int, default=0, help="tile tags, shuffles and dice (0)")
     sim.add_argument("--sim-speed", type=float, default=1.0, help="machine time; 0 instant (1)")
     sim.add_argument("--sim-think", type=float, default=0.5, help="players' pause, s (0.5)")
+    sim.add_argument("--sim-jam-at", type=int, metavar="N", help="first build jams after N tiles")
+    sim.add_argument("--sim-dead-antenna", type=int, action="append", default=[], metavar="N")
+    sim.add_argument("--sim-missing-tile", action="append", default=[], metavar="TILE")
+    sim.add_argument("--sim-stuck", action="append", default=[], metavar="BUTTON")
     run.set_defaults(handler=run_daemon)
 
 
 def read_config(args: argparse.Namespace) -> TableConfig:
     """The config file; with --sim and no file, the defaults."""
     if args.config is None and args.sim:
-        return TableConfig()
-    return load_config(args.config or DEFAULT_PATH)
+        config = TableConfig()
+    else:
+        config = load_config(args.config or DEFAULT_PATH)
+    if args.socket is not None:
+        config = dataclasses.replace(config, control=ControlSection(socket=args.socket))
+    return config
 
 
 def run_daemon(args: argparse.Namespace) -> int:
@@ -60,7 +71,16 @@ async def _serve(config: TableConfig, args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="mahjong-sim-") as scratch:
         if args.sim:
             options = SimOptions(
-                args.sim_seed, args.sim_speed, args.sim_pty, think_s=args.sim_think
+                args.sim_seed,
+                args.sim_speed,
+                args.sim_pty,
+                think_s=args.sim_think,
+                faults=Faults(
+                    jam_at_tile=args.sim_jam_at,
+                    dead_antennas=tuple(args.sim_dead_antenna),
+                    missing_tiles=tuple(args.sim_missing_tile),
+                ),
+                stuck=tuple(args.sim_stuck),
             )
             hardware = await simulated_hardware(config, options, Path(scratch))
         else:

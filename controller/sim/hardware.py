@@ -40,6 +40,10 @@ class SimOptions:
     """Seconds between periodic zone reports (None: on change only)."""
     think_s: float = 0.5
     """The players' pause between moves."""
+    faults: Faults | None = None
+    """Faults the simulated machine injects (jam, dead antenna, missing tile...)."""
+    stuck: tuple[str, ...] = ()
+    """Panel buttons stuck down from power-on (pinout names)."""
 
 
 class Buttons:
@@ -64,6 +68,18 @@ class Buttons:
             pin.drive_high()
         else:
             pin.drive_low()
+
+    def press(self, signal: str) -> None:
+        """Press and release a button by its pinout name (dice_button, declare_e, ...)."""
+        if signal == "estop":
+            self.set_estop(True)
+            self.set_estop(False)
+            return
+        self._press(signal)
+
+    def stick(self, signal: str) -> None:
+        """A button stuck down (or its wire shorted to ground): it reads pressed for good."""
+        self._pins.pin(self._pinout[signal]).drive_low()
 
     def _press(self, signal: str) -> None:
         pin = self._pins.pin(self._pinout[signal])
