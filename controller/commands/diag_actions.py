@@ -17,7 +17,8 @@ from typing import Any
 import msgspec
 
 from controller.config import DEFAULT_PATH, TableConfig, load_config
-from controller.diag import render
+from controller.devices.bench import TileSetFiles
+from controller.diag import render, tiles
 from controller.diag.client import ask, daemon_listening
 from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
@@ -86,7 +87,7 @@ def register(actions: Any) -> None:
     selftest.add_argument("component", nargs="?", choices=[c.value for c in Component])
     selftest.add_argument("--rolls", type=int, default=60, help="dice rolls to check (60)")
     selftest.set_defaults(handler=run_action, op=Op.SELFTEST)
-    tiles = add(
+    tileset = add(
         "tiles",
         "audit the tile set, or enroll a new one",
         "Without arguments: "
@@ -94,9 +95,9 @@ def register(actions: Any) -> None:
         "tile. `tiles enroll NAME`: write a new tile-set file from wall reads and the "
         "tiles laid on seat E's hand zone face by face.",
     )
-    tiles.add_argument("words", nargs="*", metavar="enroll NAME")
-    tiles.add_argument("--dir", type=Path, default=ENROL_DIR, help=f"for enroll ({ENROL_DIR})")
-    tiles.set_defaults(handler=run_action, op=Op.TILES)
+    tileset.add_argument("words", nargs="*", metavar="enroll NAME")
+    tileset.add_argument("--dir", type=Path, default=ENROL_DIR, help=f"for enroll ({ENROL_DIR})")
+    tileset.set_defaults(handler=run_action, op=Op.TILES)
     gpio = add(
         "gpio",
         "the panel's buttons and e-stop; blink an LED",
@@ -180,7 +181,10 @@ def run_action(args: argparse.Namespace) -> int:
     request = build_request(args)
     if request.rolls < 1:
         raise UsageError("--rolls must be at least 1")
+    enrol_path = tiles.enrol_target(args.dir, request.name) if request.name else None
     report = asyncio.run(_report(args, config, source, request))
+    if enrol_path is not None:
+        report = tiles.write_enrolment(TileSetFiles(), enrol_path, report)
     if args.json:
         print(json.dumps(msgspec.to_builtins(report), indent=2))
     else:
@@ -205,16 +209,9 @@ async def _report(
             return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
         with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
             async with direct_target(config, source, sim, Path(scratch)) as target:
-                return await carry_out(
-                    target, request, prompts, _async_printer(args.json), enrol_dir=args_dir(args)
-                )
+                return await carry_out(target, request, prompts, _async_printer(args.json))
     except Refused as error:
         raise RuntimeFailure(str(error)) from None
-
-
-def args_dir(args: argparse.Namespace) -> Path:
-    """Where `tiles enroll` writes."""
-    return Path(getattr(args, "dir", ENROL_DIR))
 
 
 async def _daemon_status(socket: Path) -> StatusReport | None:

@@ -60,12 +60,10 @@ class ControlServer:
         self,
         path: Path,
         target: DiagTarget,
-        enrol_dir: Path | None = None,
         feed_loggers: tuple[str, ...] = (),
     ) -> None:
         self.path = path
         self.target = target
-        self.enrol_dir = enrol_dir
         self.feed_loggers = feed_loggers
         """Loggers whose records go into the event feed while the socket is served."""
         self.refused: Counter[ErrorCode] = Counter()
@@ -181,9 +179,8 @@ class ControlServer:
             writer.write(wire.reply(Kind.EVENT, line))
             await writer.drain()
 
-        kwargs = {"enrol_dir": self.enrol_dir} if self.enrol_dir is not None else {}
         try:
-            report = await carry_out(self.target, request, prompter, send_event, **kwargs)
+            report = await carry_out(self.target, request, prompter, send_event)
         except Refused as error:
             return self._refuse(Refusal(error.code, str(error)))
         except TableError as error:

@@ -45,7 +45,6 @@ async def carry_out(
     request: Request,
     prompter: Prompter,
     on_event: Callable[[EventLine], Awaitable[None]] | None = None,
-    enrol_dir: Path = ENROL_DIR,
 ) -> msgspec.Struct:
     """Answer one request (raises Refused or a TableError when it cannot)."""
     if request.op in MOVES_MOTORS:
@@ -53,13 +52,11 @@ async def carry_out(
         if why:
             raise Refused(ErrorCode.BUSY, why)
         async with target.motors:
-            return await _move(target, request, prompter, enrol_dir)
+            return await _move(target, request, prompter)
     return await _read(target, request, on_event)
 
 
-async def _move(
-    target: DiagTarget, request: Request, prompter: Prompter, enrol_dir: Path
-) -> msgspec.Struct:
+async def _move(target: DiagTarget, request: Request, prompter: Prompter) -> msgspec.Struct:
     technician = _Acting(prompter, target)
     if request.op is Op.SELFTEST:
         only = selftest.component(request.component)
@@ -69,8 +66,7 @@ async def _move(
         return await tiles.audit(target.mcu, target.store, target.tileset, builds=2)
     if request.name is None:
         raise UsageError("tiles enroll needs the new tile set's NAME")
-    enrolment = tiles.Enrolment(target.mcu, technician, target.store)
-    return await enrolment.run(request.name, enrol_dir)
+    return await tiles.Enrolment(target.mcu, technician).run(request.name)
 
 
 async def _read(

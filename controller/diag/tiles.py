@@ -111,12 +111,14 @@ async def audit(mcu: BenchMcu, store: TileSetStore, path: Path, builds: int) -> 
 
 
 class EnrolReport(msgspec.Struct, frozen=True):
-    """`diag tiles enroll`."""
+    """`diag tiles enroll`: the tags learnt, set by set (UID text -> face); the technician's
+    own process writes the file (`path`), never the daemon."""
 
     name: str
-    path: str
     tiles: int
     problems: list[str]
+    sets: dict[str, dict[str, str]]
+    path: str = ""
 
     @property
     def healthy(self) -> bool:
@@ -131,13 +133,9 @@ class Enrolment:
 
     mcu: BenchMcu
     prompter: Prompter
-    store: TileSetStore
 
-    async def run(self, name: str, directory: Path, set_count: int = 2) -> EnrolReport:
-        """Write `directory/NAME.toml`, or say why not."""
-        path = directory / f"{name}.toml"
-        if path.exists():
-            raise UsageError(f"{path} exists already: choose another name or remove it")
+    async def run(self, name: str, set_count: int = 2) -> EnrolReport:
+        """Learn every tag of `set_count` sets, or say what went wrong."""
         sets: dict[str, dict[int, str]] = {}
         problems: list[str] = []
         for index, set_name in enumerate(SET_NAMES[:set_count]):
@@ -151,10 +149,11 @@ class Enrolment:
             if again:
                 problems.append(f"set {set_name}: {len(again)} tags were enrolled in another set")
             sets[set_name] = await self._faces(set_name, wall, problems)
-        if problems:
-            return EnrolReport(name, "", sum(map(len, sets.values())), problems)
-        written = self.store.write(path, name, sets)
-        return EnrolReport(name, str(written), sum(map(len, sets.values())), [])
+        learnt = {
+            set_name: {uid_text(uid): face for uid, face in tiles.items()}
+            for set_name, tiles in sets.items()
+        }
+        return EnrolReport(name, sum(map(len, sets.values())), problems, learnt)
 
     async def _faces(self, set_name: str, wall: set[int], problems: list[str]) -> dict[int, str]:
         found: dict[int, str] = {}
@@ -177,3 +176,23 @@ class Enrolment:
             found.update(dict.fromkeys(new & wall, face))
             await self.prompter.ask(Prompt(Action.CLEAR, "E-hand", "take those tiles away"))
         return found
+
+
+def enrol_target(directory: Path, name: str) -> Path:
+    """Where `tiles enroll NAME` writes; refused if a file is there already."""
+    path = directory / f"{name}.toml"
+    if path.exists():
+        raise UsageError(f"{path} exists already: choose another name or remove it")
+    return path
+
+
+def write_enrolment(store: TileSetStore, path: Path, report: EnrolReport) -> EnrolReport:
+    """Write a clean enrolment's tile-set file; returns the report with its path."""
+    if report.problems:
+        return report
+    sets = {
+        set_name: {int(uid, 16): face for uid, face in tiles.items()}
+        for set_name, tiles in report.sets.items()
+    }
+    written = store.write(path, report.name, sets)
+    return msgspec.structs.replace(report, path=str(written))
