@@ -52,7 +52,9 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
         technician=technician or NobodyAtTheTable(),
         feed=feed,
     )
-    return ControlServer(Path(config.control.socket), target, feed_loggers=FEED_LOGGERS)
+    server = ControlServer(Path(config.control.socket), target, feed_loggers=FEED_LOGGERS)
+    status.control_refused = lambda: server.refused.total()
+    return server
 
 
 def _move_words(view: object) -> str:

@@ -2,6 +2,7 @@
 directly on its serial device (exclusively: if the daemon holds it, say so), the panel on the
 Pi's pins, or the whole simulated table in this process."""
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -59,8 +60,9 @@ async def _probe(opener: PortOpener, url: str) -> None:
             f"{url} is busy: the table daemon holds it; while it runs, diag talks to it "
             "through its control socket (is [control] socket, or --socket, right?)"
         ) from None
-    except LinkError as error:
-        raise RuntimeFailure(f"cannot open the table MCU: {error}") from None
+    except LinkError as error:  # not there: the status says so, the link keeps trying
+        log.warning("cannot open the table MCU: %s", error)
+        return
     port.close()
 
 
@@ -98,6 +100,7 @@ async def direct_target(
     try:
         with contextlib.suppress(LinkError):
             await link.start()
+        await asyncio.sleep(0)  # let the watcher take what the handshake brought
         yield DiagTarget(
             mode="direct",
             config=config,

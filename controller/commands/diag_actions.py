@@ -20,6 +20,7 @@ from controller.config import DEFAULT_PATH, TableConfig, load_config
 from controller.devices.bench import TileSetFiles
 from controller.diag import render, tiles
 from controller.diag.client import ask, daemon_listening
+from controller.diag.config_view import config_report
 from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
 from controller.diag.mqtt_check import check_mqtt
@@ -201,6 +202,8 @@ async def _report(
     if request.op is Op.MQTT:
         status = await _daemon_status(socket) if daemon else None
         return await check_mqtt(config, args.timeout, status)
+    if request.op is Op.CONFIG and not daemon:
+        return config_report(config, source)
     if request.op is Op.GPIO and request.follow:
         return await _follow_gpio(args, config, source, request, socket, daemon, sim)
     prompts = _Terminal(args.yes, args.json)

@@ -63,7 +63,8 @@ def status_text(report: StatusReport) -> str:
         f"Versions: daemon {v.daemon}, firmware {v.firmware or 'n/a'}, protocol "
         f"{v.protocol or 'n/a'}, ruleset {v.ruleset} (data {v.ruleset_data})"
     )
-    lines.append(f"Up {_duration(report.uptime_s)}; MCU boot counter {report.boot_count}")
+    refused = f"; {report.control_refused} diag requests refused" if report.control_refused else ""
+    lines.append(f"Up {_duration(report.uptime_s)}; MCU boot counter {report.boot_count}{refused}")
     return "\n".join(lines)
 
 

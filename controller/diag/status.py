@@ -121,6 +121,7 @@ class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
     versions: Versions
     uptime_s: float
     boot_count: int
+    control_refused: int
     problems: list[str]
     """Everything that needs a technician, with what to do; empty when healthy."""
 
@@ -145,6 +146,8 @@ class StatusSources:
     hub: HubLinkLike | None = None
     hub_configured: bool = False
     setup_problem: str = ""
+    control_refused: Callable[[], int] = field(default=lambda: 0)
+    """Control socket requests refused so far (bad, oversized, too fast, busy)."""
 
 
 def ruleset_digest(name: str, override: Path | None) -> str:
@@ -254,6 +257,7 @@ def build_status(
         ),
         uptime_s=round(sources.now() - sources.started, 1),
         boot_count=mcu.boot_count,
+        control_refused=sources.control_refused(),
         problems=problems,
     )
 

@@ -56,11 +56,13 @@ class Daemon:
 
 
 @contextmanager
-def daemon(tmp_path: Path, *sim_args: str, hands: int = 1) -> Iterator[Daemon]:
+def daemon(
+    tmp_path: Path, *sim_args: str, hands: int = 1, socket: Path | None = None
+) -> Iterator[Daemon]:
     """Start the daemon on the simulated table; yield it once its control socket listens."""
     config = tmp_path / "table.toml"
     config.write_text(CONFIG.format(hands=hands))
-    socket = tmp_path / "control.sock"
+    socket = socket or tmp_path / "control.sock"
     command = [
         sys.executable,
         "-m",
