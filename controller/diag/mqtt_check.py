@@ -10,6 +10,7 @@ import json
 import ssl
 import time
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 import aiomqtt
@@ -126,9 +127,23 @@ async def _handshake(config: TableConfig, broker: Broker, within: float) -> Mqtt
     return MqttStep(name, True, f"trusted; broker certificate valid {days:.0f} more days")
 
 
-def _client(config: TableConfig, broker: Broker, within: float) -> aiomqtt.Client:
+class _PubackClient(aiomqtt.Client):
+    """aiomqtt drops the reason code of an MQTT 5 PUBACK; the broker's refusal of a publish
+    (0x87 not authorized: the ACL) is exactly what this check needs, so keep it."""
+
+    refusals: list[str]
+
+    def _on_publish(
+        self, client: Any, userdata: Any, mid: int, reason_code: Any, properties: Any
+    ) -> None:
+        if getattr(reason_code, "value", 0) >= 0x80:
+            self.refusals.append(str(reason_code))
+        super()._on_publish(client, userdata, mid, reason_code, properties)
+
+
+def _client(config: TableConfig, broker: Broker, within: float) -> _PubackClient:
     mqtt = config.mqtt
-    return aiomqtt.Client(
+    client = _PubackClient(
         broker.host,
         broker.port,
         username=mqtt.username or None,
@@ -136,47 +151,47 @@ def _client(config: TableConfig, broker: Broker, within: float) -> aiomqtt.Clien
         identifier=f"{config.table.id}-diag",
         timeout=within,
         tls_context=_tls_context(config) if broker.tls else None,
+        protocol=aiomqtt.ProtocolVersion.V5,  # MQTT 5 says when a publish is refused
     )
+    client.refusals = []
+    return client
 
 
 async def _session(config: TableConfig, broker: Broker, within: float) -> list[MqttStep]:
-    """Login, permissions and the recorder's retained state, on one short connection."""
+    """Login, the right to publish its own topics and the recorder's retained state, on one
+    short connection."""
     root, table = config.mqtt.topic_root, config.table.id
     steps: list[MqttStep] = []
     try:
         async with _client(config, broker, within) as client:
             steps.append(MqttStep("login", True, f"accepted as client {table}-diag"))
-            reads = [f"{root}cmd/{table}", f"{root}hub/ack/{table}", f"{root}hub/state"]
-            codes = await client.subscribe([(topic, 1) for topic in reads], timeout=within)
-            denied = [t for t, c in zip(reads, codes, strict=False) if _code(c) >= 0x80]
-            if denied:
-                steps.append(
-                    MqttStep(
-                        "may read its topics",
-                        False,
-                        f"refused: {', '.join(denied)}; check the broker's acl for {table}",
-                    )
-                )
-            else:
-                steps.append(MqttStep("may read its topics", True, "commands, acks, hub state"))
-            await client.publish(f"{root}tables/{table}/diag", b"", qos=1, timeout=within)
-            steps.append(MqttStep("may publish", True, f"{root}tables/{table}/diag acknowledged"))
+            await client.subscribe(f"{root}hub/state", qos=1, timeout=within)
+            topic = f"{root}tables/{table}/diag"
+            await client.publish(topic, b"", qos=1, timeout=within)
+            steps.append(_publish_step(topic, table, client.refusals))
             steps.append(await _hub_state(client, f"{root}hub/state", within))
     except aiomqtt.MqttError as error:
         steps.append(
             MqttStep(
                 "login",
                 False,
-                f"refused or lost: {error}; check the table's "
-                "certificate (its name is the MQTT user) or user and password",
+                f"refused or lost: {error}; check the table's certificate (its name is the "
+                "MQTT user) or user and password",
             )
         )
     return steps
 
 
-def _code(code: object) -> int:
-    value = getattr(code, "value", code)
-    return value if isinstance(value, int) else 0
+def _publish_step(topic: str, table: str, refusals: list[str]) -> MqttStep:
+    name = "may publish its topics"
+    if not refusals:
+        return MqttStep(name, True, f"{topic} accepted")
+    return MqttStep(
+        name,
+        False,
+        f"{topic} refused ({refusals[0]}): the broker's ACL lets a table write only under its "
+        f"own id, the name in its certificate: is this the certificate of {table}?",
+    )
 
 
 async def _hub_state(client: aiomqtt.Client, topic: str, within: float) -> MqttStep:
