@@ -5,6 +5,7 @@
 # daemon is (re)started only if `mahjong-table config check` passes.
 #
 #   install.sh [--prefix DIR] [--tileset FILE] [--config FILE] [--gpio auto|rpi-lgpio|rpi-gpio|none]
+#   install.sh [--prefix DIR] --program-only        (the venue recorder's host: no table daemon)
 #   install.sh [--prefix DIR] --uninstall
 #   install.sh --print-gpio-backend [--device-model FILE]
 #
@@ -15,7 +16,7 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 prefix="" uninstall=0 tileset="" config="" gpio="auto" model_file=/proc/device-tree/model
-print_backend=0
+print_backend=0 program_only=0
 die() { echo "install.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -26,7 +27,8 @@ while [ $# -gt 0 ]; do
         --gpio) gpio=${2:?--gpio needs a backend}; shift 2 ;;
         --device-model) model_file=${2:?}; shift 2 ;;
         --print-gpio-backend) print_backend=1; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --program-only) program_only=1; shift ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
@@ -112,10 +114,15 @@ cp -r "$src/pyproject.toml" "$src/README.md" "$src/controller" "$src/firmware_br
 rm -rf "$build"
 echo "installed mahjong-table into $opt (GPIO backend: $backend)"
 
-install -d -m 0755 "$share" "$etc" "$(dirname "$unit")" "$(dirname "$udev")"
-install -d -m 0750 "$state"
+install -d -m 0755 "$share"
 cp -r "$src/hardware/." "$share/"
 cp "$src/README.md" "$share/"
+if [ "$program_only" = 1 ]; then
+    echo "installed the program only (no table daemon)"
+    exit 0
+fi
+install -d -m 0755 "$etc" "$(dirname "$unit")" "$(dirname "$udev")"
+install -d -m 0750 "$state"
 if [ -n "$config" ]; then
     install -m 0640 "$config" "$etc/table.toml"
 elif [ ! -f "$etc/table.toml" ]; then
