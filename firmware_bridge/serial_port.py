@@ -59,7 +59,9 @@ def serial_opener(
             )
         except serial.SerialException as error:
             if options and error.errno in (errno.EAGAIN, errno.EWOULDBLOCK):
-                raise PortBusy(f"{url} is busy: another program (the table daemon?) holds it") from error
+                raise PortBusy(
+                    f"{url} is busy: another program (the table daemon?) holds it"
+                ) from error
             raise PortUnavailable(f"{url}: cannot open: {error}") from error
         except (OSError, ValueError) as error:
             raise PortUnavailable(f"{url}: cannot open: {error}") from error

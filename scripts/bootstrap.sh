@@ -41,6 +41,8 @@ ensure_system_packages() {
     [ -n "$(mosquitto_binary)" ] || apt_install mosquitto
     # The venue broker tests make a CA and table certificates with openssl.
     command -v openssl >/dev/null 2>&1 || apt_install openssl
+    # The deploy tests check the systemd unit with Debian's systemd-analyze.
+    command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
     local python; python=$(pick_python)
     if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
         apt_install python3-venv

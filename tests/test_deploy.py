@@ -25,6 +25,7 @@ def _files(root: Path) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_install_twice_then_uninstall_leaves_nothing(tmp_path: Path) -> None:
     root = tmp_path / "root"
     tileset = REPO / "hardware" / "tilesets" / "sim-0.toml"
@@ -145,6 +146,7 @@ def test_the_playbook_passes_its_syntax_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)
 def test_the_playbook_in_check_mode_makes_the_venue_secrets_and_plans_every_table(
     tmp_path: Path,
 ) -> None:

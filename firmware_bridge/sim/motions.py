@@ -190,10 +190,11 @@ class Machine:
         """Exercise a component and report whether it works."""
         await self._spend(budget, self.timing.self_test, Motor.SHUFFLER)
         dead = self.model.faults.dead_antennas
+        jammed = self.jam_at is not None or self.jammed
         failing = {
             Component.WALL_READER: [a for a in dead if a == 0],
             Component.ZONE_READERS: [a for a in dead if a > 0],
             # A jammed stacking head does not complete its test stroke.
-            Component.STACKER: [int(Motor.STACKER)] if self.jam_at is not None or self.jammed else [],
+            Component.STACKER: [int(Motor.STACKER)] if jammed else [],
         }.get(component, [])
         self._send(SelfTestResult(component, not failing, failing[0] if failing else 0))
