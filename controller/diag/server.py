@@ -12,6 +12,7 @@ import grp
 import logging
 import os
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import msgspec
@@ -77,7 +78,7 @@ class ControlServer:
         try:
             server = await self._listen()
         except OSError as error:
-            log.error("no control socket, diag works only with the daemon stopped: %s", error)
+            log.warning("no control socket, diag works only with the daemon stopped: %s", error)
             return
         feed = self.target.feed
         unwatch = None
@@ -180,12 +181,35 @@ class ControlServer:
             await writer.drain()
 
         try:
+            if request.follow:
+                return await self._follow(request, reader, prompter, send_event)
             report = await carry_out(self.target, request, prompter, send_event)
         except Refused as error:
             return self._refuse(Refusal(error.code, str(error)))
         except TableError as error:
             return wire.error_reply(ErrorCode.FAILED, str(error))
         return wire.reply(Kind.RESULT, report)
+
+    async def _follow(
+        self,
+        request: Request,
+        reader: asyncio.StreamReader,
+        prompter: "SocketPrompter",
+        send_event: Callable[[EventLine], Awaitable[None]],
+    ) -> bytes:
+        """A tail runs until the client hangs up (noticed even while no line comes)."""
+        tail = asyncio.ensure_future(carry_out(self.target, request, prompter, send_event))
+        hangup = asyncio.ensure_future(reader.read(1))
+        try:
+            await asyncio.wait({tail, hangup}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            hangup.cancel()
+        if not tail.done():
+            tail.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await tail
+            return b""
+        return wire.reply(Kind.RESULT, tail.result())
 
 
 async def _answers(path: Path) -> bool:
