@@ -54,14 +54,24 @@ class Daemon:
                     return line
         raise AssertionError(f"no '{text}' within {within} s:\n" + "\n".join(self.said))
 
+    def wait_all(self, *texts: str, within: float = 30.0) -> None:
+        """Until every text has been said (at any time, in any order)."""
+        for text in texts:
+            if not any(text in line for line in self.said):
+                self.wait_for(text, within)
+
 
 @contextmanager
 def daemon(
-    tmp_path: Path, *sim_args: str, hands: int = 1, socket: Path | None = None
+    tmp_path: Path,
+    *sim_args: str,
+    hands: int = 1,
+    socket: Path | None = None,
+    extra_config: str = "",
 ) -> Iterator[Daemon]:
     """Start the daemon on the simulated table; yield it once its control socket listens."""
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG.format(hands=hands))
+    config.write_text(CONFIG.format(hands=hands) + extra_config)
     socket = socket or tmp_path / "control.sock"
     command = [
         sys.executable,

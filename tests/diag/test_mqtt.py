@@ -8,7 +8,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from tests.diag.rig import diag, diag_json
+from tests.broker import Broker
+from tests.diag.rig import daemon, diag, diag_json
 from tests.hub.test_venue_broker import Venue, venue
 
 pytestmark = pytest.mark.broker
@@ -85,3 +86,26 @@ def test_an_untrusted_broker_and_a_dead_one(venue: Venue, tmp_path: Path) -> Non
     done = diag("mqtt", "--config", str(config), "--socket", str(tmp_path / "x"))
     assert done.returncode == 1
     assert "FAIL  reachable: cannot connect" in done.stdout
+
+
+def test_through_the_daemon_the_outbox_and_its_link_are_shown(
+    broker: Broker, tmp_path: Path
+) -> None:
+    extra = (
+        f'[mqtt]\nurl = "{broker.url}"\nresult_key = "{"ab" * 32}"\n'
+        f'[outbox]\npath = "{tmp_path / "outbox.sqlite3"}"\n'
+    )
+    with daemon(tmp_path, "--sim-think", "0", extra_config=extra) as table:
+        table.wait_all("over (", "hub link up")
+        sock = ("--socket", str(table.socket), "--config", str(table.config))
+        _, report = diag_json("status", *sock)
+        hub = report["hub"]
+        assert hub["configured"] is True
+        assert hub["outbox_depth"] == 1  # the one hand played waits for a recorder's ack
+        assert hub["oldest_unacked"].startswith("#1 (")
+        assert "the hub link is down" not in " ".join(report["problems"])
+        status, mqtt = diag_json("mqtt", *sock)
+        assert status == 1  # no recorder
+        outbox = mqtt["steps"][-1]
+        assert outbox["name"] == "outbox"
+        assert outbox["detail"].startswith("daemon connected; 1 results waiting, 0 refused")
