@@ -123,13 +123,14 @@ if [ "$program_only" = 1 ]; then
 fi
 install -d -m 0755 "$etc" "$(dirname "$unit")" "$(dirname "$udev")"
 install -d -m 0750 "$state"
+same() { [ "$(realpath -m "$1")" = "$(realpath -m "$2")" ]; }
 if [ -n "$config" ]; then
-    install -m 0640 "$config" "$etc/table.toml"
+    same "$config" "$etc/table.toml" || install -m 0640 "$config" "$etc/table.toml"
 elif [ ! -f "$etc/table.toml" ]; then
     install -m 0640 "$src/deploy/table.example.toml" "$etc/table.toml"
 fi
 if [ -n "$tileset" ]; then
-    install -m 0644 "$tileset" "$etc/tileset.toml"
+    same "$tileset" "$etc/tileset.toml" || install -m 0644 "$tileset" "$etc/tileset.toml"
     touch "$etc/.installed-tileset"
 elif [ ! -f "$etc/tileset.toml" ]; then
     echo "install.sh: no tile set yet: give --tileset FILE, or enrol one with" \

@@ -168,3 +168,58 @@ def test_the_playbook_in_check_mode_makes_the_venue_secrets_and_plans_every_tabl
     assert "table-07" in done.stdout and "table-08" in done.stdout
     assert "failed=0" in done.stdout
     assert not (tmp_path / "root").exists()  # check mode changed nothing on the hosts
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(tmp_path: Path) -> None:
+    inventory = _inventory(tmp_path)  # one table: on one machine every table shares /etc
+    inventory.write_text(
+        "\n".join(
+            line for line in inventory.read_text().splitlines() if not line.startswith("table-08")
+        )
+        + "\n"
+    )
+    extra = f"install_prefix={tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
+    command = [
+        str(BIN / "ansible-playbook"),
+        "-i",
+        str(inventory),
+        str(REPO / "deploy/ansible/site.yml"),
+        "-e",
+        extra,
+    ]
+    env = {
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
+        "PATH": f"{BIN}:/usr/bin:/bin",
+        "ANSIBLE_NOCOLOR": "1",
+        "HOME": str(tmp_path),
+    }
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    root, secrets = tmp_path / "root", tmp_path / "secrets"
+    table = (root / "etc/mahjong-table/table.toml").read_text()
+    assert 'id = "table-07"' in table
+    assert 'url = "mqtts://localhost:8883"' in table
+    assert f'result_key = "{(secrets / "keys/table-07.key").read_text().strip()}"' in table
+    certificate = (root / "etc/mahjong-table/table.crt").read_bytes()
+    assert certificate == (secrets / "table-07.crt").read_bytes()
+    program = root / "opt/mahjong-table/bin/mahjong-table"
+    check = subprocess.run(
+        [str(program), "config", "check", str(root / "etc/mahjong-table/table.toml")],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stderr
+    analyze = shutil.which("systemd-analyze")
+    assert analyze
+    for unit in ("mahjong-table.service", "mahjong-hub.service"):
+        verified = subprocess.run(
+            [analyze, "verify", str(root / "etc/systemd/system" / unit)],
+            capture_output=True,
+            text=True,
+        )
+        assert verified.returncode == 0, verified.stderr
+    assert (root / "etc/mosquitto/mahjong/acl").read_text() == (
+        REPO / "deploy/mosquitto/acl"
+    ).read_text()
