@@ -6,7 +6,6 @@ import json
 import os
 import socket
 import stat
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -57,22 +56,27 @@ def _check_permissions(tmp_path: Path, path: Path) -> None:
         else:
             assert table.socket.stat().st_gid == gid
         if os.geteuid() == 0:  # someone outside the group and the daemon's user is refused
-            probe = [
-                "/usr/bin/python3",
-                "-c",
-                "import socket; s = socket.socket(socket.AF_UNIX); "
-                f"s.connect({str(table.socket)!r}); print('connected')",
-            ]
-            done = subprocess.run(
-                probe,
-                user="nobody",
-                group="nogroup",
-                extra_groups=[],
-                capture_output=True,
-                text=True,
-            )
-            assert "PermissionError" in done.stderr
-            assert "connected" not in done.stdout
+            assert _connect_as_nobody(table.socket) == "refused"
+
+
+def _connect_as_nobody(path: Path) -> str:
+    """Try the socket as user nobody, group nogroup, no other groups (a forked child)."""
+    pid = os.fork()
+    if pid == 0:  # the child never returns into pytest
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(path))
+            code = 0
+        except PermissionError:
+            code = 13
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return {0: "connected", 13: "refused"}.get(os.waitstatus_to_exitcode(status), "error")
 
 
 def test_bad_requests_get_error_replies_and_are_counted(tmp_path: Path) -> None:
