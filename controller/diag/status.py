@@ -211,6 +211,11 @@ def problems_of(
             found.append(STUCK.format(name=name.replace("_", " ")))
     if hub.configured and not hub.connected and view is not None:
         found.append("the hub link is down: check the network and the broker (diag mqtt)")
+    elif hub.configured and not hub.hub_online and view is not None:
+        found.append(
+            "the venue recorder is offline: results wait in the outbox; start "
+            "`mahjong-table hub` on the venue host"
+        )
     if hub.attention:
         found.append(hub.attention)
     return found
