@@ -231,34 +231,33 @@ def _value_words(value: object) -> str:
     return repr(value)
 
 
+def _pressed(event: PanelEvent, callback: Callable[[str], None]) -> None:
+    match event:
+        case DicePressed():
+            callback("dice_button")
+        case DeclarePressed(seat):
+            callback(f"declare_{SEATS[seat].lower()}")
+        case EmergencyStop(engaged=True):
+            callback("estop")
+
+
 class PinBench:
     """The BenchPanel port on the daemon's GpioPanel."""
 
     def __init__(self, panel: GpioPanel) -> None:
         self.panel = panel
-        self._listeners: list[Callable[[str], None]] = []
-        self._subscribed = False
 
     def on_press(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Pass each press (dice, declare, e-stop pushed) on by input name."""
-        if not self._subscribed:
-            self._subscribed = True
-            self.panel.subscribe(self._pressed)
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback)
+        """Pass each press (dice, declare, e-stop pushed) on by input name; meanwhile the
+        table does not act on button presses."""
+        self.panel.hold_buttons(True)
+        unsubscribe = self.panel.subscribe_diag(lambda event: _pressed(event, callback))
 
-    def _pressed(self, event: PanelEvent) -> None:
-        match event:
-            case DicePressed():
-                name = "dice_button"
-            case DeclarePressed(seat):
-                name = f"declare_{SEATS[seat].lower()}"
-            case EmergencyStop(engaged=True):
-                name = "estop"
-            case _:
-                return
-        for listener in list(self._listeners):
-            listener(name)
+        def stop() -> None:
+            unsubscribe()
+            self.panel.hold_buttons(False)
+
+        return stop
 
     def inputs(self) -> dict[str, bool]:
         """Each button (True while pressed) and the e-stop (True while its circuit is open)."""

@@ -112,6 +112,13 @@ def test_a_jammed_table_says_so_in_status_and_selftest(tmp_path: Path) -> None:
             while "SelfTestResult" not in (line := follow.stdout.readline()):
                 assert line, "the feed ended"
             assert "component=stacker, passed=False" in line
+            # Pressing the dice button in the button test must not acknowledge the fault.
+            buttons = diag("selftest", "buttons", *sock, "--yes")
+            assert buttons.returncode == 0, buttons.stdout
+            assert "PASS  dice button: press seen" in buttons.stdout
+            _, after = diag_json("status", *sock)
+            assert after["phase"] == "fault"
+            assert after["fault"].startswith("the stacking head jammed")
         finally:
             follow.terminate()
             follow.wait()
