@@ -36,7 +36,7 @@ class Daemon:
     config: Path
     said: list[str] = field(default_factory=list)
 
-    def wait_for(self, text: str, within: float = 30.0) -> str:
+    def wait_for(self, text: str, within: float = 90.0) -> str:
         """The first line of stderr (from now on) containing `text`."""
         stderr = self.process.stderr
         assert stderr is not None
@@ -54,7 +54,7 @@ class Daemon:
                     return line
         raise AssertionError(f"no '{text}' within {within} s:\n" + "\n".join(self.said))
 
-    def wait_all(self, *texts: str, within: float = 30.0) -> None:
+    def wait_all(self, *texts: str, within: float = 90.0) -> None:
         """Until every text has been said (at any time, in any order)."""
         for text in texts:
             if not any(text in line for line in self.said):
