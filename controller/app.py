@@ -18,11 +18,13 @@ from typing import Any
 from controller import __version__
 from controller.clock import Clock, SystemClock
 from controller.config import TableConfig
+from controller.control_wiring import control_server
 from controller.devices.gpio import ensure_gpio
 from controller.devices.mcu import LinkMcu
 from controller.devices.no_panel import NoPanel
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
+from controller.diag.ports import Technician
 from controller.errors import TableError
 from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.runner_control import RunnerControl
@@ -31,6 +33,7 @@ from controller.hub.table_side.wiring import build_hub_link
 from controller.rules import RulesError, Ruleset, get_ruleset
 from controller.sim.hardware import SimOptions, SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
+from controller.sim.technician import SimTechnician
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
 from controller.table.blackbox_files import BlackBoxFiles
@@ -61,6 +64,8 @@ class Hardware:
     tileset: Path
     services: tuple[tuple[str, Service], ...] = ()
     shutdown: Callable[[], Awaitable[None]] | None = None
+    technician: Technician | None = None
+    """Who carries out diag prompts (the simulated table's; None: a person)."""
 
 
 def load_tiles(path: Path) -> tuple[TileMap | None, str]:
@@ -117,16 +122,21 @@ async def simulated_hardware(
         over_pty=options.over_pty,
         inventory_period=options.inventory_period,
         pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
+        faults=options.faults,
     )
     opener = await sim.start()
     habits = Habits(think_s=options.think_s, sloppy=options.sloppy)
     players = SimulatedPlayers(sim.table, sim.buttons, habits, options.ground_truth)
+    panel = sim.panel()
+    for button in options.stuck:
+        sim.buttons.stick(button)
     return Hardware(
         opener=opener,
-        panel=sim.panel(),
+        panel=panel,
         tileset=sim.write_tileset(),
         services=(("simulated players", players.run),),
         shutdown=sim.stop,
+        technician=SimTechnician(sim.table, sim.buttons),
     )
 
 
@@ -204,6 +214,8 @@ class TableApp:
                 for name, service in self.hardware.services:
                     group.create_task(self._supervise(name, self._bind(service)))
                 group.create_task(self._watchdog(), name="watchdog")
+                control = control_server(self, self.hardware.technician)
+                group.create_task(self._supervise("control socket", control.run))
                 self._power_on()
                 self.notifier.ready(headline(self.runner.view))
                 log.info("table %s running", self.config.table.id)

@@ -42,12 +42,14 @@ class SerialPort:
         self._transport.close()
 
 
-def serial_opener(url: str, baudrate: int = DEFAULT_BAUDRATE) -> PortOpener:
+def serial_opener(
+    url: str, baudrate: int = DEFAULT_BAUDRATE, *, exclusive: bool = True
+) -> PortOpener:
     """An opener for a device path (`/dev/mahjong-mcu`) or pyserial URL (`socket://host:port`).
 
-    A device is opened with an exclusive lock (flock), so a second program cannot take the
-    port from under the one using it; it gets PortBusy instead."""
-    device = "://" not in url
+    A device is opened with an exclusive lock (flock) unless `exclusive` is False, so a second
+    program cannot take the port from under the one using it; it gets PortBusy instead."""
+    device = "://" not in url and exclusive
 
     async def open_port(listener: PortListener) -> Port:
         loop = asyncio.get_running_loop()

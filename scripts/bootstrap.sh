@@ -90,6 +90,8 @@ ensure_system_packages() {
     ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || apt_install postgresql
     command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1 ||
         apt_install chromium chromium-driver
+    # The deploy tests check the systemd unit with Debian's systemd-analyze.
+    command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
     local python; python=$(pick_python)
     if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
         apt_install python3-venv

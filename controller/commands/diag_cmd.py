@@ -1,4 +1,5 @@
-"""`mahjong-table diag ...`: technician diagnostics; `diag link` checks the table MCU link."""
+"""`mahjong-table diag ...`: technician diagnostics; `diag link` checks the table MCU link.
+The other actions are in `diag_actions`."""
 
 import argparse
 import asyncio
@@ -8,6 +9,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from controller.commands import diag_actions
 from controller.errors import RuntimeFailure, UsageError
 from controller.instance_lock import refuse_if_held
 from firmware_bridge.errors import LinkDown, LinkError
@@ -21,6 +23,7 @@ def register(commands: Any) -> None:
     """Add the `diag` group and its actions to the CLI."""
     group = commands.add_parser("diag", help="technician diagnostics")
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
+    diag_actions.register(actions)
     register_link(actions)
 
 

@@ -7,6 +7,7 @@ and takes the table's lock (controller.instance_lock): one daemon per table."""
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import math
 import signal
@@ -15,11 +16,20 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from controller.config import DEFAULT_PATH, TableConfig, read_config_file
+from controller.config import DEFAULT_PATH, ControlSection, TableConfig, read_config_file
 from controller.errors import UsageError
 
 log = logging.getLogger(__name__)
-SIM_DEFAULTS = {"sim_pty": False, "sim_seed": 0, "sim_speed": 1.0, "sim_think": 0.5}
+SIM_DEFAULTS: dict[str, Any] = {
+    "sim_pty": False,
+    "sim_seed": 0,
+    "sim_speed": 1.0,
+    "sim_think": 0.5,
+    "sim_jam_at": None,
+    "sim_dead_antenna": [],
+    "sim_missing_tile": [],
+    "sim_stuck": [],
+}
 
 
 def register(commands: Any) -> None:
@@ -30,6 +40,7 @@ def register(commands: Any) -> None:
         "and scores, send results to the hub. Stops cleanly on SIGTERM or Ctrl-C.",
     )
     run.add_argument("--config", type=Path, help=f"config file (default {DEFAULT_PATH})")
+    run.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
     run.add_argument("--sim", action="store_true", help="run on the simulated table")
     sim = run.add_argument_group("simulated table (with --sim)")
     # Defaults are None so that an --sim-* option given without --sim can be refused.
@@ -37,6 +48,10 @@ def register(commands: Any) -> None:
     sim.add_argument("--sim-seed", type=int, help="tile tags, shuffles and dice (0)")
     sim.add_argument("--sim-speed", type=float, help="machine time; 0 instant (1)")
     sim.add_argument("--sim-think", type=float, help="players' pause, s (0.5)")
+    sim.add_argument("--sim-jam-at", type=int, metavar="N", help="first build jams after N tiles")
+    sim.add_argument("--sim-dead-antenna", type=int, action="append", metavar="N")
+    sim.add_argument("--sim-missing-tile", action="append", metavar="TILE")
+    sim.add_argument("--sim-stuck", action="append", metavar="BUTTON")
     run.set_defaults(handler=run_daemon)
 
 
@@ -69,6 +84,8 @@ def read_config(args: argparse.Namespace) -> TableConfig:
         config, source = TableConfig(), None
     else:
         config, source = read_config_file(args.config or DEFAULT_PATH)
+    if args.socket is not None:
+        config = dataclasses.replace(config, control=ControlSection(socket=args.socket))
     for warning in preflight(config, source, simulated=args.sim).warnings:
         print(f"mahjong-table: warning: {warning}", file=sys.stderr)
     return config
@@ -113,12 +130,19 @@ async def _serve(config: TableConfig, simulated: bool, options: dict[str, Any]) 
     with tempfile.TemporaryDirectory(prefix="mahjong-sim-") as scratch:
         if simulated:
             from controller.sim.hardware import SimOptions
+            from firmware_bridge.sim.faults import Faults
 
             sim = SimOptions(
                 options["sim_seed"],
                 options["sim_speed"],
                 options["sim_pty"],
                 think_s=options["sim_think"],
+                faults=Faults(
+                    jam_at_tile=options["sim_jam_at"],
+                    dead_antennas=tuple(options["sim_dead_antenna"]),
+                    missing_tiles=tuple(options["sim_missing_tile"]),
+                ),
+                stuck=tuple(options["sim_stuck"]),
             )
             hardware = await simulated_hardware(config, sim, Path(scratch))
         else:

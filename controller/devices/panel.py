@@ -54,6 +54,8 @@ class GpioPanel:
     def __init__(self, pinout: Pinout, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self._loop = loop or asyncio.get_running_loop()
         self._handlers: list[Callable[[PanelEvent], None]] = []
+        self._diag_handlers: list[Callable[[PanelEvent], None]] = []
+        self._held = False
         self.status = StatusPattern.IDLE
         self.dice = Button(pinout["dice_button"], bounce_time=DEBOUNCE_S)
         self.declare = [
@@ -86,12 +88,27 @@ class GpioPanel:
 
     def _dispatch(self, event: PanelEvent) -> None:
         log.debug("panel: %s", event)
+        for handler in self._diag_handlers:
+            handler(event)
+        if self._held and not isinstance(event, EmergencyStop):
+            return  # a technician's test press: the table must not act on it
         for handler in self._handlers:
             handler(event)
 
     def subscribe(self, handler: Callable[[PanelEvent], None]) -> None:
         """Call `handler` on the event loop for every panel event."""
         self._handlers.append(handler)
+
+    def subscribe_diag(self, handler: Callable[[PanelEvent], None]) -> Callable[[], None]:
+        """Like `subscribe`, for diagnostics: also called while the buttons are held back;
+        returns the way to stop."""
+        self._diag_handlers.append(handler)
+        return lambda: self._diag_handlers.remove(handler)
+
+    def hold_buttons(self, held: bool) -> None:
+        """While held, button presses reach only diagnostics, not the table (a press during
+        a self-test must not roll dice or acknowledge a fault); the e-stop always gets through."""
+        self._held = held
 
     def show_status(self, pattern: StatusPattern) -> None:
         """Steady or blinking colour per table state."""

@@ -45,6 +45,10 @@ class SimOptions:
     """The players' mistakes (None: they play cleanly)."""
     ground_truth: Path | None = None
     """A JSON lines file for every move and mistake the players made (None: not written)."""
+    faults: Faults | None = None
+    """Faults the simulated machine injects (jam, dead antenna, missing tile...)."""
+    stuck: tuple[str, ...] = ()
+    """Panel buttons stuck down from power-on (pinout names)."""
 
 
 class Buttons:
@@ -69,6 +73,18 @@ class Buttons:
             pin.drive_high()
         else:
             pin.drive_low()
+
+    def press(self, signal: str) -> None:
+        """Press and release a button by its pinout name (dice_button, declare_e, ...)."""
+        if signal == "estop":
+            self.set_estop(True)
+            self.set_estop(False)
+            return
+        self._press(signal)
+
+    def stick(self, signal: str) -> None:
+        """A button stuck down (or its wire shorted to ground): it reads pressed for good."""
+        self._pins.pin(self._pinout[signal]).drive_low()
 
     def _press(self, signal: str) -> None:
         pin = self._pins.pin(self._pinout[signal])

@@ -165,6 +165,12 @@ class TableModel:
         """The tiles lying in one zone."""
         return list(self.zones[(seat, zone)])
 
+    def clear_zone(self, seat: int, zone: Zone) -> list[Tile]:
+        """Someone takes every tile off a zone; returns them."""
+        tiles, self.zones[(seat, zone)] = self.zones[(seat, zone)], []
+        self._changed(seat, zone)
+        return tiles
+
     def tiles_in_wall(self) -> Iterator[tuple[Slot, Tile]]:
         """Every tile still in the raised walls, by slot."""
         return iter(sorted(self.wall.items()))

@@ -95,6 +95,8 @@ class Machine:
         self.wall_record: dict[Slot, int] = {}
         self.wall_layout: WallLayout | None = None
         self.jam_at: int | None = model.faults.jam_at_tile
+        self.jammed = False
+        """The stacking head jammed in the last build (a new build means it was cleared)."""
         self.dice_rolls = 0
         self.last_dice = (0, 0)
 
@@ -140,6 +142,7 @@ class Machine:
     async def build(self, budget: Budget, kind: TileSetKind, layout: WallLayout) -> None:
         """Shuffle the next set and stack the four walls, streaming each tile placed."""
         plan = self.model.plan_build(kind, layout)
+        self.jammed = False
         self.build_state = BuildState.BUILDING
         self.wall_record.clear()
         self.wall_layout = layout
@@ -156,6 +159,7 @@ class Machine:
             placed = [(slot, tile) for slot, tile in plan if slot[0] == side]
             for slot, tile in placed:
                 if jam_at is not None and len(self.wall_record) == jam_at:
+                    self.jammed = True
                     raise MotorStopped(FaultCode.JAM, Motor.STACKER, Outcome.FAILED)
                 await self._spend(budget, self.timing.per_tile, Motor.STACKER)
                 self.model.place_below(slot, tile)
@@ -186,8 +190,11 @@ class Machine:
         """Exercise a component and report whether it works."""
         await self._spend(budget, self.timing.self_test, Motor.SHUFFLER)
         dead = self.model.faults.dead_antennas
+        jammed = self.jam_at is not None or self.jammed
         failing = {
             Component.WALL_READER: [a for a in dead if a == 0],
             Component.ZONE_READERS: [a for a in dead if a > 0],
+            # A jammed stacking head does not complete its test stroke.
+            Component.STACKER: [int(Motor.STACKER)] if jammed else [],
         }.get(component, [])
         self._send(SelfTestResult(component, not failing, failing[0] if failing else 0))

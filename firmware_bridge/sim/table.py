@@ -169,6 +169,24 @@ class SimulatedTable:
         """The tiles physically lying in a zone."""
         return self.model.zone_tiles(seat, zone)
 
+    # ---- a technician ------------------------------------------------------------------------
+
+    def put(self, tile: Tile, seat: int, zone: Zone) -> None:
+        """Lay a tile (from anywhere: a spare, one fished out below) on a zone."""
+        self.model.place(tile, seat, zone)
+
+    def clear_zone(self, seat: int, zone: Zone) -> list[Tile]:
+        """Take every tile off a zone."""
+        return self.model.clear_zone(seat, zone)
+
+    def built_tiles(self) -> list[Tile]:
+        """The tiles of the walls built below the surface (not raised yet)."""
+        return list(self.model.below.values())
+
+    def spare_tile(self) -> Tile:
+        """A tile of set A to lay on antennas (the technician's test tile)."""
+        return next(iter(self.model.sets.values()))[0]
+
     # ---- tile set ----------------------------------------------------------------------------
 
     def tileset(self) -> TileSetFile:

@@ -1,0 +1,317 @@
+"""`mahjong-table diag status | selftest | tiles | gpio | mqtt | events | config`.
+
+Through the daemon's control socket while it runs; directly on the hardware when it does not
+(or on the simulated table with `--sim`). Readable output or `--json`; exit 0 healthy, 1 a
+problem found (or a failure), 2 usage.
+"""
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from controller.config import DEFAULT_PATH, TableConfig, load_config
+from controller.devices.bench import TileSetFiles
+from controller.diag import render, tiles
+from controller.diag.client import ask, daemon_listening
+from controller.diag.config_view import config_report
+from controller.diag.events import EventLine
+from controller.diag.gpio import GpioReport
+from controller.diag.mqtt_check import check_mqtt
+from controller.diag.ports import INPUTS, LEDS, Prompt
+from controller.diag.protocol import VERSION, Op, Request
+from controller.diag.selftest import Component
+from controller.diag.service import ENROL_DIR, Refused, carry_out
+from controller.diag.status import StatusReport
+from controller.diag_direct import SimBench, direct_target
+from controller.errors import RuntimeFailure, UsageError
+from firmware_bridge.sim.faults import Faults
+
+TEXT: dict[Op, Callable[[Any], str]] = {
+    Op.STATUS: render.status_text,
+    Op.SELFTEST: render.selftest_text,
+    Op.TILES: render.tiles_text,
+    Op.ENROLL: render.enrol_text,
+    Op.GPIO: render.gpio_text,
+    Op.EVENTS: render.events_text,
+    Op.CONFIG: render.config_text,
+    Op.MQTT: lambda report: report.text(),
+}
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", type=Path, help=f"config file (default {DEFAULT_PATH})")
+    common.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
+    common.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    common.add_argument("--yes", action="store_true", help="answer every prompt with done/yes")
+    sim = common.add_argument_group("the simulated table, checked directly (no daemon)")
+    sim.add_argument("--sim", action="store_true", help="diagnose the simulated table")
+    sim.add_argument("--sim-seed", type=int, default=0, help="its tile tags (0)")
+    sim.add_argument("--sim-jam-at", type=int, metavar="N", help="stacking head jams")
+    sim.add_argument("--sim-dead-antenna", type=int, action="append", default=[], metavar="N")
+    sim.add_argument("--sim-missing-tile", action="append", default=[], metavar="TILE")
+    sim.add_argument("--sim-stuck", action="append", default=[], choices=INPUTS[:-1])
+    return common
+
+
+def register(actions: Any) -> None:
+    """Add the diag actions to the `diag` group."""
+    common = _common()
+
+    def add(name: str, help_: str, description: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = actions.add_parser(
+            name, parents=[common], help=help_, description=description
+        )
+        return parser
+
+    add(
+        "status",
+        "the table's state, faults and links",
+        "Everything about the table: "
+        "state, session, seats and scores, faults and holds with advice, MCU and hub link, "
+        "versions. Exit 1 when something needs a technician.",
+    ).set_defaults(handler=run_action, op=Op.STATUS)
+    selftest = add(
+        "selftest",
+        "exercise each part of the machine",
+        "Test the shuffler, "
+        "stacking head, lifts, dice, readers and antennas, lid and e-stop, buttons "
+        "and LEDs (with prompts). Refused while a hand is in play.",
+    )
+    selftest.add_argument("component", nargs="?", choices=[c.value for c in Component])
+    selftest.add_argument("--rolls", type=int, default=60, help="dice rolls to check (60)")
+    selftest.set_defaults(handler=run_action, op=Op.SELFTEST)
+    tileset = add(
+        "tiles",
+        "audit the tile set, or enroll a new one",
+        "Without arguments: "
+        "build the walls of both sets and list missing, doubled and unknown tags by "
+        "tile. `tiles enroll NAME`: write a new tile-set file from wall reads and the "
+        "tiles laid on seat E's hand zone face by face.",
+    )
+    tileset.add_argument("words", nargs="*", metavar="enroll NAME")
+    tileset.add_argument("--dir", type=Path, default=ENROL_DIR, help=f"for enroll ({ENROL_DIR})")
+    tileset.set_defaults(handler=run_action, op=Op.TILES)
+    gpio = add(
+        "gpio",
+        "the panel's buttons and e-stop; blink an LED",
+        "Show each input; --blink an LED; --follow to keep watching (Ctrl-C ends).",
+    )
+    gpio.add_argument("--blink", choices=LEDS)
+    gpio.add_argument("--follow", action="store_true", help="keep showing changes")
+    gpio.set_defaults(handler=run_action, op=Op.GPIO)
+    mqtt = add(
+        "mqtt",
+        "check the link to the venue broker",
+        "Broker reachable, TLS "
+        "handshake and certificate expiry, login, may publish its own topics, the "
+        "recorder's state, the outbox depth.",
+    )
+    mqtt.add_argument("--timeout", type=float, default=5.0, help="seconds per step (5)")
+    mqtt.set_defaults(handler=run_action, op=Op.MQTT)
+    events = add(
+        "events",
+        "tail MCU events, moves and incidents",
+        "The recent lines; with --follow, every new one until Ctrl-C.",
+    )
+    events.add_argument("--follow", action="store_true")
+    events.set_defaults(handler=run_action, op=Op.EVENTS)
+    add(
+        "config",
+        "the effective configuration",
+        "Every key with its value; defaults marked, secrets hidden.",
+    ).set_defaults(handler=run_action, op=Op.CONFIG)
+
+
+def read_config(args: argparse.Namespace) -> tuple[TableConfig, str]:
+    """The config file (the defaults when none is given and the default file is absent)."""
+    if args.config is not None:
+        return load_config(args.config), str(args.config)
+    if DEFAULT_PATH.exists():
+        return load_config(DEFAULT_PATH), str(DEFAULT_PATH)
+    return TableConfig(), "no config file: the defaults"
+
+
+def build_request(args: argparse.Namespace) -> Request:
+    """The request the command line asks for."""
+    op: Op = args.op
+    name = None
+    if op is Op.TILES and args.words:
+        if args.words[0] != "enroll" or len(args.words) != 2:
+            raise UsageError("use `diag tiles` or `diag tiles enroll NAME`")
+        op, name = Op.ENROLL, args.words[1]
+    try:
+        return Request(
+            VERSION,
+            op,
+            component=getattr(args, "component", None),
+            rolls=getattr(args, "rolls", 60),
+            name=name,
+            follow=getattr(args, "follow", False),
+            blink=getattr(args, "blink", None),
+        )
+    except msgspec.ValidationError as error:
+        raise UsageError(str(error)) from None
+
+
+def sim_bench(args: argparse.Namespace) -> SimBench | None:
+    """The simulated table the options ask for (None: the real hardware)."""
+    if not args.sim:
+        return None
+    try:
+        faults = Faults(
+            jam_at_tile=args.sim_jam_at,
+            dead_antennas=tuple(args.sim_dead_antenna),
+            missing_tiles=tuple(args.sim_missing_tile),
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return SimBench(args.sim_seed, faults, tuple(args.sim_stuck))
+
+
+def run_action(args: argparse.Namespace) -> int:
+    """Carry out one diag action and print its report."""
+    config, source = read_config(args)
+    request = build_request(args)
+    if request.rolls < 1:
+        raise UsageError("--rolls must be at least 1")
+    enrol_path = tiles.enrol_target(args.dir, request.name) if request.name else None
+    report = asyncio.run(_report(args, config, source, request))
+    if enrol_path is not None:
+        report = tiles.write_enrolment(TileSetFiles(), enrol_path, report)
+    if args.json:
+        print(json.dumps(msgspec.to_builtins(report), indent=2))
+    else:
+        print(TEXT[request.op](report))
+    return 0 if report.healthy else 1
+
+
+async def _report(
+    args: argparse.Namespace, config: TableConfig, source: str, request: Request
+) -> Any:
+    socket = args.socket or config.control.socket
+    sim = sim_bench(args)
+    daemon = sim is None and await daemon_listening(socket)
+    if request.op is Op.MQTT:
+        status = await _daemon_status(socket) if daemon else None
+        return await check_mqtt(config, args.timeout, status)
+    if request.op is Op.CONFIG and not daemon:
+        return config_report(config, source)
+    if request.op is Op.GPIO and request.follow:
+        return await _follow_gpio(args, config, source, request, socket, daemon, sim)
+    prompts = _Terminal(args.yes, args.json)
+    try:
+        if daemon:
+            return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
+        with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
+            async with direct_target(config, source, sim, Path(scratch)) as target:
+                return await carry_out(target, request, prompts, _async_printer(args.json))
+    except Refused as error:
+        raise RuntimeFailure(str(error)) from None
+
+
+async def _daemon_status(socket: Path) -> StatusReport | None:
+    async def never(_: Prompt) -> bool:
+        return False
+
+    try:
+        report: StatusReport = await ask(socket, Request(VERSION, Op.STATUS), never, _quiet)
+    except (Refused, RuntimeFailure):
+        return None
+    return report
+
+
+async def _follow_gpio(
+    args: argparse.Namespace,
+    config: TableConfig,
+    source: str,
+    request: Request,
+    socket: Path,
+    daemon: bool,
+    sim: SimBench | None,
+) -> Any:
+    """A live view: the inputs again whenever one changes (a terminal tool; Ctrl-C ends)."""
+    once = msgspec.structs.replace(request, follow=False)
+    last: dict[str, bool] | None = None
+    with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
+        if daemon:
+            while True:
+                report = await ask(socket, once, _never, _quiet)
+                last = _show_change(last, report.inputs)
+                await asyncio.sleep(0.2)
+        async with direct_target(config, source, sim, Path(scratch)) as target:
+            while True:
+                report = await carry_out(target, once, _Terminal(True, True))
+                assert isinstance(report, GpioReport)
+                last = _show_change(last, report.inputs)
+                await asyncio.sleep(0.2)
+
+
+def _show_change(last: dict[str, bool] | None, now: dict[str, bool]) -> dict[str, bool]:
+    if now != last:
+        pressed = [name for name, on in now.items() if on]
+        print("pressed: " + (", ".join(pressed) if pressed else "nothing"), flush=True)
+    return now
+
+
+async def _never(_: Prompt) -> bool:
+    return False
+
+
+def _quiet(_: Prompt) -> None:
+    pass
+
+
+def _printer(as_json: bool) -> Callable[[EventLine], None]:
+    def show(line: EventLine) -> None:
+        text = msgspec.json.encode(line).decode() if as_json else render.event_text(line)
+        print(text, flush=True)
+
+    return show
+
+
+def _async_printer(as_json: bool) -> Callable[[EventLine], Any]:
+    show = _printer(as_json)
+
+    async def print_line(line: EventLine) -> None:
+        show(line)
+
+    return print_line
+
+
+class _Terminal:
+    """Prompts on stderr; answers from stdin (Enter or y: done/yes, n: no) or `--yes`."""
+
+    def __init__(self, yes: bool, quiet: bool) -> None:
+        self.yes = yes
+        self.quiet = quiet
+
+    def show(self, prompt: Prompt) -> None:
+        """Show a prompt."""
+        suffix = " [Enter: done, n: no]" if prompt.answer and not self.yes else ""
+        print(f">> {prompt.text}{suffix}", file=sys.stderr, flush=True)
+
+    async def answer(self, prompt: Prompt) -> bool:
+        """The technician's answer."""
+        if self.yes:
+            return True
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            return False
+        return line.strip().lower() not in ("n", "no")
+
+    async def tell(self, prompt: Prompt) -> None:
+        """A prompt with no answer (direct mode)."""
+        self.show(prompt)
+
+    async def ask(self, prompt: Prompt) -> bool:
+        """A prompt and its answer (direct mode)."""
+        self.show(prompt)
+        return await self.answer(prompt)

@@ -1,0 +1,157 @@
+"""What diagnostics need of the hardware, as ports: the MCU, the panel, the technician's hands.
+
+`controller/devices/bench.py` implements them on the firmware bridge and the Pi's pins; the
+simulated table's technician lives in `controller/sim/technician.py`.
+"""
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import msgspec
+
+SEAT_NAMES = ("E", "S", "W", "N")
+ZONE_NAMES = ("hand", "meld", "discard")
+
+
+class Part(enum.Enum):
+    """A part of the machine the MCU can test by itself."""
+
+    SHUFFLER = "shuffler"
+    STACKER = "stacker"
+    LIFTS = "lifts"
+    DICE = "dice"
+    WALL_READER = "wall_reader"
+    ZONE_READERS = "zone_readers"
+    LID_SWITCH = "lid_switch"
+    ESTOP_INPUT = "estop_input"
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """The MCU's verdict on one part; `what` names the failing motor or antenna in words."""
+
+    passed: bool
+    what: str = ""
+
+
+class McuFacts(msgspec.Struct, frozen=True, kw_only=True):
+    """The MCU link and what the MCU says of itself."""
+
+    connected: bool
+    firmware: str = ""
+    protocol: int = 0
+    message_table_matches: bool = True
+    model: str = ""
+    boot_count: int = 0
+    reset_cause: str = ""
+    uptime_s: float = 0.0
+    lid_open: bool = False
+    estop: bool = False
+    faults: list[str] = []
+    """The MCU's active faults in words (a part named)."""
+    rtt_ms_p50: float | None = None
+    rtt_ms_p99: float | None = None
+    crc_errors: int = 0
+    retransmits: int = 0
+    reconnects: int = 0
+    problem: str = ""
+    """Why the link is down, when it is."""
+
+
+class BenchMcu(Protocol):
+    """The table MCU as diagnostics use it."""
+
+    async def facts(self) -> McuFacts:
+        """The link figures and the MCU's own status (connected False if it is not)."""
+        ...
+
+    async def self_test(self, part: Part) -> PartResult:
+        """Let the MCU exercise one part."""
+        ...
+
+    async def roll_dice(self) -> tuple[int, int]:
+        """Roll the dice once."""
+        ...
+
+    async def read_zone(self, seat: int, zone: int) -> list[int]:
+        """The tag UIDs one zone antenna reads now."""
+        ...
+
+    async def build_wall(self, tiles: int) -> list[int]:
+        """Shuffle the next set and build the walls below; the tag UIDs read, in order."""
+        ...
+
+    async def raise_walls(self) -> None:
+        """Bring the built walls up."""
+        ...
+
+    async def lower_platform(self) -> None:
+        """Drop every tile on the surface into the hopper."""
+        ...
+
+    def watch(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call `callback` with each MCU event in words; returns the way to stop."""
+        ...
+
+
+INPUTS = ("dice_button", "declare_e", "declare_s", "declare_w", "declare_n", "estop")
+LEDS = ("led_e", "led_s", "led_w", "led_n", "status_red", "status_green", "status_blue")
+
+
+class BenchPanel(Protocol):
+    """The control panel as diagnostics use it."""
+
+    def inputs(self) -> dict[str, bool]:
+        """Each input of INPUTS: True while pressed (the e-stop: while the circuit is open)."""
+        ...
+
+    def blink(self, led: str, times: int) -> None:
+        """Blink one LED of LEDS `times` times (in the background)."""
+        ...
+
+    def on_press(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        """Call `callback` (on the event loop) with the input's name at each press; returns
+        the way to stop."""
+        ...
+
+
+class Action(enum.Enum):
+    """What a prompt asks the technician to do."""
+
+    PRESS = "press"
+    """Press and release the input `target`."""
+    LOOK = "look"
+    """Look at LED `target` and say whether it blinked."""
+    PLACE = "place"
+    """Put a tile on antenna `target` (seat letter + zone, e.g. E-hand)."""
+    CLEAR = "clear"
+    """Take every tile off the table surface."""
+    SORT = "sort"
+    """Put the tiles of face `target` on seat E's hand zone (tile-set enrolment)."""
+
+
+class Prompt(msgspec.Struct, frozen=True):
+    """A request to the technician, with the words they read."""
+
+    action: Action
+    target: str
+    text: str
+    answer: bool = True
+    """The technician answers it (False: the table sees the action itself, e.g. a press)."""
+
+
+class Technician(Protocol):
+    """Someone at the table: on the simulated table the simulator's physical API."""
+
+    def act(self, prompt: Prompt) -> None:
+        """Carry out the prompt's action (a real technician does it by hand: nothing here)."""
+        ...
+
+
+class NobodyAtTheTable:
+    """The technician on a real table acts by hand; the program only asks."""
+
+    def act(self, prompt: Prompt) -> None:
+        """Nothing to do: the person reads the prompt."""

@@ -1,0 +1,157 @@
+"""The control socket's wire: one JSON object per line, typed on both ends, versioned.
+
+A client sends a `Request` line; the daemon answers with `Reply` lines: any number of `prompt`
+(a technician must act; the client answers with an `Answer` line) and `event` lines (a live
+tail), then one `result` or `error`. Everything the daemon reads goes through `decode_request`
+or `decode_answer`, which bound the size and turn any failure into a `Refusal`.
+"""
+
+import enum
+from typing import Annotated, Any
+
+import msgspec
+
+VERSION = 1
+MAX_LINE_BYTES = 4096
+"""The longest request line the daemon reads; a longer one is refused unread."""
+MAX_REPLY_BYTES = 1 << 20
+"""The longest reply line a client reads (a status or an audit fits many times)."""
+
+Name = Annotated[str, msgspec.Meta(max_length=64, pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+
+
+class Op(enum.Enum):
+    """What a request asks for."""
+
+    STATUS = "status"
+    SELFTEST = "selftest"
+    TILES = "tiles"
+    ENROLL = "enroll"
+    GPIO = "gpio"
+    MQTT = "mqtt"
+    EVENTS = "events"
+    CONFIG = "config"
+
+
+MOVES_MOTORS = frozenset({Op.SELFTEST, Op.TILES, Op.ENROLL})
+"""Requests that run motors: refused while a hand is in play."""
+
+
+class Request(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One request from a `diag` client."""
+
+    v: int
+    op: Op
+    component: Name | None = None
+    """selftest: only this part; enroll: unused."""
+    rolls: Annotated[int, msgspec.Meta(ge=1, le=600)] = 60
+    """selftest dice: how many rolls the distribution check uses."""
+    name: Name | None = None
+    """enroll: the new tile set's name."""
+    follow: bool = False
+    """events: keep tailing until the client hangs up."""
+    blink: Name | None = None
+    """gpio: an LED to blink (led_e, status_red, ...)."""
+
+
+class Answer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A technician's answer to a prompt: done (or yes), or no."""
+
+    v: int
+    yes: bool
+    text: Annotated[str, msgspec.Meta(max_length=200)] = ""
+
+
+class Kind(enum.Enum):
+    """What a reply line is."""
+
+    PROMPT = "prompt"
+    EVENT = "event"
+    RESULT = "result"
+    ERROR = "error"
+
+
+class ErrorCode(enum.Enum):
+    """Why a request failed, for scripts (the message says it in words)."""
+
+    BAD_REQUEST = "bad_request"
+    TOO_LARGE = "too_large"
+    TOO_FAST = "too_fast"
+    VERSION = "version"
+    BUSY = "busy"
+    """A hand is in play, or another motor request is running."""
+    UNAVAILABLE = "unavailable"
+    """The part asked about is not there (no hub link configured, unknown component)."""
+    FAILED = "failed"
+
+
+class Reply(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One line from the daemon."""
+
+    v: int
+    kind: Kind
+    data: msgspec.Raw = msgspec.Raw(b"null")
+    """prompt: a Prompt; event: an EventLine; result: the op's report."""
+    code: ErrorCode | None = None
+    message: str = ""
+
+
+class Refusal(msgspec.Struct, frozen=True):
+    """Why a line was not taken."""
+
+    code: ErrorCode
+    message: str
+
+
+_requests = msgspec.json.Decoder(Request)
+_answers = msgspec.json.Decoder(Answer)
+_replies = msgspec.json.Decoder(Reply)
+_encoder = msgspec.json.Encoder()
+
+
+def _decode(line: bytes, decoder: msgspec.json.Decoder[Any]) -> Any:
+    if len(line) > MAX_LINE_BYTES:
+        return Refusal(ErrorCode.TOO_LARGE, f"a request is at most {MAX_LINE_BYTES} bytes")
+    try:
+        value = decoder.decode(line)
+    except msgspec.ValidationError as error:
+        return Refusal(ErrorCode.BAD_REQUEST, f"malformed request: {error}")
+    except msgspec.DecodeError as error:
+        return Refusal(ErrorCode.BAD_REQUEST, f"not a JSON object: {error}")
+    if value.v != VERSION:
+        return Refusal(
+            ErrorCode.VERSION, f"protocol version {value.v}; this daemon speaks {VERSION}"
+        )
+    return value
+
+
+def decode_request(line: bytes) -> Request | Refusal:
+    """A request line (without its newline), or why it is refused."""
+    value: Request | Refusal = _decode(line, _requests)
+    return value
+
+
+def decode_answer(line: bytes) -> Answer | Refusal:
+    """An answer line to a prompt, or why it is refused."""
+    value: Answer | Refusal = _decode(line, _answers)
+    return value
+
+
+def decode_reply(line: bytes) -> Reply:
+    """A reply line from the daemon (a client trusts its own daemon, but still bounds it)."""
+    return _replies.decode(line)
+
+
+def encode(value: msgspec.Struct) -> bytes:
+    """One line: the JSON object and a newline."""
+    return _encoder.encode(value) + b"\n"
+
+
+def reply(kind: Kind, data: object = None) -> bytes:
+    """A reply line carrying `data` (a report struct, a prompt or an event)."""
+    return encode(Reply(VERSION, kind, msgspec.Raw(_encoder.encode(data))))
+
+
+def error_reply(code: ErrorCode, message: str) -> bytes:
+    """An error reply line."""
+    return encode(Reply(VERSION, Kind.ERROR, code=code, message=message))

@@ -1,0 +1,121 @@
+"""The daemon and the diag command as separate processes, as a technician meets them: the
+daemon on the simulated table with its control socket, `mahjong-table diag ...` beside it."""
+
+import json
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG = """
+[table]
+id = "table-07"
+ruleset = "zung-jung"
+
+[session]
+hands = {hands}
+
+[hand]
+zone_settle_s = 0.2
+zone_absence_s = 0.2
+"""
+
+
+@dataclass
+class Daemon:
+    """A running `mahjong-table run --sim` and what it has said on stderr."""
+
+    process: subprocess.Popen[str]
+    socket: Path
+    config: Path
+    said: list[str] = field(default_factory=list)
+
+    def wait_for(self, text: str, within: float = 90.0) -> str:
+        """The first line of stderr (from now on) containing `text`."""
+        stderr = self.process.stderr
+        assert stderr is not None
+        deadline = time.monotonic() + within
+        with selectors.DefaultSelector() as selector:
+            selector.register(stderr, selectors.EVENT_READ)
+            while time.monotonic() < deadline:
+                if not selector.select(timeout=deadline - time.monotonic()):
+                    continue
+                line = stderr.readline()
+                if not line:
+                    break
+                self.said.append(line.rstrip())
+                if text in line:
+                    return line
+        raise AssertionError(f"no '{text}' within {within} s:\n" + "\n".join(self.said))
+
+    def wait_all(self, *texts: str, within: float = 90.0) -> None:
+        """Until every text has been said (at any time, in any order)."""
+        for text in texts:
+            if not any(text in line for line in self.said):
+                self.wait_for(text, within)
+
+
+@contextmanager
+def daemon(
+    tmp_path: Path,
+    *sim_args: str,
+    hands: int = 1,
+    socket: Path | None = None,
+    extra_config: str = "",
+) -> Iterator[Daemon]:
+    """Start the daemon on the simulated table; yield it once its control socket listens."""
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG.format(hands=hands) + extra_config)
+    socket = socket or tmp_path / "control.sock"
+    command = [
+        sys.executable,
+        "-m",
+        "controller",
+        "run",
+        "--config",
+        str(config),
+        "--sim",
+        "--socket",
+        str(socket),
+        "--sim-speed",
+        "0",
+        *sim_args,
+    ]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    running = Daemon(process, socket, config)
+    try:
+        running.wait_for(f"control socket {socket}")
+        yield running
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def diag(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `mahjong-table diag ARGS` and collect its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "controller", "diag", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+    )
+
+
+def diag_json(*args: str) -> tuple[int, Any]:
+    """`diag ARGS --json`: the exit status and the object printed."""
+    done = diag(*args, "--json")
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)

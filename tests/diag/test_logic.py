@@ -1,0 +1,136 @@
+"""The pure parts of diag: what status calls a problem, the dice check, the tile audit, the
+socket's rate limit, hidden secrets, and when motors may move."""
+
+import dataclasses
+from collections import Counter
+from pathlib import Path
+from typing import cast
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.config import TableConfig
+from controller.diag.config_view import HIDDEN, config_keys
+from controller.diag.ports import BenchMcu, McuFacts
+from controller.diag.selftest import dice_step
+from controller.diag.server import TokenBucket
+from controller.diag.status import HubFacts, StatusSources, problems_of
+from controller.diag.target import DiagTarget
+from controller.diag.tiles import FACES, TileSetStore, audit_read, copies
+from controller.table.core import CycleSettings, Phase
+from controller.table.cycle import HandCycle
+
+IDLE = HandCycle(None, CycleSettings()).view()
+MCU = McuFacts(connected=True)
+HUB = HubFacts(configured=False)
+CALM = {"dice_button": False, "estop": False}
+
+
+def test_a_healthy_table_has_no_problems() -> None:
+    assert problems_of(IDLE, [], MCU, HUB, CALM, "") == []
+
+
+def test_each_problem_is_named_with_what_to_do() -> None:
+    faulty = dataclasses.replace(
+        IDLE, phase=Phase.FAULT, fault="the lid is open: every motor stopped"
+    )
+    found = problems_of(
+        faulty,
+        ["close the lid"],
+        McuFacts(connected=True, faults=["lid open"]),
+        HubFacts(configured=True, connected=False, attention="2 results were refused: fix the key"),
+        {"dice_button": True, "estop": True},
+        "",
+    )
+    assert found == [
+        "fault: the lid is open: every motor stopped",
+        "holding until you close the lid",
+        "the MCU reports: lid open",
+        "the emergency stop is pressed (or its wire is broken): release it",
+        "dice button reads pressed: a stuck button or a short in its wire; check the button",
+        "the hub link is down: check the network and the broker (diag mqtt)",
+        "2 results were refused: fix the key",
+    ]
+    offline = problems_of(None, [], McuFacts(connected=False, problem="no link"), HUB, {}, "")
+    assert offline == ["the table MCU does not answer: no link"]
+
+
+def test_a_pressed_button_during_play_is_a_player_not_a_fault() -> None:
+    playing = dataclasses.replace(IDLE, phase=Phase.PLAYING)
+    assert problems_of(playing, [], MCU, HUB, {"declare_e": True}, "") == []
+
+
+def test_dice_check_passes_fair_dice_and_fails_loaded_ones() -> None:
+    fair = Counter(dict.fromkeys(range(1, 7), 20))
+    assert dice_step(fair, 60).passed
+    loaded = Counter({6: 100, 1: 20})
+    step = dice_step(loaded, 60)
+    assert not step.passed
+    assert step.detail.startswith("uneven (1:20 2:0 3:0 4:0 5:0 6:100")
+    assert "dome spins freely" in step.check
+    assert not dice_step(Counter({7: 1, 1: 119}), 60).passed
+
+
+SET = {"A": {0xE000 + i: face for i, face in enumerate(f for f in FACES for _ in range(copies(f)))}}
+
+
+@given(st.sets(st.sampled_from(sorted(SET["A"])), max_size=10))
+def test_audit_names_every_missing_tile_by_face(missing: set[int]) -> None:
+    read = [uid for uid in SET["A"] if uid not in missing]
+    audit = audit_read(SET, read)
+    assert sorted(audit.missing) == sorted(SET["A"][uid] for uid in missing)
+    assert audit.set == "A"
+    assert audit.tiles_read == 144 - len(missing)
+
+
+def test_audit_names_doubled_unknown_and_unread_tags() -> None:
+    read = [*SET["A"], 0xE000, 0xBAD, 0, 0]
+    audit = audit_read(SET, read)
+    assert audit.duplicated == ["000000000000E000 (1m) x2"]
+    assert audit.unknown == ["0000000000000BAD"]
+    assert audit.unread == 2
+    assert audit.missing == []
+
+
+def test_the_rate_limit_allows_a_burst_then_refills_with_time() -> None:
+    bucket = TokenBucket(rate=5.0, burst=10, now=0.0)
+    assert [bucket.take(0.0) for _ in range(11)] == [True] * 10 + [False]
+    assert bucket.take(0.2)  # one request's worth came back
+    assert not bucket.take(0.2)
+
+
+def test_secrets_are_hidden_only_when_set() -> None:
+    config = TableConfig()
+    keys = {key.key: key for key in config_keys(config)}
+    assert keys["mqtt.result_key"].value == ""
+    mqtt = dataclasses.replace(config.mqtt, result_key="k" * 64, password="pw")
+    keys = {key.key: key for key in config_keys(dataclasses.replace(config, mqtt=mqtt))}
+    assert keys["mqtt.result_key"].value == HIDDEN
+    assert keys["mqtt.password"].value == HIDDEN
+    assert keys["mqtt.result_key"].default is False
+
+
+async def test_motors_move_only_between_hands() -> None:
+    current = {"view": IDLE}
+    status = StatusSources(
+        "t", "0", "zung-jung", None, 0.0, lambda: 0.0, view=lambda: current["view"]
+    )
+    target = DiagTarget(  # only the view and the lock matter here: no port is used
+        mode="daemon",
+        config=TableConfig(),
+        config_source="",
+        mcu=cast(BenchMcu, None),
+        panel=None,
+        store=cast(TileSetStore, None),
+        tileset=Path("tileset.toml"),
+        status=status,
+    )
+    assert target.why_not_move() == ""
+    current["view"] = dataclasses.replace(IDLE, phase=Phase.PLAYING, hand=3)
+    assert target.why_not_move().startswith("hand 3 is in play (playing): motors move only")
+    current["view"] = dataclasses.replace(IDLE, phase=Phase.FAULT, hand=3, dice=(2, 5))
+    assert "hand 3 is in play (fault)" in target.why_not_move()
+    current["view"] = dataclasses.replace(IDLE, phase=Phase.FAULT, hand=3)
+    assert target.why_not_move() == ""  # a fault before the dice: nobody holds tiles
+    async with target.motors:
+        assert "another self-test or tile read is running" in target.why_not_move()

@@ -1,0 +1,134 @@
+"""The control socket as an attacker or a broken client meets it: permissions, malformed,
+oversized and too many requests, a wrong version. Each gets an error reply; the daemon lives."""
+
+import grp
+import json
+import os
+import socket
+import stat
+import tempfile
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.diag.protocol import MAX_LINE_BYTES, Refusal, decode_request
+from tests.diag.rig import Daemon, daemon, diag_json
+
+
+def _talk(path: Path, *lines: bytes) -> list[dict[str, object]]:
+    """Send lines on one connection; the replies until the daemon closes or goes quiet."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(path))
+        conn.sendall(b"".join(lines))
+        conn.shutdown(socket.SHUT_WR)
+        data = b""
+        while chunk := conn.recv(65536):
+            data += chunk
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def _status(table: Daemon) -> dict[str, object]:
+    _, report = diag_json("status", "--socket", str(table.socket))
+    assert isinstance(report, dict)
+    return report
+
+
+STATUS = b'{"v": 1, "op": "status"}\n'
+
+
+def test_socket_is_for_the_group_only(tmp_path: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="mahjong-run-") as run_dir:
+        Path(run_dir).chmod(0o755)  # as /run/mahjong-table: anyone may look, the socket decides
+        _check_permissions(tmp_path, Path(run_dir) / "control.sock")
+
+
+def _check_permissions(tmp_path: Path, path: Path) -> None:
+    with daemon(tmp_path, "--sim-think", "600", socket=path) as table:
+        mode = table.socket.stat().st_mode
+        assert stat.S_ISSOCK(mode)
+        assert stat.S_IMODE(mode) == 0o660
+        line = next(said for said in table.said if "control socket " in said)
+        try:
+            gid = grp.getgrnam("mahjong").gr_gid
+        except KeyError:
+            assert "no group 'mahjong': only this daemon's own user may connect" in line
+        else:
+            assert table.socket.stat().st_gid == gid
+        if os.geteuid() == 0:  # someone outside the group and the daemon's user is refused
+            assert _connect_as_nobody(table.socket) == "refused"
+
+
+def _connect_as_nobody(path: Path) -> str:
+    """Try the socket as user nobody, group nogroup, no other groups (a forked child)."""
+    pid = os.fork()
+    if pid == 0:  # the child never returns into pytest
+        code = 1
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(str(path))
+            code = 0
+        except PermissionError:
+            code = 13
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return {0: "connected", 13: "refused"}.get(os.waitstatus_to_exitcode(status), "error")
+
+
+def test_bad_requests_get_error_replies_and_are_counted(tmp_path: Path) -> None:
+    with daemon(tmp_path, "--sim-think", "600") as table:
+        replies = _talk(
+            table.socket,
+            b"this is not json\n",
+            b'{"v": 1, "op": "reboot"}\n',
+            b'{"v": 1, "op": "status", "rm": "-rf"}\n',
+            b'{"v": 2, "op": "status"}\n',
+            b"[1, 2, 3]\n",
+            b'{"v": 1, "op": "selftest", "rolls": 100000}\n',
+            STATUS,
+        )
+        codes = [reply.get("code") for reply in replies]
+        assert codes == [
+            "bad_request",
+            "bad_request",
+            "bad_request",
+            "version",
+            "bad_request",
+            "bad_request",
+            None,
+        ]
+        assert all(reply["kind"] == "error" for reply in replies[:-1])
+        assert replies[-1]["kind"] == "result"  # the connection went on serving
+        assert "op" in str(replies[1]["message"])
+
+        big = b'{"v": 1, "op": "status", "component": "' + b"x" * MAX_LINE_BYTES + b'"}\n'
+        replies = _talk(table.socket, big, STATUS)
+        assert [(r["kind"], r["code"]) for r in replies] == [("error", "too_large")]
+
+        flood = _talk(table.socket, *[STATUS] * 40)
+        kinds = [r.get("code", r["kind"]) for r in flood]
+        assert kinds.count("result") >= 10  # the burst
+        assert "too_fast" in kinds
+
+        report = _status(table)
+        assert report["control_refused"] == 7 + kinds.count("too_fast")
+
+
+@given(st.binary(max_size=MAX_LINE_BYTES + 64))
+def test_any_bytes_decode_to_a_request_or_a_refusal(line: bytes) -> None:
+    assert isinstance(decode_request(line), Refusal) or line.strip().startswith(b"{")
+
+
+@given(
+    st.dictionaries(
+        st.text(max_size=8),
+        st.one_of(st.integers(), st.text(max_size=8), st.none(), st.booleans()),
+        max_size=6,
+    )
+)
+def test_any_json_object_decodes_or_is_refused_never_raises(data: dict[str, object]) -> None:
+    decode_request(json.dumps(data).encode())

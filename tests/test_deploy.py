@@ -1,0 +1,225 @@
+"""Deploying tables: deploy/install.sh under a prefix (twice, then uninstalled: nothing left),
+its GPIO backend choice and its config check gate, the systemd unit as systemd reads it, and
+the venue playbook checked by ansible-playbook against a local inventory."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[1]
+INSTALL = REPO / "deploy" / "install.sh"
+BIN = Path(sys.executable).parent
+
+
+def _install(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(INSTALL), *args], capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def _files(root: Path) -> set[str]:
+    return {str(path.relative_to(root)) for path in root.rglob("*")}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_install_twice_then_uninstall_leaves_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    tileset = REPO / "hardware" / "tilesets" / "sim-0.toml"
+    first = _install("--prefix", str(root), "--tileset", str(tileset))
+    assert first.returncode == 0, first.stderr
+    assert "GPIO backend: none" in first.stdout
+    assert "installed under" in first.stdout
+    installed = _files(root)
+    for part in (
+        "opt/mahjong-table/bin/mahjong-table",
+        "etc/mahjong-table/table.toml",
+        "etc/mahjong-table/tileset.toml",
+        "etc/systemd/system/mahjong-table.service",
+        "etc/udev/rules.d/99-mahjong-mcu.rules",
+        "usr/share/mahjong-table/pinout.toml",
+        "var/lib/mahjong-table",
+    ):
+        assert part in installed
+    assert (root / "etc/mahjong-table/tileset.toml").read_bytes() == tileset.read_bytes()
+    unit = (root / "etc/systemd/system/mahjong-table.service").read_text()
+    assert f"ExecStart={root}/opt/mahjong-table/bin/mahjong-table run" in unit
+
+    second = _install("--prefix", str(root))
+    assert second.returncode == 0, second.stderr
+    assert _files(root) == installed  # a re-run changes nothing it laid out
+
+    gone = _install("--prefix", str(root), "--uninstall")
+    assert gone.returncode == 0, gone.stderr
+    assert list(root.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    analyze = shutil.which("systemd-analyze")
+    assert analyze, "systemd-analyze is missing: ./scripts/test installs Debian's systemd"
+    root = tmp_path / "root"
+    assert _install("--prefix", str(root)).returncode == 0
+    unit = root / "etc/systemd/system/mahjong-table.service"
+    done = subprocess.run([analyze, "verify", str(unit)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    text = unit.read_text()
+    for keeps_working in (
+        "DeviceAllow=char-ttyACM rw",
+        "DeviceAllow=char-gpiochip rw",
+        "RuntimeDirectory=mahjong-table",
+        "RestrictAddressFamilies=AF_UNIX",
+    ):
+        assert keeps_working in text
+
+
+@pytest.mark.slow
+def test_a_config_that_fails_its_check_is_never_started(tmp_path: Path) -> None:
+    bad = tmp_path / "table.toml"
+    bad.write_text("[serial]\nbaudrat = 9600\n")
+    done = _install("--prefix", str(tmp_path / "root"), "--config", str(bad))
+    assert done.returncode == 1
+    assert "unknown key 'baudrat'" in done.stderr
+    assert "the daemon was not started" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("model", "backend"),
+    [
+        ("Raspberry Pi 5 Model B Rev 1.0", "rpi-lgpio"),
+        ("Raspberry Pi Compute Module 5 Rev 1.0", "rpi-lgpio"),
+        ("Raspberry Pi 4 Model B Rev 1.4", "rpi-gpio"),
+        ("Raspberry Pi 3 Model B Plus Rev 1.3", "rpi-gpio"),
+        ("QEMU Virtual Machine", "none"),
+    ],
+)
+def test_the_gpio_backend_follows_the_board(tmp_path: Path, model: str, backend: str) -> None:
+    path = tmp_path / "model"
+    path.write_bytes(model.encode() + b"\0")  # as the device tree has it
+    done = _install("--print-gpio-backend", "--device-model", str(path))
+    assert done.stdout.strip() == backend
+
+
+def _inventory(tmp_path: Path) -> Path:
+    inventory = tmp_path / "inventory.ini"
+    tileset = REPO / "hardware" / "tilesets" / "sim-0.toml"
+    python = sys.executable
+    inventory.write_text(
+        f"[venue]\nvenue-host ansible_connection=local ansible_python_interpreter={python}\n"
+        f"[tables]\n"
+        f"table-07 ansible_connection=local ansible_python_interpreter={python} "
+        f"table_id=table-07 tileset={tileset}\n"
+        f"table-08 ansible_connection=local ansible_python_interpreter={python} "
+        f"table_id=table-08 tileset={tileset}\n"
+        "[all:vars]\nbroker_name=localhost\nbroker_address=127.0.0.1\n"
+    )
+    return inventory
+
+
+def _playbook(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    extra = f"install_prefix={tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
+    command = [
+        str(BIN / "ansible-playbook"),
+        "-i",
+        str(_inventory(tmp_path)),
+        str(REPO / "deploy/ansible/site.yml"),
+        "-e",
+        extra,
+        *args,
+    ]
+    env = {
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
+        "PATH": f"{BIN}:/usr/bin:/bin",
+        "ANSIBLE_NOCOLOR": "1",
+        "HOME": str(tmp_path),
+    }
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_the_playbook_passes_its_syntax_check(tmp_path: Path) -> None:
+    done = _playbook(tmp_path, "--syntax-check")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_playbook_in_check_mode_makes_the_venue_secrets_and_plans_every_table(
+    tmp_path: Path,
+) -> None:
+    done = _playbook(tmp_path, "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    secrets = tmp_path / "secrets"
+    for made in (
+        "venue-ca.crt",
+        "broker.crt",
+        "hub.crt",
+        "table-07.crt",
+        "table-08.key",
+        "keys/table-07.key",
+        "hub-keys.toml",
+    ):
+        assert (secrets / made).exists(), made
+    keys = (secrets / "hub-keys.toml").read_text()
+    assert f'table-08 = "{(secrets / "keys/table-08.key").read_text().strip()}"' in keys
+    assert "table-07" in done.stdout and "table-08" in done.stdout
+    assert "failed=0" in done.stdout
+    assert not (tmp_path / "root").exists()  # check mode changed nothing on the hosts
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(tmp_path: Path) -> None:
+    inventory = _inventory(tmp_path)  # one table: on one machine every table shares /etc
+    inventory.write_text(
+        "\n".join(
+            line for line in inventory.read_text().splitlines() if not line.startswith("table-08")
+        )
+        + "\n"
+    )
+    extra = f"install_prefix={tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
+    command = [
+        str(BIN / "ansible-playbook"),
+        "-i",
+        str(inventory),
+        str(REPO / "deploy/ansible/site.yml"),
+        "-e",
+        extra,
+    ]
+    env = {
+        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
+        "PATH": f"{BIN}:/usr/bin:/bin",
+        "ANSIBLE_NOCOLOR": "1",
+        "HOME": str(tmp_path),
+    }
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    root, secrets = tmp_path / "root", tmp_path / "secrets"
+    table = (root / "etc/mahjong-table/table.toml").read_text()
+    assert 'id = "table-07"' in table
+    assert 'url = "mqtts://localhost:8883"' in table
+    assert f'result_key = "{(secrets / "keys/table-07.key").read_text().strip()}"' in table
+    certificate = (root / "etc/mahjong-table/table.crt").read_bytes()
+    assert certificate == (secrets / "table-07.crt").read_bytes()
+    program = root / "opt/mahjong-table/bin/mahjong-table"
+    check = subprocess.run(
+        [str(program), "config", "check", str(root / "etc/mahjong-table/table.toml")],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stderr
+    analyze = shutil.which("systemd-analyze")
+    assert analyze
+    for unit in ("mahjong-table.service", "mahjong-hub.service"):
+        verified = subprocess.run(
+            [analyze, "verify", str(root / "etc/systemd/system" / unit)],
+            capture_output=True,
+            text=True,
+        )
+        assert verified.returncode == 0, verified.stderr
+    assert (root / "etc/mosquitto/mahjong/acl").read_text() == (
+        REPO / "deploy/mosquitto/acl"
+    ).read_text()
