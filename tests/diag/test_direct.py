@@ -101,7 +101,11 @@ def mcu_on_pty(tmp_path: Path) -> Iterator[Path]:
     assert sim.stdout is not None
     device = sim.stdout.readline().strip()
     config = tmp_path / "table.toml"
-    config.write_text(f'[table]\nid = "table-07"\n[serial]\nport = "{device}"\n')
+    tileset = Path(__file__).parents[2] / "hardware" / "tilesets" / "sim-0.toml"  # seed 0's tags
+    config.write_text(
+        f'[table]\nid = "table-07"\ntileset = "{tileset}"\n[serial]\nport = "{device}"\n'
+        f'[outbox]\npath = "{tmp_path / "outbox.sqlite3"}"\n'
+    )
     yield config
     sim.send_signal(signal.SIGTERM)
     sim.wait()
