@@ -58,6 +58,8 @@ class Hardware:
     tileset: Path
     services: tuple[tuple[str, Service], ...] = ()
     shutdown: Callable[[], Awaitable[None]] | None = None
+    simulated: SimulatedHardware | None = None
+    """The simulated table behind these parts (None on a real table)."""
 
 
 def load_tiles(path: Path) -> tuple[TileMap | None, str]:
@@ -107,6 +109,7 @@ async def simulated_hardware(
         speed=options.speed,
         over_pty=options.over_pty,
         inventory_period=options.inventory_period,
+        faults=options.faults,
         pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
     )
     opener = await sim.start()
@@ -117,6 +120,7 @@ async def simulated_hardware(
         tileset=sim.write_tileset(),
         services=(("simulated players", players.run),),
         shutdown=sim.stop,
+        simulated=sim,
     )
 
 

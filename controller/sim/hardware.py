@@ -40,6 +40,8 @@ class SimOptions:
     """Seconds between periodic zone reports (None: on change only)."""
     think_s: float = 0.5
     """The players' pause between moves."""
+    faults: Faults | None = None
+    """Line and reader faults the simulated table injects (None: none)."""
 
 
 class Buttons:
