@@ -34,6 +34,7 @@ from controller.table.cycle import Phase, TableView
 from controller.table.log_sink import LogSink
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
 from controller.table.runner import ResultSink
+from firmware_bridge.sim.faults import Faults
 
 DEMO_KEY = "simulated-table-demo-key-not-for-real-tables"
 """The key simulated tables sign with when no keys file is given (a demo recorder knows it)."""
@@ -80,6 +81,8 @@ class DemoPlan:
     faults: FaultProfile = FaultProfile.NONE
     """What the session throws at the table; under noisy and hostile a technician clears
     faults, so a fault ends the session only if it cannot be cleared."""
+    line: Faults | None = None
+    """The line and reader faults, in place of the profile's own (None: the profile's)."""
     hub_restarts: HubRestarts | None = None
     """The session's own broker and recorder, restarted under `hostile` (None: not ours)."""
     json_results: Path | None = None
@@ -221,6 +224,7 @@ class DemoSession:
         self.faults: list[str] = []
         self.technician: Technician | None = None
         self.injector: FaultInjector | None = None
+        self._hardware: Hardware | None = None
         self._started = 0.0
         self._changed_at = self._started
         self._changed = asyncio.Event()
@@ -237,9 +241,13 @@ class DemoSession:
         config = demo_config(self.plan, self.scratch)
         pace = self.plan.pace
         options = SimOptions(
-            self.plan.seed, pace.speed, think_s=pace.think_s, faults=line_faults(self.plan.faults)
+            self.plan.seed,
+            pace.speed,
+            think_s=pace.think_s,
+            faults=self.plan.line if self.plan.line is not None else line_faults(self.plan.faults),
         )
         hardware = await simulated_hardware(config, options, self.scratch)
+        self._hardware = hardware
         self._add_fault_people(hardware)
         loop = asyncio.get_running_loop()
         self._started = self._changed_at = loop.time()
@@ -296,19 +304,17 @@ class DemoSession:
 
     @staticmethod
     def _hold_for_hub(loop: asyncio.AbstractEventLoop, hub: HubLink | None) -> Callable[[], None]:
-        """On virtual time: keep real time while the hub link waits for the broker or the
-        recorder (connecting, publishing, results waiting for acks), so no timeout of its
-        own fires early."""
+        """On virtual time: keep real time while the outbox writer works, and while the hub
+        link is connected and waits for the broker or the recorder (the recorder's state,
+        queued messages, acks), so that no timeout of the link fires early. A link that is
+        down waits out its backoff on virtual time."""
         if hub is None or not isinstance(loop, VirtualTimeLoop):
             return lambda: None
 
         def waiting() -> bool:
-            return (
-                not hub.connected
-                or not hub.hub_online
-                or hub.outbox.writer.busy
-                or hub.pending_results > 0
-                or bool(hub.outbox.feed_head(1))
+            return hub.outbox.writer.busy or (
+                hub.connected
+                and (not hub.hub_online or hub.pending_results > 0 or bool(hub.outbox.feed_head(1)))
             )
 
         return loop.hold_while(waiting)
@@ -331,6 +337,9 @@ class DemoSession:
         self._changed_at = asyncio.get_running_loop().time()
         if view.phase is Phase.FAULT and self._phase is not Phase.FAULT:
             self.faults.append(view.fault or "fault")
+        sim = self._hardware.simulated if self._hardware else None
+        if view.phase is Phase.HAND_OVER and self._phase is not Phase.HAND_OVER and sim:
+            sim.forget_pin_history()
         self._phase = view.phase
         self._changed.set()
 

@@ -30,8 +30,6 @@ from controller.clock import Clock
 T = TypeVar("T")
 REAL_SLICE_S = 0.005
 """While real work is pending, the selector waits in slices this long (then looks again)."""
-WALL_START = 1_700_000_000.0
-"""The wall clock of a virtual session starts here (seconds since the epoch)."""
 
 
 class _VirtualSelector(selectors.BaseSelector):
@@ -126,9 +124,12 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 class LoopClock(Clock):
     """The daemon's Clock read from the running loop's time (virtual on a VirtualTimeLoop)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, wall_start: float = WALL_START) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, wall_start: float | None = None) -> None:
         self._loop = loop
-        self._wall_offset = wall_start - loop.time()
+        # From the real wall clock by default: messages carry timestamps other programs
+        # (the recorder) compare with their own clocks.
+        start = time.time() if wall_start is None else wall_start
+        self._wall_offset = start - loop.time()
 
     def monotonic(self) -> float:
         """The loop's time."""

@@ -1,0 +1,113 @@
+"""A soak session: the simulated table on virtual time, sending to a real mosquitto and a venue
+recorder in the same process (same event loop), both of which the session may restart; the
+process's RSS is sampled as hands end."""
+
+import asyncio
+import contextlib
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
+from controller.hub.mqtt.transport import BrokerAddress
+from controller.hub.venue.program import RecorderPlan, open_recorder
+from controller.hub.venue.recorder import Recorder
+from controller.hub.venue.store import ResultStore
+from controller.sim.demo import DemoPlan, DemoSession, Outcome
+from controller.table.records import FinishedHand
+from tests.broker import Broker
+
+KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+
+
+def rss_bytes() -> int:
+    """This process's resident set size now."""
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+class RecorderInProcess:
+    """The venue recorder on the running loop, with its store file; restartable."""
+
+    def __init__(self, broker: Broker, workdir: Path, table: str = "sim-table") -> None:
+        self.broker = broker
+        self.keys = workdir / "hub-keys.toml"
+        self.keys.write_text(f'[tables]\n{table} = "{KEY}"\n')
+        self.keys.chmod(0o600)
+        self.db = workdir / "hub.sqlite3"
+        self.recorder: Recorder | None = None
+        self.store: ResultStore | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.restarts = 0
+
+    async def start(self) -> None:
+        """Open the store, connect to the broker and record."""
+        plan = RecorderPlan(name="soak-hub", keys_path=self.keys, db=str(self.db))
+        address = BrokerAddress.from_url(
+            self.broker.url, client_id="mahjong-hub-soak", persistent=True
+        )  # as `mahjong-table hub` connects: the broker keeps its messages while it is away
+        connector = AiomqttConnector(address)
+        self.recorder, self.store = open_recorder(plan, connector)
+        self._task = asyncio.create_task(self.recorder.run(), name="recorder")
+        await self.recorder.connected.wait()
+
+    async def stop(self) -> None:
+        """Stop recording and close the store."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    async def restart_recorder(self) -> None:
+        """HubRestarts: stop, then start again on the same store."""
+        await self.stop()
+        self.restarts += 1
+        await self.start()
+
+    async def restart_broker(self) -> None:
+        """HubRestarts: the broker stops (saving its state) and starts on the same port."""
+        await asyncio.get_running_loop().run_in_executor(None, self.broker.restart)
+
+
+@dataclass
+class SoakRun:
+    """What one soak session left behind."""
+
+    outcome: Outcome
+    rss_after: dict[int, int] = field(default_factory=dict)
+    """RSS by hands finished."""
+    errors: list[logging.LogRecord] = field(default_factory=list)
+    """Log records with a traceback, or from asyncio (an exception nobody handled)."""
+
+
+class _Tracebacks(logging.Handler):
+    def __init__(self, into: list[logging.LogRecord]) -> None:
+        super().__init__(logging.ERROR)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info or record.name == "asyncio":
+            self.into.append(record)
+
+
+async def soak(plan: DemoPlan, scratch: Path, recorder: RecorderInProcess) -> SoakRun:
+    """Play `plan` against the running recorder; sample RSS after each hand."""
+    rss: dict[int, int] = {}
+    errors: list[logging.LogRecord] = []
+    handler = _Tracebacks(errors)
+    root = logging.getLogger()
+    root.addHandler(handler)
+
+    def sample(_: FinishedHand) -> None:
+        rss[len(rss) + 1] = rss_bytes()
+
+    try:
+        outcome = await DemoSession(plan, scratch, on_result=sample).run()
+    finally:
+        root.removeHandler(handler)
+    return SoakRun(outcome, rss, errors)
