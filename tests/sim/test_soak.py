@@ -10,6 +10,7 @@ restarts on a clean line. `test_soak_hostile` adds the profile's noisy line (3% 
 wall faults, so it is expected to fail until the link's event-completeness fix is in.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 import msgspec
@@ -29,6 +30,9 @@ pytestmark = pytest.mark.broker
 RULESETS = ["zung-jung", "sichuan", "shanghai"]
 QUIET = Faults()
 """No line or reader faults (in place of the profile's noisy line)."""
+SOAK_PACE = replace(FAST, hand_budget_s=5.0)
+"""Virtual seconds per hand the session may take (a hand takes well under one here, fault
+clearing included): a session that cannot play ends within CI time."""
 
 
 def play_soak(tmp_path: Path, broker: Broker, ruleset: str, line: Faults | None) -> SoakRun:
@@ -42,7 +46,7 @@ def play_soak(tmp_path: Path, broker: Broker, ruleset: str, line: Faults | None)
                 ruleset=ruleset,
                 hands=HANDS,
                 seed=13,
-                pace=FAST,
+                pace=SOAK_PACE,
                 mqtt_url=broker.url,
                 key=KEY,
                 faults=FaultProfile.HOSTILE,
