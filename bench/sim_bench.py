@@ -7,7 +7,8 @@ controller/sim/virtual_time.py), and as the baseline in the same run one session
 --baseline-hands hands of the same plan on asyncio's ordinary loop (the table, the players
 and the daemon waiting in real time, as `--fast` did before). Each session runs in its own
 process so that its peak RSS is its own. Figures: hands/s (wall), CPU seconds per hand
-(user+system, all threads) and hands per CPU second (hands/s on one free core), wall/CPU ratio, peak RSS; then hands/s virtual vs ordinary.
+(user+system, all threads) and hands per CPU second (hands/s on one free core), wall/CPU
+ratio, peak RSS; then hands/s virtual vs ordinary.
 The wall/CPU ratio counts time the process waited for a CPU too: read it beside the load
 average printed at the top (the goal, within 1.3x, is for an otherwise idle core).
 """
