@@ -17,8 +17,11 @@ TECHNICIAN_WALK_S = 5.0
 """The technician reaches the table this long after a fault (then clears it)."""
 TECHNICIAN_TRIES = 3
 """Presses of the dice button before the technician gives up on a fault."""
-RESET_INTO_PLAY_S = 1.0
+RESET_INTO_PLAY_S = 0.1
 """An injected MCU reset comes this long after play began."""
+
+
+INJECTING = "being injected when the session ended"
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,10 @@ class FaultInjector:
 
     def report(self) -> tuple[Injected, ...]:
         """Each planned fault, injected or not."""
-        return tuple(Injected(i, i in self._done, self._done.get(i, "")) for i in self.plan)
+        return tuple(
+            Injected(i, self._done.get(i, INJECTING) != INJECTING, self._done.get(i, ""))
+            for i in self.plan
+        )
 
     async def run(self, runner: TableRunner) -> None:
         """Inject faults as the session reaches their hands, until cancelled."""
@@ -84,7 +90,7 @@ class FaultInjector:
         while True:
             for injection in self.plan:
                 if injection not in self._done and self._due(injection, view):
-                    self._done[injection] = "injecting"
+                    self._done[injection] = INJECTING
                     self._done[injection] = await self._inject(injection)
                     log.warning("injected %s in hand %d", injection.kind.value, injection.hand)
             view = await self._watch.next_view()
