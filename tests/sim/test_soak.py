@@ -87,6 +87,7 @@ def check_soak(run: SoakRun, tmp_path: Path) -> None:
     assert sorted(lines) == sorted(r.payload for r in stored)
 
     assert run.errors == []
+    assert run.unhandled == []
     assert run.rss_after[HANDS] <= run.rss_after[50] * 1.05
 
 
