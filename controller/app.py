@@ -66,6 +66,8 @@ class Hardware:
     shutdown: Callable[[], Awaitable[None]] | None = None
     technician: Technician | None = None
     """Who carries out diag prompts (the simulated table's; None: a person)."""
+    simulated: SimulatedHardware | None = None
+    """The simulated table behind these parts (None on a real table)."""
 
 
 def load_tiles(path: Path) -> tuple[TileMap | None, str]:
@@ -137,6 +139,7 @@ async def simulated_hardware(
         services=(("simulated players", players.run),),
         shutdown=sim.stop,
         technician=SimTechnician(sim.table, sim.buttons),
+        simulated=sim,
     )
 
 

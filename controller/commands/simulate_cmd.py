@@ -27,8 +27,10 @@ from controller.ids import is_table_id
 from controller.logs import RedactingFilter, setup_logging
 from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
+from controller.sim.fault_profiles import FaultProfile
 from controller.sim.mistakes import SLOPPY, Sloppiness
 from controller.sim.view import EventFeed, hand_line, summary_lines
+from controller.sim.virtual_time import run_virtual
 from controller.table.records import FinishedHand
 
 if TYPE_CHECKING:
@@ -49,7 +51,21 @@ def register(commands: Any) -> None:
     sim.add_argument("--ruleset", choices=RULESETS, default="zung-jung", help="(zung-jung)")
     sim.add_argument("--hands", type=int, default=8, help="hands in the session (8)")
     sim.add_argument("--seed", type=int, default=0, help="tile tags, shuffles and dice (0)")
-    sim.add_argument("--fast", action="store_true", help="machine and players at full speed")
+    sim.add_argument(
+        "--fast",
+        action="store_true",
+        help="machine and players at full speed, on virtual time (a session costs its CPU time)",
+    )
+    sim.add_argument(
+        "--faults",
+        choices=[p.value for p in FaultProfile],
+        default=FaultProfile.NONE.value,
+        help="none; noisy (line loss and corruption, RFID misses); hostile (noisy, plus a jam "
+        "and an MCU reset; a technician clears faults) (none)",
+    )
+    sim.add_argument(
+        "--json-results", type=Path, metavar="PATH", help="write each hand's result as a JSON line"
+    )
     sim.add_argument("--plain", action="store_true", help="log lines, even on a terminal")
     sim.add_argument(
         "--habits",
@@ -89,7 +105,8 @@ def run_simulate(args: argparse.Namespace) -> int:
         _logging(plan, console is not None) as feed,
         tempfile.TemporaryDirectory(prefix="mahjong-sim-") as tmp,
     ):
-        outcome = asyncio.run(_play(plan, Path(tmp), console, feed))
+        play = _play(plan, Path(tmp), console, feed)
+        outcome = run_virtual(lambda: play) if args.fast else asyncio.run(play)
     for line in summary_lines(outcome):
         print(line)
     if outcome.stopped == INTERRUPTED:
@@ -136,6 +153,8 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         ack_wait_s=args.ack_wait,
         sloppy=sloppiness(args.habits, args.seed, args.fast),
         ground_truth=args.ground_truth,
+        faults=FaultProfile(args.faults),
+        json_results=args.json_results,
     )
 
 

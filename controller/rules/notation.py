@@ -12,6 +12,8 @@ from controller.rules.tiles import FLOWER_BASE, FLOWERS, KINDS, number, suit
 LETTERS = "mpszf"
 _LIMITS = {"m": 9, "p": 9, "s": 9, "z": 7, "f": FLOWERS}
 _BASES = {"m": 0, "p": 9, "s": 18, "z": 27, "f": FLOWER_BASE}
+_NAMES = {f"{d}{s}": _BASES[s] + d - 1 for s in LETTERS for d in range(1, _LIMITS[s] + 1)}
+"""Every single tile's name and kind: the simulator and the tile-set map ask for these a lot."""
 
 
 def parse_tiles(text: str) -> list[int]:
@@ -43,6 +45,9 @@ def parse_tiles(text: str) -> list[int]:
 
 def parse_tile(text: str) -> int:
     """Exactly one tile, e.g. `5p` or `7z`."""
+    kind = _NAMES.get(text)
+    if kind is not None:
+        return kind
     tiles = parse_tiles(text)
     if len(tiles) != 1:
         raise NotationError(f"'{text}' is {len(tiles)} tiles, expected one tile", text, 1)

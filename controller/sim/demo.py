@@ -5,12 +5,14 @@ result (or a bounded wait ran out)."""
 
 import asyncio
 import contextlib
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
-from controller.app import TableApp, simulated_hardware
+import msgspec
+
+from controller.app import Hardware, TableApp, simulated_hardware
 from controller.config import (
     HandSection,
     MqttSection,
@@ -19,15 +21,22 @@ from controller.config import (
     TableConfig,
     TableSection,
 )
+from controller.hub.contract.result import WallReveal
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.hub_link import KEY_DOUBT, HubLink
+from controller.hub.table_side.table_report import hand_result
+from controller.rules import tile_str
+from controller.sim.fault_injector import FaultInjector, FaultRecord, Injected, Technician
+from controller.sim.fault_profiles import FaultProfile, HubRestarts, injections, line_faults
 from controller.sim.hardware import SimOptions
 from controller.sim.mistakes import Sloppiness
+from controller.sim.virtual_time import LoopClock, VirtualTimeLoop
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase, TableView
 from controller.table.log_sink import LogSink
 from controller.table.records import FinishedHand, HandStart, IncidentRecord
 from controller.table.runner import ResultSink
+from firmware_bridge.sim.faults import Faults
 
 DEMO_KEY = "simulated-table-demo-key-not-for-real-tables"
 """The key simulated tables sign with when no keys file is given (a demo recorder knows it)."""
@@ -75,6 +84,15 @@ class DemoPlan:
     """The players' mistakes (`--habits sloppy`)."""
     ground_truth: Path | None = None
     """Where the players write what they really did (JSON lines)."""
+    faults: FaultProfile = FaultProfile.NONE
+    """What the session throws at the table; under noisy and hostile a technician clears
+    faults, so a fault ends the session only if it cannot be cleared."""
+    line: Faults | None = None
+    """The line and reader faults, in place of the profile's own (None: the profile's)."""
+    hub_restarts: HubRestarts | None = None
+    """The session's own broker and recorder, restarted under `hostile` (None: not ours)."""
+    json_results: Path | None = None
+    """Write each hand's result here, one JSON line each (the payload the hub gets)."""
 
     @property
     def budget_s(self) -> float:
@@ -103,6 +121,9 @@ class Tally:
         self.results: list[FinishedHand] = []
         self.incidents: list[IncidentRecord] = []
         self.on_result = on_result
+        self.hub: HubLink | None = None
+        """The hub link results go to (their stored payloads are what `json_out` gets)."""
+        self.json_out: IO[bytes] | None = None
         self._inner: ResultSink = LogSink()
 
     def wrap(self, inner: ResultSink) -> ResultSink:
@@ -123,6 +144,9 @@ class Tally:
         """Store through the inner sink first; only a stored result counts."""
         result_id = await self._inner.record(hand)
         self.results.append(hand)
+        if self.json_out is not None:
+            self.json_out.write(self._payload(hand, result_id) + b"\n")
+            self.json_out.flush()
         if self.on_result is not None:
             self.on_result(hand)
         return result_id
@@ -130,6 +154,17 @@ class Tally:
     def status(self, view: TableView) -> None:
         """Pass on."""
         self._inner.status(view)
+
+    def _payload(self, hand: FinishedHand, result_id: str) -> bytes:
+        """The signed message stored for the hub (its bytes exactly), or without a hub the
+        result it would carry."""
+        hub = self.hub
+        if hub is not None:
+            for pending in reversed(hub.outbox.pending_results(hub.pending_results)):
+                if pending.id == result_id:
+                    return pending.payload
+        reveal = WallReveal.seal([tile_str(kind) for kind in hand.start.wall_order])
+        return msgspec.json.encode(hand_result(hand, reveal))
 
 
 @dataclass(frozen=True)
@@ -168,6 +203,10 @@ class Outcome:
     """Why the session stopped before its end ('' when it played out)."""
     problems: tuple[str, ...] = ()
     """What went wrong after the session (results the hub did not ack)."""
+    cleared: tuple[FaultRecord, ...] = ()
+    """Each fault the technician saw, and how it was cleared."""
+    injected: tuple[Injected, ...] = ()
+    """The hostile profile's planned faults, injected or not."""
 
     @property
     def ok(self) -> bool:
@@ -189,7 +228,10 @@ class DemoSession:
         self.tally = Tally(on_result)
         self.app: TableApp | None = None
         self.faults: list[str] = []
-        self._started = time.monotonic()
+        self.technician: Technician | None = None
+        self.injector: FaultInjector | None = None
+        self._hardware: Hardware | None = None
+        self._started = 0.0
         self._changed_at = self._started
         self._changed = asyncio.Event()
         self._stop_reason = ""
@@ -210,18 +252,27 @@ class DemoSession:
             think_s=pace.think_s,
             sloppy=self.plan.sloppy,
             ground_truth=self.plan.ground_truth,
+            faults=self.plan.line if self.plan.line is not None else line_faults(self.plan.faults),
         )
         hardware = await simulated_hardware(config, options, self.scratch)
-        self._started = self._changed_at = time.monotonic()
+        self._hardware = hardware
+        self._add_fault_people(hardware)
+        loop = asyncio.get_running_loop()
+        self._started = self._changed_at = loop.time()
         self.app = app = TableApp(
             config,
             hardware,
+            clock=LoopClock(loop) if isinstance(loop, VirtualTimeLoop) else None,
             notifier=SystemdNotifier({}),
             sink=None if self.plan.mqtt_url else LogSink(),
             wrap_sink=self.tally.wrap,
             tick_s=pace.tick_s,
         )
         app.runner.observe(self._seen)
+        self.tally.hub = app.hub
+        withdraw = self._hold_for_hub(loop, app.hub)
+        json_out = self.plan.json_results.open("wb") if self.plan.json_results else None
+        self.tally.json_out = json_out
         task = asyncio.create_task(app.run(), name="simulated table")
         try:
             stopped = await self._watch(task)
@@ -232,6 +283,9 @@ class DemoSession:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            withdraw()
+            if json_out is not None:
+                json_out.close()
         return Outcome(
             self.plan,
             last,
@@ -239,7 +293,39 @@ class DemoSession:
             tuple(self.tally.incidents),
             stopped,
             problems,
+            tuple(self.technician.records) if self.technician else (),
+            self.injector.report() if self.injector else (),
         )
+
+    def _add_fault_people(self, hardware: Hardware) -> None:
+        """Under a fault profile: the technician and (hostile) the one who injects faults."""
+        sim = hardware.simulated
+        if self.plan.faults is FaultProfile.NONE or sim is None:
+            return
+        self.technician = Technician(sim.buttons)
+        services = [("technician", self.technician.run)]
+        planned = injections(self.plan.faults, self.plan.hands, self.plan.hub_restarts is not None)
+        if planned:
+            self.injector = FaultInjector(sim.table, planned, self.plan.hub_restarts)
+            services.append(("fault injection", self.injector.run))
+        hardware.services = (*hardware.services, *services)
+
+    @staticmethod
+    def _hold_for_hub(loop: asyncio.AbstractEventLoop, hub: HubLink | None) -> Callable[[], None]:
+        """On virtual time: keep real time while the outbox writer works, and while the hub
+        link is connected and waits for the broker or the recorder (the recorder's state,
+        queued messages, acks), so that no timeout of the link fires early. A link that is
+        down waits out its backoff on virtual time."""
+        if hub is None or not isinstance(loop, VirtualTimeLoop):
+            return lambda: None
+
+        def waiting() -> bool:
+            return hub.outbox.writer.busy or (
+                hub.connected
+                and (not hub.hub_online or hub.pending_results > 0 or bool(hub.outbox.feed_head(1)))
+            )
+
+        return loop.hold_while(waiting)
 
     def snapshot(self) -> Snapshot | None:
         """The session now (None before the table is powered on)."""
@@ -251,14 +337,17 @@ class DemoSession:
             app.runner.view,
             tuple(self.tally.results),
             len(self.tally.incidents),
-            time.monotonic() - self._started,
+            asyncio.get_running_loop().time() - self._started,
             None if hub is None else hub_count(hub, self.plan),
         )
 
     def _seen(self, view: TableView) -> None:
-        self._changed_at = time.monotonic()
+        self._changed_at = asyncio.get_running_loop().time()
         if view.phase is Phase.FAULT and self._phase is not Phase.FAULT:
             self.faults.append(view.fault or "fault")
+        sim = self._hardware.simulated if self._hardware else None
+        if view.phase is Phase.HAND_OVER and self._phase is not Phase.HAND_OVER and sim:
+            sim.forget_pin_history()
         self._phase = view.phase
         self._changed.set()
 
@@ -282,9 +371,9 @@ class DemoSession:
                     await self._changed.wait()
 
     def _trouble(self, view: TableView, deadline: float) -> str:
-        now = time.monotonic()
+        now = asyncio.get_running_loop().time()
         where = f"hand {view.hand}" if view.hand else "power-on"
-        if view.phase is Phase.FAULT:
+        if view.phase is Phase.FAULT and self.technician is None:
             return f"a fault stopped the session at {where}: {view.fault}"
         if now - self._changed_at > self.plan.pace.stall_s:
             state = view.phase.value.replace("_", " ")
@@ -298,9 +387,10 @@ class DemoSession:
 
     async def _acks(self, hub: HubLink) -> tuple[str, ...]:
         """Keep the link up until the hub acked every result, at most `ack_wait_s`."""
-        until = time.monotonic() + self.plan.ack_wait_s
+        loop = asyncio.get_running_loop()
+        until = loop.time() + self.plan.ack_wait_s
         # The hub link tells no one when an ack lands: look twenty times a second.
-        while hub.pending_results and time.monotonic() < until and not self._stop_reason:
+        while hub.pending_results and loop.time() < until and not self._stop_reason:
             if hub.attention == KEY_DOUBT:
                 return (KEY_DOUBT,)  # the hub cannot know this table: waiting will not help
             await asyncio.sleep(0.05)

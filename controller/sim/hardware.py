@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import Pinout, load_pinout
@@ -132,6 +132,13 @@ class SimulatedHardware:
         panel = GpioPanel(self.pinout)
         self.buttons.set_estop(False)
         return panel
+
+    def forget_pin_history(self) -> None:
+        """Drop the state history every mock pin keeps (for tests' assertions), so that a
+        long session's memory stays flat; call it between hands."""
+        for pin in self.pins.pins.values():
+            if isinstance(pin, MockPin):
+                pin.clear_states()
 
     async def stop(self) -> None:
         """Power the table off."""

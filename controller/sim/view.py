@@ -52,6 +52,10 @@ def hand_line(hand: FinishedHand) -> str:
     return f"hand {start.hand} (dealer {seat_name(start.dealer)}): {said}; {pays}{extra}"
 
 
+FAULT_LINES = 10
+"""The summary names this many faults one by one, then counts the rest."""
+
+
 def summary_lines(outcome: Outcome) -> list[str]:
     """The closing summary: hands, wins and draws, faults and incidents, final scores, hub."""
     snap, plan = outcome.last, outcome.plan
@@ -73,7 +77,28 @@ def summary_lines(outcome: Outcome) -> list[str]:
         )
     if snap.hub is not None:
         lines.append(_hub_summary(snap.hub, len(results)))
+    lines += _fault_lines(outcome)
     return lines + [f"problem: {problem}" for problem in outcome.problems]
+
+
+def _fault_lines(outcome: Outcome) -> list[str]:
+    """Each injected fault, and each fault the technician met with how it was cleared."""
+    lines = []
+    if outcome.plan.faults.value != "none":
+        lines.append(f"fault profile: {outcome.plan.faults.value}")
+    for planned in outcome.injected:
+        what = planned.injection.kind.value
+        done = planned.note if planned.done else "not reached"
+        lines.append(f"  injected in hand {planned.injection.hand}: {what} ({done})")
+    for record in outcome.cleared[:FAULT_LINES]:
+        where = f"hand {record.hand}" if record.hand else "power-on"
+        how = record.cleared or "NOT cleared"
+        lines.append(f"  fault at {where}: {record.fault} -> {how}")
+    rest = outcome.cleared[FAULT_LINES:]
+    if rest:
+        cleared = sum(1 for record in rest if record.cleared)
+        lines.append(f"  and {len(rest)} more faults ({cleared} cleared)")
+    return lines
 
 
 def _hands_line(results: Sequence[FinishedHand]) -> str:

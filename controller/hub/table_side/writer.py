@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 _log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,6 +50,7 @@ class DurableWriter:
         self._urgent: deque[Callable[[], None]] = deque()
         self._scheduled = False
         self._closed = False
+        self._in_flight = 0
         self.after_batch: Callable[[], None] = _nothing
         self.stats = WriterStats()
         self.batch_failure: BaseException | None = None
@@ -65,7 +66,23 @@ class DurableWriter:
             if self._scheduled:
                 return
             self._scheduled = True
-        self._executor.submit(self._commit_batch)
+        self._run(self._commit_batch)
+
+    @property
+    def busy(self) -> bool:
+        """True while a job or batch is queued or being written (a virtual clock waits)."""
+        return self._in_flight > 0
+
+    def _run(self, job: Callable[[], T]) -> "Future[T]":
+        with self._lock:
+            self._in_flight += 1
+        future = self._executor.submit(job)
+        future.add_done_callback(self._ran)
+        return future
+
+    def _ran(self, _: "Future[Any]") -> None:
+        with self._lock:
+            self._in_flight -= 1
 
     def wait(self, job: Callable[[], T], urgent: bool = False) -> T:
         """Run a job after everything queued before it (`urgent`: after the batch being
@@ -79,7 +96,7 @@ class DurableWriter:
     def _submit(self, job: Callable[[], T], urgent: bool) -> "Future[T]":
         self.stats.jobs += 1
         if not urgent:
-            return self._executor.submit(job)
+            return self._run(job)
         done: Future[T] = Future()
 
         def run() -> None:
@@ -90,7 +107,7 @@ class DurableWriter:
 
         with self._lock:
             self._urgent.append(run)
-        self._executor.submit(self._run_urgent)  # in case no batch starts before it
+        self._run(self._run_urgent)  # in case no batch starts before it
         return done
 
     def _run_urgent(self) -> None:

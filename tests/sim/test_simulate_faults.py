@@ -1,0 +1,79 @@
+"""`simulate --faults` and `--json-results` as a soak user runs them: under `hostile` the
+planned jam and MCU reset are injected, the jam is cleared by the technician (the session goes
+on and plays out), the summary says what was injected and how each fault was cleared, and each
+hand's result is one JSON line whose payments sum to zero."""
+
+import json
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.cli import main
+from controller.sim.demo import FAST, DemoPlan, DemoSession
+from controller.sim.fault_profiles import FaultKind, FaultProfile, injections
+from controller.sim.view import summary_lines
+from controller.sim.virtual_time import run_virtual
+from firmware_bridge.sim.faults import Faults
+
+
+def test_a_hostile_session_clears_the_injected_jam_and_plays_out(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    plan = DemoPlan(hands=3, pace=FAST, faults=FaultProfile.HOSTILE, line=Faults())
+    outcome = run_virtual(DemoSession(plan, tmp_path).run)
+
+    assert outcome.ok, outcome.stopped
+    assert [i.injection.kind for i in outcome.injected] == [FaultKind.JAM, FaultKind.MCU_RESET]
+    assert all(i.done for i in outcome.injected)
+    out = "\n".join(summary_lines(outcome))
+    assert "all 3 hands played" in out
+    assert "fault profile: hostile" in out
+    assert "injected in hand 2: a jam in the wall build (the build jams after" in out
+    assert "an MCU reset during play (the MCU restarted (watchdog))" in out
+    assert (
+        "the stacking head jammed: clear the jam, then press the dice button to go on -> "
+        "the technician cleared it and pressed the dice button (1 press" in out
+    )
+
+
+def test_each_hands_result_is_one_json_line_whose_payments_sum_to_zero(
+    tmp_path: Path, pins: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results.jsonl"
+    status = main(["simulate", "--fast", "--plain", "--hands", "3", "--json-results", str(results)])
+
+    assert status == 0, capsys.readouterr().out
+    hands = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [hand["hand"] for hand in hands] == [1, 2, 3]
+    assert all(sum(hand["payments"]) == 0 for hand in hands)
+    assert {len(hand["seats"]) for hand in hands} == {4}
+
+
+def test_a_hostile_session_on_its_noisy_line_plays_out_with_only_the_injected_faults(
+    pins: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["simulate", "--fast", "--plain", "--hands", "8", "--faults", "hostile"])
+
+    out = capsys.readouterr().out
+    assert status == 0, out
+    faults = [line for line in out.splitlines() if line.startswith("  fault at ")]
+    assert len(faults) == 1, faults
+    assert "the stacking head jammed" in faults[0]
+
+
+def test_hostile_plans_every_fault_once_per_fifty_hands_and_the_hub_ones_only_with_a_hub() -> None:
+    with_hub = injections(FaultProfile.HOSTILE, 200, hub=True)
+    assert len(with_hub) == 16
+    assert {i.kind for i in with_hub} == set(FaultKind)
+    assert all(2 <= i.hand <= 200 for i in with_hub)
+    table_only = injections(FaultProfile.HOSTILE, 200, hub=False)
+    assert {i.kind for i in table_only} == {FaultKind.JAM, FaultKind.MCU_RESET}
+    assert injections(FaultProfile.NOISY, 200, hub=True) == ()
+
+
+def test_an_unknown_profile_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["simulate", "--faults", "stormy"])
+    assert stop.value.code == 2
+    assert "--faults" in capsys.readouterr().err

@@ -1,0 +1,103 @@
+"""Soak per ruleset: 200 hands on virtual time under the `hostile` profile, sending to a real
+mosquitto and a venue recorder that are both restarted during the session. Every hand ends in
+a result, the recorder holds each result exactly once (audit ok), every hand's payments sum to
+zero, every fault is cleared and the planned faults were all injected, nothing raised
+unhandled, and the process's memory is flat (RSS after hand 200 within 5% of after hand 50).
+
+`test_soak_on_a_quiet_line` runs the hostile profile's jam, MCU resets and broker and recorder
+restarts on a clean line. `test_soak_hostile` adds the profile's noisy line (3% frame loss,
+0.5% byte corruption, RFID misses); on this branch lost MCU events still end builds in false
+wall faults, so it is expected to fail until the link's event-completeness fix is in.
+"""
+
+from dataclasses import replace
+from pathlib import Path
+
+import msgspec
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from controller.hub.venue.store import open_store
+from controller.sim.demo import FAST, DemoPlan
+from controller.sim.fault_profiles import FaultKind, FaultProfile
+from controller.sim.virtual_time import run_virtual
+from firmware_bridge.sim.faults import Faults
+from tests.broker import Broker
+from tests.sim.soak import KEY, RecorderInProcess, SoakRun, soak
+
+HANDS = 200
+pytestmark = pytest.mark.broker
+RULESETS = ["zung-jung", "sichuan", "shanghai"]
+QUIET = Faults()
+"""No line or reader faults (in place of the profile's noisy line)."""
+SOAK_PACE = replace(FAST, hand_budget_s=5.0)
+"""Virtual seconds per hand the session may take (a hand takes well under one here, fault
+clearing included): a session that cannot play ends within CI time."""
+
+
+def play_soak(tmp_path: Path, broker: Broker, ruleset: str, line: Faults | None) -> SoakRun:
+    """One soak session against a recorder in process; the recorder is stopped afterwards."""
+    recorder = RecorderInProcess(broker, tmp_path)
+
+    async def main() -> SoakRun:
+        await recorder.start()
+        try:
+            plan = DemoPlan(
+                ruleset=ruleset,
+                hands=HANDS,
+                seed=13,
+                pace=SOAK_PACE,
+                mqtt_url=broker.url,
+                key=KEY,
+                faults=FaultProfile.HOSTILE,
+                line=line,
+                hub_restarts=recorder,
+                json_results=tmp_path / "results.jsonl",
+            )
+            return await soak(plan, tmp_path / "table", recorder)
+        finally:
+            await recorder.stop()
+
+    (tmp_path / "table").mkdir()
+    return run_virtual(main)
+
+
+def check_soak(run: SoakRun, tmp_path: Path) -> None:
+    """What every soak must show."""
+    outcome = run.outcome
+    assert outcome.stopped == ""
+    assert outcome.problems == ()
+    assert len(outcome.last.results) == HANDS
+    assert outcome.last.hub is not None and outcome.last.hub.acked >= HANDS
+
+    kinds = {planned.injection.kind for planned in outcome.injected}
+    assert kinds == set(FaultKind)
+    assert all(planned.done for planned in outcome.injected)
+    assert outcome.cleared, "the injected jams must show as faults"
+    assert all(record.cleared for record in outcome.cleared), outcome.cleared
+
+    with open_store(str(tmp_path / "hub.sqlite3")) as store:
+        stored = list(store.results())
+    hands = [msgspec.json.decode(r.payload)["result"] for r in stored]
+    assert len(stored) == HANDS
+    assert len({(h["session"], h["hand"]) for h in hands}) == HANDS
+    assert {r.audit for r in stored} == {"ok"}
+    assert all(sum(h["payments"]) == 0 for h in hands)
+    lines = (tmp_path / "results.jsonl").read_bytes().splitlines()
+    assert sorted(lines) == sorted(r.payload for r in stored)
+
+    assert run.errors == []
+    assert run.unhandled == []
+    assert run.rss_after[HANDS] <= run.rss_after[50] * 1.05
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_soak_on_a_quiet_line(
+    tmp_path: Path, broker: Broker, pins: MockFactory, ruleset: str
+) -> None:
+    check_soak(play_soak(tmp_path, broker, ruleset, QUIET), tmp_path)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_soak_hostile(tmp_path: Path, broker: Broker, pins: MockFactory, ruleset: str) -> None:
+    check_soak(play_soak(tmp_path, broker, ruleset, None), tmp_path)
