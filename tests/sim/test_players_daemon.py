@@ -44,6 +44,6 @@ async def test_slow_turns_take_the_tables_time_and_false_wins_are_seen(
         (result.start.hand, incident.place)
         for result in rig.sink.results
         for incident in result.incidents
-        if incident.kind == "false declaration"
+        if incident.kind == "false win"
     ]
     assert false_wins and sorted(seen) == sorted(false_wins)
