@@ -3,6 +3,7 @@
 mahjong-table hub [--mqtt URL] [--db PATH] [--keys PATH]     record results (runs until stopped)
 mahjong-table hub export [--db PATH] [--results F] [--standings F] [--session ID]
 mahjong-table hub send TABLE ACTION [...]                    send one command and show the reply
+mahjong-table hub send TABLE blackbox --hand N [--session S] [--out FILE]   a hand's black box
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
 mahjong-table hub notices [--db PATH]                        outbox resets, results never come
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
@@ -11,8 +12,10 @@ mahjong-table hub schemas [--check]                          write or check the 
 import argparse
 import asyncio
 import contextlib
+import re
 import signal
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -27,6 +30,7 @@ from controller.hub.aiomqtt_transport import AiomqttConnector
 from controller.hub.commands import (
     Action,
     EndSession,
+    FetchBlackBox,
     PauseSession,
     ReportStatus,
     ResendResults,
@@ -41,7 +45,9 @@ from controller.hub.store import ResultStore, open_store
 from controller.hub.topics import Topics
 from controller.hub.transport import BrokerAddress
 from controller.logs import setup_logging
+from controller.table.blackbox_files import MAX_FILE
 
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
 DEFAULT_KEYS = Path("/etc/mahjong-table/hub-keys.toml")
 
@@ -113,10 +119,12 @@ def _register_send(actions: Any) -> None:
     send.add_argument("table", help="table id")
     send.add_argument(
         "command",
-        choices=("start", "pause", "resume", "end", "status", "resend"),
+        choices=("start", "pause", "resume", "end", "status", "resend", "blackbox"),
         help="what to do",
     )
-    send.add_argument("--session", help="start: session id")
+    send.add_argument(
+        "--session", help="start: session id; blackbox: its session (default: current or last)"
+    )
     send.add_argument("--ruleset", default="zung-jung", help="start: ruleset")
     send.add_argument("--players", help="start: four player ids, E,S,W,N")
     send.add_argument("--hands", type=int, default=16, help="start: hands to play (0: no limit)")
@@ -124,6 +132,10 @@ def _register_send(actions: Any) -> None:
     send.add_argument("--reason", default="", help="pause/end: why, shown to players")
     send.add_argument("--since", type=int, default=1, help="resend: first sequence number")
     send.add_argument("--until", type=int, help="resend: last sequence number (default: all)")
+    send.add_argument("--hand", type=int, help="blackbox: the hand's number in its session")
+    send.add_argument(
+        "--out", type=Path, help="blackbox: file to write (default: SESSION-hand-N.jsonl)"
+    )
     send.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the reply")
     send.set_defaults(handler=run_send)
 
@@ -304,7 +316,26 @@ def run_send(args: argparse.Namespace) -> int:
     connector = AiomqttConnector(_address(args, "", persistent=False))
     reply = asyncio.run(_send(connector, Topics(args.topic_root), args.table, command, args.wait))
     print(f"{args.table}: {reply.code}: {reply.message}")
+    if reply.ok and isinstance(action, FetchBlackBox):
+        default = f"{args.session or args.table}-hand-{action.hand}.jsonl"
+        _write_box(reply, args.out or Path(_SAFE_NAME.sub("_", default)))
     return 0 if reply.ok else 1
+
+
+def _write_box(reply: ReplyMessage, path: Path) -> None:
+    """Unpack a fetched black box (bounded) and write it where asked."""
+    unpack = zlib.decompressobj()
+    try:
+        content = unpack.decompress(reply.data, MAX_FILE)
+    except zlib.error as error:
+        raise RuntimeFailure(f"the table sent a black box that does not unpack: {error}") from None
+    if unpack.unconsumed_tail or not unpack.eof:
+        raise RuntimeFailure("the table sent a black box that is cut short or too large")
+    try:
+        path.write_bytes(content)
+    except OSError as error:
+        raise UsageError(f"--out {path}: {error.strerror}") from None
+    print(f"wrote {path} ({len(content)} bytes): mahjong-table replay {path}")
 
 
 async def _send(
@@ -336,6 +367,10 @@ def _action(args: argparse.Namespace) -> Action:
             return EndSession(reason=args.reason)
         case "status":
             return ReportStatus()
+        case "blackbox":
+            if args.hand is None or args.hand < 1:
+                raise UsageError("blackbox needs --hand N (1 or more)")
+            return FetchBlackBox(hand=args.hand, session=args.session)
         case _:
             if args.since < 1 or (args.until is not None and args.until < args.since):
                 raise UsageError("--since must be 1 or more, and --until not below it")

@@ -17,6 +17,7 @@ from controller.hub.commands import (
     ACTIONS,
     Action,
     EndSession,
+    FetchBlackBox,
     PauseSession,
     ReportStatus,
     ResendResults,
@@ -67,6 +68,10 @@ class TableControl(Protocol):
         """The table's status right now."""
         ...
 
+    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+        """One hand's black box: its name and its file zlib-compressed."""
+        ...
+
 
 class LinkActions(Protocol):
     """What the hub link itself does for a command."""
@@ -87,6 +92,8 @@ class Answer:
     command: str | None
     code: ReplyCode
     message: str = ""
+    data: bytes = b""
+    """What the command fetched (FetchBlackBox)."""
 
     @property
     def ok(self) -> bool:
@@ -97,6 +104,7 @@ class Answer:
 class _Stored(msgspec.Struct):
     code: str
     message: str
+    data: bytes = b""
 
 
 class CommandDispatcher:
@@ -128,11 +136,14 @@ class CommandDispatcher:
         earlier = await self.outbox.recall_reply(command.id)
         if earlier is not None:
             stored = msgspec.json.decode(earlier, type=_Stored)
-            return Answer(command.id, stored.code, stored.message)  # type: ignore[arg-type]
+            code: ReplyCode = stored.code  # type: ignore[assignment]
+            return Answer(command.id, code, stored.message, stored.data)
         answer = await self._run(command)
         expires = command.expires.timestamp()
         await self.outbox.remember_reply(
-            command.id, msgspec.json.encode(_Stored(answer.code, answer.message)), expires
+            command.id,
+            msgspec.json.encode(_Stored(answer.code, answer.message, answer.data)),
+            expires,
         )
         self.outbox.forget_replies(self.clock.wall())
         return answer
@@ -151,14 +162,19 @@ class CommandDispatcher:
         return command
 
     async def _run(self, command: CommandMessage) -> Answer:
+        data = b""
         try:
-            message = await self._carry_out(command.action)
+            if isinstance(command.action, FetchBlackBox):
+                name, data = self.control.black_box(command.action.hand, command.action.session)
+                message = f"black box {name} ({len(data)} bytes compressed)"
+            else:
+                message = await self._carry_out(command.action)
         except CommandRefused as exc:
             return Answer(command.id, "refused", str(exc))
         except Exception as exc:
             _log.exception("command %s (%s) failed", command.id, type(command.action).__name__)
             return Answer(command.id, "error", f"the table failed: {type(exc).__name__}: {exc}")
-        return Answer(command.id, "ok", message)
+        return Answer(command.id, "ok", message, data)
 
     async def _carry_out(self, action: Action) -> str:
         match action:
@@ -179,6 +195,8 @@ class CommandDispatcher:
                 return "status published"
             case ResendResults():
                 return await self.link.resend(action.since_seq, action.until_seq)
+            case FetchBlackBox():
+                raise AssertionError("answered in _run (it carries data)")
 
 
 class _Rejected(Exception):

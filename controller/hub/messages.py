@@ -16,6 +16,8 @@ from controller.hub.fields import Hex64, MessageId, OutboxId, Positive, Text, Ti
 from controller.hub.result import HandResult
 
 VERSION = 1
+MAX_REPLY_DATA = 512 * 1024
+"""Most bytes a reply carries (a hand's black box compresses to a few tens of kilobytes)."""
 HUB_TABLE = "*"
 NO_SIGNATURE = "0" * 64
 ReplyCode = Literal[
@@ -102,6 +104,8 @@ class ReplyMessage(Envelope, frozen=True, kw_only=True, tag="reply"):
     ok: bool
     code: ReplyCode
     message: Text = ""
+    data: Annotated[bytes, Meta(max_length=MAX_REPLY_DATA)] = b""
+    """What the command fetched (a black box: zlib-compressed JSON lines), base64 in JSON."""
 
 
 class Refusal(msgspec.Struct, frozen=True, kw_only=True):
