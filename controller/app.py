@@ -181,7 +181,7 @@ class TableApp:
         self.runner = TableRunner(
             self.cycle, self.mcu, hardware.panel, self.clock, self.sink, self.blackboxes
         )
-        self.control.attach(self.runner)
+        self.control.attach(self.runner, self.blackboxes)
         self._headline = ""
         self.runner.observe(self._tell_systemd)
 

@@ -4,6 +4,7 @@ mahjong-table hub [--mqtt URL] [--db PATH] [--keys PATH]     record results (run
     [--http HOST:PORT [--http-users F] [--tournament F]]     ... and serve the floor dashboard
 mahjong-table hub export [--db PATH] [--results F] [--standings F] [--session ID]
 mahjong-table hub send TABLE ACTION [...]                    send one command and show the reply
+mahjong-table hub send TABLE blackbox --hand N [--session S] [--out FILE]   a hand's black box
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
 mahjong-table hub notices [--db PATH]                        outbox resets, results never come
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
@@ -15,7 +16,9 @@ mahjong-table hub dashboard-user FILE NAME                   add a dashboard ope
 import argparse
 import asyncio
 import contextlib
+import re
 import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,12 +26,13 @@ from typing import Any, TextIO
 import msgspec
 
 from controller.clock import SystemClock
-from controller.errors import UsageError
+from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract import schemas
 from controller.hub.contract.envelopes import ReplyMessage
 from controller.hub.contract.hub_commands import (
     Action,
     EndSession,
+    FetchBlackBox,
     PauseSession,
     ReportStatus,
     ResendResults,
@@ -48,7 +52,9 @@ from controller.hub.venue.tournament.definition import load_tournament
 from controller.hub.venue.tournament.standings import standings
 from controller.logs import setup_logging
 from controller.rules.names import RULESET_NAMES
+from controller.table.blackbox_files import MAX_FILE
 
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
 DEFAULT_KEYS = Path("/etc/mahjong-table/hub-keys.toml")
 
@@ -129,10 +135,12 @@ def _register_send(actions: Any) -> None:
     send.add_argument("table", help="table id")
     send.add_argument(
         "command",
-        choices=("start", "pause", "resume", "end", "status", "resend"),
+        choices=("start", "pause", "resume", "end", "status", "resend", "blackbox"),
         help="what to do",
     )
-    send.add_argument("--session", help="start: session id")
+    send.add_argument(
+        "--session", help="start: session id; blackbox: its session (default: current or last)"
+    )
     send.add_argument(
         "--ruleset", choices=RULESET_NAMES, default="zung-jung", help="start: ruleset"
     )
@@ -142,6 +150,10 @@ def _register_send(actions: Any) -> None:
     send.add_argument("--reason", default="", help="pause/end: why, shown to players")
     send.add_argument("--since", type=int, default=1, help="resend: first sequence number")
     send.add_argument("--until", type=int, help="resend: last sequence number (default: all)")
+    send.add_argument("--hand", type=int, help="blackbox: the hand's number in its session")
+    send.add_argument(
+        "--out", type=Path, help="blackbox: file to write (default: SESSION-hand-N.jsonl)"
+    )
     send.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the reply")
     send.set_defaults(handler=run_send)
 
@@ -304,8 +316,12 @@ def _output(name: str) -> Iterator[TextIO]:
 
 def run_send(args: argparse.Namespace) -> int:
     """Send one command and print the table's reply."""
-    reply = send_action(args, args.table, _action(args))
+    action = _action(args)
+    reply = send_action(args, args.table, action)
     print(f"{args.table}: {reply.code}: {reply.message}")
+    if reply.ok and isinstance(action, FetchBlackBox):
+        default = f"{args.session or args.table}-hand-{action.hand}.jsonl"
+        _write_box(reply, args.out or Path(_SAFE_NAME.sub("_", default)))
     return 0 if reply.ok else 1
 
 
@@ -314,6 +330,22 @@ def send_action(args: argparse.Namespace, table: str, action: Action) -> ReplyMe
     command = signed_command(args.keys, args.db, table, action, SystemClock(), max(args.wait, 60))
     connector = AiomqttConnector(_address(args, "", persistent=False))
     return asyncio.run(request_reply(connector, Topics(args.topic_root), command, args.wait))
+
+
+def _write_box(reply: ReplyMessage, path: Path) -> None:
+    """Unpack a fetched black box (bounded) and write it where asked."""
+    unpack = zlib.decompressobj()
+    try:
+        content = unpack.decompress(reply.data, MAX_FILE)
+    except zlib.error as error:
+        raise RuntimeFailure(f"the table sent a black box that does not unpack: {error}") from None
+    if unpack.unconsumed_tail or not unpack.eof:
+        raise RuntimeFailure("the table sent a black box that is cut short or too large")
+    try:
+        path.write_bytes(content)
+    except OSError as error:
+        raise UsageError(f"--out {path}: {error.strerror}") from None
+    print(f"wrote {path} ({len(content)} bytes): mahjong-table replay {path}")
 
 
 def _action(args: argparse.Namespace) -> Action:
@@ -328,6 +360,10 @@ def _action(args: argparse.Namespace) -> Action:
             return EndSession(reason=args.reason)
         case "status":
             return ReportStatus()
+        case "blackbox":
+            if args.hand is None or args.hand < 1:
+                raise UsageError("blackbox needs --hand N (1 or more)")
+            return FetchBlackBox(hand=args.hand, session=args.session)
         case _:
             if args.since < 1 or (args.until is not None and args.until < args.since):
                 raise UsageError("--since must be 1 or more, and --until not below it")

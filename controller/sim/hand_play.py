@@ -7,9 +7,9 @@ discard taken into the HAND to win on it) and is written down as a `Move`. What 
 says back (a declared win accepted, the hand over) comes through an `Umpire`: the daemon's
 view for real sessions, a stand-in in tests of the moves alone.
 
-Which moves the players make is set by `Habits` (players.py): with everything off they play
-as the interim judge understands (draw, discard, win); `claims`, `kongs`, `rob_kongs`,
-`shared_wins` and `win_types` switch on the moves the referee follows. `Sloppiness`
+Which moves the players make is set by `Habits` (players.py): by default every move the
+referee follows; with `claims`, `kongs`, `rob_kongs`, `shared_wins` and `win_types` off they
+only draw, discard and win (a plain discard or self-draw). `Sloppiness`
 (mistakes.py) adds slips at seeded rates, each kept as a `Slip` beside the moves.
 """
 
@@ -52,11 +52,12 @@ class Umpire(Protocol):
         ...
 
     async def wall_empty(self) -> None:
-        """Nobody can draw: the hand ends (told to the table, or waited for)."""
+        """Nobody can draw: wait for the table to end the hand."""
         ...
 
-    async def pace(self) -> None:
-        """A pause between two moves (lets the table see each one)."""
+    async def pace(self, followed: bool = True) -> None:
+        """A pause between two moves (lets the table see each one); `followed` False after
+        a slip, which the table follows as no move (nothing to wait for)."""
         ...
 
     async def stall(self, seconds: float) -> None:
@@ -140,6 +141,8 @@ class HandPlay:
         """The last discard came after a kong in the same turn."""
         self._flower_replaced = False
         """The last tile drawn replaced a flower."""
+        self._short_now = False
+        """The turn just ended with a second discard (a slip the table follows as no move)."""
 
     # ---- what a player sees -------------------------------------------------------------
 
@@ -172,7 +175,7 @@ class HandPlay:
                     return
                 turn, jumped = self._jump(turn)
                 drawn = self._draw(turn)
-                await self.umpire.pace()
+                await self.umpire.pace(followed=not jumped)
                 drawn = drawn and await self._after_draw(turn)
                 if not drawn:
                     await self.umpire.wall_empty()
@@ -191,7 +194,8 @@ class HandPlay:
                     return
                 turn, start = nxt[0], _Start.DRAW
                 continue
-            await self.umpire.pace()
+            await self.umpire.pace(followed=not self._short_now)
+            self._short_now = False
             claim = await self._after_discard(turn, outcome)
             if not self.umpire.playing():
                 return
@@ -246,6 +250,7 @@ class HandPlay:
             self._note(place, SlipKind.SHORT_HAND, [tile], "a second tile thrown in one turn")
             tile = self._discard(place, konged)
             self.off[place] = -1
+            self._short_now = True
         return tile
 
     # ---- slips (sloppy players) ---------------------------------------------------------
@@ -283,7 +288,7 @@ class HandPlay:
         self._note(place, SlipKind.LONG_HAND, [], "a second tile drawn in one turn")
         self.off[place] = 1
         drawn = self._draw(place)
-        await self.umpire.pace()
+        await self.umpire.pace(followed=False)
         return drawn
 
     async def _late_claim(self) -> None:
@@ -301,7 +306,7 @@ class HandPlay:
         self._set(claimer, Meld(MeldKind.PUNG, (_kind(tile),) * 3), [tile, *own])
         self._record(claimer, MoveKind.PUNG, [tile, *own], source=discarder)
         self.off[claimer] = 1  # it threw nothing for the set: a long hand from now on
-        await self.umpire.pace()
+        await self.umpire.pace(followed=False)
 
     async def _slips_before_discard(self, place: int) -> None:
         if self.off[place] == 0 and self._slip(self.sloppy.false_win):

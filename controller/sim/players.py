@@ -5,8 +5,7 @@ They roll when the walls are up, take the deal the dice decide (flowers set asid
 replaced), then play the hand (`hand_play`): draw, throw, win on a discard or by self-draw
 and press their declare button; with the `Habits` for it, also claim chows, pungs and
 kongs, make concealed and added kongs, rob kongs, win together on one discard and name the
-real win type. When the wall is empty they tell the table the hand is over, unless
-`referee_ends_hands` (the referee ends hands itself).
+real win type. The referee ends each hand itself; the players wait for that.
 
 Every move is kept as a `Move` (`SimulatedPlayers.moves`), the ground truth of the session.
 """
@@ -24,11 +23,14 @@ from controller.sim.hardware import Buttons
 from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import Move, Slip, write_jsonl
 from controller.table.cycle import Phase, TableView
-from controller.table.inputs import EndHand
 from controller.table.runner import TableRunner
 from firmware_bridge.sim.table import SimulatedTable
 
 log = logging.getLogger(__name__)
+
+FOLLOW_LIMIT_S = 15.0
+"""Longest the players wait for the table to follow a move (longer than the referee takes
+to give up on tiles out of place and take the table as it is)."""
 
 
 @dataclass(frozen=True)
@@ -39,26 +41,24 @@ class Habits:
     """Pause between moves (real seconds; 0 still lets the table's events through)."""
     wrong_deal_hand: int | None = None
     """In this hand, seats S and W each take one of the other's dealt tiles."""
-    claims: bool = False
+    claims: bool = True
     """Claim chows (from the seat before, where the ruleset has chows), pungs and exposed
     kongs on discards that fit the hand (the referee follows them)."""
-    kongs: bool = False
+    kongs: bool = True
     """Make concealed and added kongs in the own turn, and exposed kongs when claiming."""
-    rob_kongs: bool = False
+    rob_kongs: bool = True
     """Win on the tile of another seat's added kong (robbing the kong)."""
-    shared_wins: bool = False
+    shared_wins: bool = True
     """Everyone who can win on one discard declares (Sichuan, Shanghai); else the first in
     turn after the discarder (head bump)."""
-    win_types: bool = False
+    win_types: bool = True
     """Judge a possible win by its real type (kong replacement, last tile, heavenly, ...);
-    off: as a plain discard or self-draw, as the interim judge scores it."""
-    referee_ends_hands: bool = False
-    """At an empty wall wait for the table to end the hand (no EndHand from the players)."""
+    off: as a plain discard or self-draw."""
     sloppy: Sloppiness | None = None
     """Mistakes made on purpose at these rates (`simulate --habits sloppy`); None: none."""
-    wait_for_referee: bool = False
-    """After each move wait until the table's view shows it followed a move
-    (`TableView.moves` changed; without that field only `think_s` is waited)."""
+    wait_for_referee: bool = True
+    """After each move wait until the table's view shows the referee followed a move
+    (`TableView.moves` changed)."""
 
     @property
     def style(self) -> PlayStyle:
@@ -66,16 +66,16 @@ class Habits:
         return PlayStyle(self.claims, self.kongs, self.rob_kongs, self.shared_wins, self.win_types)
 
 
-FULL_PLAY = Habits(
-    claims=True,
-    kongs=True,
-    rob_kongs=True,
-    shared_wins=True,
-    win_types=True,
-    referee_ends_hands=True,
-    wait_for_referee=True,
+FULL_PLAY = Habits()
+"""Every move the referee follows (the defaults)."""
+PLAIN_PLAY = Habits(
+    claims=False,
+    kongs=False,
+    rob_kongs=False,
+    shared_wins=False,
+    win_types=False,
 )
-"""Every move a referee follows (the defaults once the referee replaces the interim judge)."""
+"""Only draws, discards and wins (plain discard or self-draw), the referee ending hands."""
 
 
 class SimulatedPlayers:
@@ -100,7 +100,7 @@ class SimulatedPlayers:
         """Every mistake made on purpose (sloppy habits), in order."""
         self._wake = asyncio.Event()
         self._runner: TableRunner | None = None
-        self._followed: object = None
+        self._followed = 0
 
     async def run(self, runner: TableRunner) -> None:
         """Play whatever the table asks for, until cancelled."""
@@ -146,7 +146,7 @@ class SimulatedPlayers:
 
     async def _play(self, view: TableView) -> None:
         assert view.ruleset is not None and view.dealer is not None
-        self._followed = getattr(view, "moves", None)
+        self._followed = view.moves
         play = HandPlay(
             self.table,
             self,
@@ -190,11 +190,7 @@ class SimulatedPlayers:
         return self._runner is not None and self._runner.view.phase is Phase.PLAYING
 
     async def wall_empty(self) -> None:
-        """Nobody can draw: tell the table the hand is over (or wait for the referee to end
-        it) and wait until it is."""
-        assert self._runner is not None
-        if not self.habits.referee_ends_hands:
-            self._runner.submit(EndHand("the wall is empty"))
+        """Nobody can draw: wait until the referee ends the hand."""
         while self.playing():
             await self._next_view()
 
@@ -207,15 +203,20 @@ class SimulatedPlayers:
         while clock.monotonic() - start < seconds and self.playing():  # noqa: ASYNC110
             await asyncio.sleep(self.habits.think_s)
 
-    async def pace(self) -> None:
-        """Between two moves: think, and (`wait_for_referee`) wait until the table's view
-        shows it followed the move."""
+    async def pace(self, followed: bool = True) -> None:
+        """Between two moves: think, and (`wait_for_referee`, a move the table follows)
+        wait until the table's view shows it followed one, for at most `FOLLOW_LIMIT_S` of
+        the table's time (what it makes of a move it cannot follow is its own business)."""
         await self.think()
-        if not self.habits.wait_for_referee or self._runner is None:
+        if self._runner is None:
             return
-        view = self._runner.view
-        followed = getattr(view, "moves", None)
-        while followed is not None and followed == self._followed and self.playing():
-            view = await self._next_view()
-            followed = getattr(view, "moves", None)
-        self._followed = followed
+        view, clock = self._runner.view, self._runner.clock
+        start = clock.monotonic()
+        if followed and self.habits.wait_for_referee:
+            while (
+                view.moves == self._followed
+                and self.playing()
+                and clock.monotonic() - start < FOLLOW_LIMIT_S
+            ):
+                view = await self._next_view()
+        self._followed = view.moves

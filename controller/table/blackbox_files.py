@@ -3,10 +3,17 @@ for a configured number of days. A disk problem is logged and counted; play neve
 
 import logging
 import re
+import zlib
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+MAX_FILE = 32 * 1024 * 1024
+"""Largest black box sent for a dispute (one hand's inputs are far below this)."""
+
+
+class BlackBoxMissing(LookupError):
+    """No black box by that name can be sent (never written, pruned, unreadable, too big)."""
 
 
 class BlackBoxFiles:
@@ -21,6 +28,23 @@ class BlackBoxFiles:
     def path(self, name: str) -> Path:
         """The file of one hand's black box."""
         return self.directory / f"{_SAFE.sub('_', name)[:120]}.jsonl"
+
+    def compressed(self, name: str, limit: int) -> bytes:
+        """One hand's black box, zlib-compressed, at most `limit` bytes; BlackBoxMissing
+        says why not."""
+        path = self.path(name)
+        try:
+            with path.open("rb") as file:
+                content = file.read(MAX_FILE + 1)
+        except FileNotFoundError:
+            kept = f"kept {self.keep_s / 86_400:g} days"
+            raise BlackBoxMissing(f"no black box {name} ({kept})") from None
+        except OSError as error:
+            raise BlackBoxMissing(f"black box {name} cannot be read: {error.strerror}") from None
+        packed = zlib.compress(content, 9)
+        if len(content) > MAX_FILE or len(packed) > limit:
+            raise BlackBoxMissing(f"black box {name} is too large to send ({len(content)} bytes)")
+        return packed
 
     def write(self, name: str, line: bytes, wall_time: float) -> None:
         """Append one line (a new hand first prunes boxes older than the kept days)."""

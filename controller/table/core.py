@@ -127,6 +127,8 @@ class TableView:
     turn: int | None
     declared: tuple[int, ...]
     winners: tuple[int, ...]
+    moves: int
+    """Moves the referee has followed in this hand (grows with each one)."""
     scores: tuple[int, ...]
     hands_played: int
     paused: bool
@@ -209,6 +211,7 @@ class CycleState:
             turn=self.turn,
             declared=hand.declared if hand else (),
             winners=hand.winners if hand else (),
+            moves=hand.moves if hand else 0,
             scores=tuple(session.scores) if session else (0, 0, 0, 0),
             hands_played=len(session.history) if session else 0,
             paused=self.paused,

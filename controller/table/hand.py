@@ -124,6 +124,11 @@ class HandState:
         return self.play.referee.winners if self.play else ()
 
     @property
+    def moves(self) -> int:
+        """Moves the referee has followed so far."""
+        return len(self.play.referee.play.moves) if self.play else 0
+
+    @property
     def declared(self) -> tuple[int, ...]:
         """Seats whose declaration the referee has still to judge."""
         return self.play.referee.declared if self.play else ()

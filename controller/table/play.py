@@ -27,7 +27,7 @@ from controller.table.referee import (
     WinMade,
     ZoneContent,
 )
-from controller.table.referee.blackbox import BlackBox
+from controller.table.referee.blackbox import BlackBox, box_name
 from controller.table.referee.events import WinEntry
 from controller.table.tiles import seat_name
 
@@ -110,7 +110,7 @@ def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
         Settings(session.ruleset.claim_window_s, cycle.settings.settle_s),
     )
     box = BlackBox.start(setup)
-    name = f"{dealt.start.session}-hand-{hand.number}"
+    name = box_name(dealt.start.session, hand.number)
     hand.play = InPlay(Referee(setup), box, name, shown)
     cycle.emit(fx.KeepInput(name, box.lines[0]))
 

@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from controller.hub.contract.envelopes import MAX_REPLY_DATA
 from controller.hub.contract.hub_commands import StartSession
 from controller.hub.contract.result import (
     HandResult,
@@ -15,6 +16,8 @@ from controller.hub.contract.result import (
 from controller.hub.contract.table_events import TableStatus
 from controller.hub.mqtt.link_timing import Backoff, LinkTiming
 from controller.hub.table_side.dispatcher import CommandRefused
+from controller.table.blackbox_files import BlackBoxFiles, BlackBoxMissing
+from controller.table.referee.blackbox import box_name
 
 KEY_TEXT = "5f0c1e0b7a2d4c6e8f9a1b3c5d7e9f01"
 OTHER_KEY_TEXT = "deadbeefdeadbeefdeadbeefdeadbeef"
@@ -93,6 +96,7 @@ class SessionBook:
     session: str | None = None
     players: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    boxes: BlackBoxFiles | None = None
 
     async def start_session(self, order: StartSession) -> None:
         if self.state != "idle":
@@ -120,3 +124,14 @@ class SessionBook:
 
     def status(self) -> TableStatus:
         return TableStatus(state=self.state, session=self.session, players=self.players)
+
+    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+        """A hand's black box from the files `boxes` keeps (as the table's control does)."""
+        session = session or self.session
+        if self.boxes is None or session is None:
+            raise CommandRefused("no session has been played")
+        name = box_name(session, hand)
+        try:
+            return name, self.boxes.compressed(name, MAX_REPLY_DATA)
+        except BlackBoxMissing as error:
+            raise CommandRefused(str(error)) from None

@@ -85,7 +85,7 @@ class StandIn:
     async def wall_empty(self) -> None:
         self.over = True
 
-    async def pace(self) -> None:
+    async def pace(self, followed: bool = True) -> None:
         self.check()
 
     async def stall(self, seconds: float) -> None:

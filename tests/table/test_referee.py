@@ -477,7 +477,9 @@ def test_a_kong_on_a_discard_read_three_tiles_first_is_still_an_exposed_kong() -
     table.discard(0, "9s")
     table.meld(1, "99s", discard_of=0)
     table.meld(1, "9s")
-    assert [k for _, k in moves(table)][-2:] == [MoveKind.PUNG, MoveKind.EXPOSED_KONG]
+    assert [k for _, k in moves(table)][-2:] == [MoveKind.DISCARD, MoveKind.EXPOSED_KONG], (
+        "the pung the first read made is the kong (one move, as the seat made it)"
+    )
     assert table.referee.play.payments[-1].reason == "exposed kong"
     assert table.referee.play.payments[-1].amounts == (-1, 1, 0, 0), "the discarder pays"
     table.replace(1)
@@ -534,3 +536,29 @@ def test_sichuan_a_ready_hand_must_win_on_a_discard_of_the_last_four() -> None:
     assert table.incidents() == []
     table.draw(1)
     assert table.incidents() == ["win passed"], "seat S let the 5-bamboo go"
+
+
+def test_a_discard_after_a_claim_is_no_discard_after_a_kong() -> None:
+    table = Table(
+        "sichuan",
+        {
+            0: "1111m55m99p234p678p",
+            1: "99s234s567s111s5m9p",
+            2: "223344m667788p2s",
+            3: "667788m2233p445s",
+        },
+        replacements="9s",
+    )
+    table.meld(0, "1111m")
+    table.replace(0)
+    table.discard(0, "9s")
+    table.meld(1, "99s", discard_of=0)
+    table.discard(1, "9p")
+    table.meld(0, "99p", discard_of=1)
+    table.discard(0, "5m")  # its turn began with the pung, not with the kong's replacement
+    table.take_discard(1, of=0)
+    table.declare(1)
+    table.wait(3.1)
+    [win] = table.referee.play.wins
+    assert (win.place, win.discarder, win.win_type) == (1, 0, WinType.DISCARD)
+    assert "kong income passed to the winner" not in [p.reason for p in table.referee.play.payments]

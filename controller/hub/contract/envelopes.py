@@ -34,6 +34,8 @@ MAX_PAYLOAD_BYTES = 256 * 1024
 """Largest payload parsed (a result with every incident field full is under 64 KiB)."""
 MAX_DEPTH = 16
 """Deepest nesting of arrays and objects parsed (a result needs 5)."""
+MAX_REPLY_DATA = 512 * 1024
+"""Most bytes a reply carries (a hand's black box compresses to a few tens of kilobytes)."""
 HUB_TABLE = "*"
 NO_SIGNATURE = "0" * 64
 ReplyCode = Literal[
@@ -120,6 +122,8 @@ class ReplyMessage(Envelope, frozen=True, kw_only=True, tag="reply"):
     ok: bool
     code: ReplyCode
     message: Text = ""
+    data: Annotated[bytes, Meta(max_length=MAX_REPLY_DATA)] = b""
+    """What the command fetched (a black box: zlib-compressed JSON lines), base64 in JSON."""
 
 
 class Refusal(msgspec.Struct, frozen=True, kw_only=True):

@@ -55,7 +55,23 @@ class ResendResults(msgspec.Struct, frozen=True, kw_only=True, tag="resend_resul
             raise ValueError("'until_seq' must not be below 'since_seq'")
 
 
-Action = StartSession | PauseSession | ResumeSession | EndSession | ReportStatus | ResendResults
+class FetchBlackBox(msgspec.Struct, frozen=True, kw_only=True, tag="fetch_blackbox"):
+    """Send one hand's black box (for a dispute): hand `hand` of `session` (default: the
+    table's current or last session). The reply carries the file zlib-compressed."""
+
+    hand: Positive
+    session: SessionId | None = None
+
+
+Action = (
+    StartSession
+    | PauseSession
+    | ResumeSession
+    | EndSession
+    | ReportStatus
+    | ResendResults
+    | FetchBlackBox
+)
 ACTIONS: tuple[type[Action], ...] = (
     StartSession,
     PauseSession,
@@ -63,4 +79,5 @@ ACTIONS: tuple[type[Action], ...] = (
     EndSession,
     ReportStatus,
     ResendResults,
+    FetchBlackBox,
 )

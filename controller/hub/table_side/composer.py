@@ -97,6 +97,7 @@ class TableMessages:
                 ok=answer.ok,
                 code=answer.code,
                 message=answer.message[:500],
+                data=answer.data,
                 **self.head(seq),
             )
         )

@@ -26,6 +26,7 @@ from controller.hub.contract.hub_commands import (
     ACTIONS,
     Action,
     EndSession,
+    FetchBlackBox,
     PauseSession,
     ReportStatus,
     ResendResults,
@@ -68,6 +69,10 @@ class TableControl(Protocol):
         """The table's status right now."""
         ...
 
+    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+        """One hand's black box: its name and its file zlib-compressed."""
+        ...
+
 
 class LinkActions(Protocol):
     """What the hub link itself does for a command."""
@@ -88,6 +93,8 @@ class Answer:
     command: str | None
     code: ReplyCode
     message: str = ""
+    data: bytes = b""
+    """What the command fetched (FetchBlackBox)."""
 
     @property
     def ok(self) -> bool:
@@ -98,6 +105,7 @@ class Answer:
 class _Stored(msgspec.Struct):
     code: ReplyCode
     message: str
+    data: bytes = b""
 
 
 class CommandDispatcher:
@@ -132,12 +140,14 @@ class CommandDispatcher:
             return Answer(command.id, "error", str(exc))
         if earlier is not None:
             stored = msgspec.json.decode(earlier, type=_Stored)
-            return Answer(command.id, stored.code, stored.message)
+            return Answer(command.id, stored.code, stored.message, stored.data)
         answer = await self._run(command)
         expires = command.expires.timestamp()
         try:
             await self.outbox.remember_reply(
-                command.id, msgspec.json.encode(_Stored(answer.code, answer.message)), expires
+                command.id,
+                msgspec.json.encode(_Stored(answer.code, answer.message, answer.data)),
+                expires,
             )
         except OutboxCannotStore as exc:  # done all the same; a repeat may run it again
             _log.error("the reply to command %s was not stored: %s", command.id, exc)
@@ -158,14 +168,19 @@ class CommandDispatcher:
         return command
 
     async def _run(self, command: CommandMessage) -> Answer:
+        data = b""
         try:
-            message = await self._carry_out(command.action)
+            if isinstance(command.action, FetchBlackBox):
+                name, data = self.control.black_box(command.action.hand, command.action.session)
+                message = f"black box {name} ({len(data)} bytes compressed)"
+            else:
+                message = await self._carry_out(command.action)
         except CommandRefused as exc:
             return Answer(command.id, "refused", str(exc))
         except Exception as exc:
             _log.exception("command %s (%s) failed", command.id, type(command.action).__name__)
             return Answer(command.id, "error", f"the table failed: {type(exc).__name__}: {exc}")
-        return Answer(command.id, "ok", message)
+        return Answer(command.id, "ok", message, data)
 
     async def _carry_out(self, action: Action) -> str:
         match action:
@@ -186,6 +201,8 @@ class CommandDispatcher:
                 return "status published"
             case ResendResults():
                 return await self.link.resend(action.since_seq, action.until_seq)
+            case FetchBlackBox():
+                raise AssertionError("answered in _run (it carries data)")
 
 
 class _Rejected(Exception):

@@ -2,13 +2,16 @@
 
 from collections.abc import Callable
 
+from controller.hub.contract.envelopes import MAX_REPLY_DATA
 from controller.hub.contract.hub_commands import StartSession as StartOrder
 from controller.hub.contract.table_events import TableStatus
 from controller.hub.table_side.dispatcher import CommandRefused
 from controller.hub.table_side.table_report import table_status
 from controller.rules import RulesError, Ruleset
 from controller.table import inputs as ev
+from controller.table.blackbox_files import BlackBoxFiles, BlackBoxMissing
 from controller.table.core import Phase
+from controller.table.referee.blackbox import box_name
 from controller.table.runner import TableRunner
 from controller.table.session import SessionPlan
 
@@ -25,10 +28,13 @@ class RunnerControl:
         self.margin_s = margin_s
         self.software = software
         self._runner: TableRunner | None = None
+        self._boxes: BlackBoxFiles | None = None
 
-    def attach(self, runner: TableRunner) -> None:
-        """The runner commands go to (built after the hub link, which needs this object)."""
+    def attach(self, runner: TableRunner, boxes: BlackBoxFiles | None = None) -> None:
+        """The runner commands go to (built after the hub link, which needs this object),
+        and where the hands' black boxes are kept."""
         self._runner = runner
+        self._boxes = boxes
 
     @property
     def runner(self) -> TableRunner:
@@ -76,6 +82,17 @@ class RunnerControl:
         if self._runner is None:
             return TableStatus(state="idle", software=self.software)
         return table_status(self._runner.view, self.software)
+
+    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+        """One hand's black box for a dispute (default: of the current or last session)."""
+        session = session or self.runner.view.session
+        if session is None or self._boxes is None:
+            raise CommandRefused("no session has been played since the table started: name one")
+        name = box_name(session, hand)
+        try:
+            return name, self._boxes.compressed(name, MAX_REPLY_DATA)
+        except BlackBoxMissing as error:
+            raise CommandRefused(str(error)) from None
 
     def _need_session(self) -> None:
         view = self.runner.view

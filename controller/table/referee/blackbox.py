@@ -75,6 +75,11 @@ _setup_decoder = msgspec.json.Decoder(SetupLine)
 _input_decoder = msgspec.json.Decoder(InputLine)
 
 
+def box_name(session: str, hand: int) -> str:
+    """The name of a hand's black box (its file name, without the suffix)."""
+    return f"{session}-hand-{hand}"
+
+
 class BlackBox:
     """The lines of one hand's black box, in memory (the table writes them as they come)."""
 

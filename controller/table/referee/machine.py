@@ -91,7 +91,8 @@ class Referee:
         claims.judge_settled(play)
         if play.over:
             return
-        if play.window is None and play.need is Need.DRAW and play.wall.remaining == 0:
+        nothing_to_draw = play.need is not Need.DISCARD and play.wall.remaining == 0
+        if play.window is None and nothing_to_draw:
             procedures.end(play, "the wall is empty")
             return
         since = play.odd_since

@@ -97,6 +97,7 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
         play.put(uid, place, Zone.MELD)
     play.claims_made = True
     play.turn = place
+    play.last_draw = None  # the turn began with a claim: its discard follows no draw (no 杠上炮)
     move_kind = {
         Claim.CHOW: MoveKind.CHOW,
         Claim.PUNG: MoveKind.PUNG,
@@ -188,8 +189,7 @@ def _flower(play: Play, place: int) -> bool:
     seat.flowers.append(uid)
     play.put(uid, place, Zone.MELD)
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
-    if play.wall.remaining:
-        play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER
+    play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER  # none left: the hand ends
     return True
 
 
@@ -274,9 +274,10 @@ def _just_claimed(play: Play, place: int) -> bool:
 
 def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldRecord) -> None:
     """The fourth tile of a claimed set was read after the other three: it was a kong on the
-    discard all along (a pung cannot be added to in the turn it was claimed)."""
+    discard all along (a pung cannot be added to in the turn it was claimed), so the pung
+    move the first read made becomes that kong."""
     pung.kong = KongKind.EXPOSED
-    source = play.moves[-1].source
+    claimed = play.moves.pop()
     tiles = tuple(sorted(play.kinds(pung.uids)))
-    play.record(Move(play.now, place, MoveKind.EXPOSED_KONG, tiles, source))
-    procedures.kong_made(play, place, KongKind.EXPOSED, source)
+    play.record(Move(claimed.at, place, MoveKind.EXPOSED_KONG, tiles, claimed.source))
+    procedures.kong_made(play, place, KongKind.EXPOSED, claimed.source)
