@@ -12,7 +12,7 @@ from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
 from controller.table.ports import Beep, Motion, StatusPattern
-from controller.table.records import IncidentRecord, Instant
+from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.session import Session
 from controller.table.tiles import TileMap
 from controller.table.zones import ZoneBoard
@@ -240,14 +240,17 @@ class CycleState:
         referee = self.hand.play.referee if self.hand and self.hand.play else None
         self.show_turn(referee.turn if referee and self.phase is Phase.PLAYING else None)
 
-    def incident(self, place: int | None, kind: str, detail: str) -> None:
+    def incident(self, place: int | None, kind: IncidentKind, detail: str) -> None:
         """Record an irregularity in the hand (it never stops play)."""
-        incident = IncidentRecord(self.now, place, kind, detail)
+        self.note_incident(IncidentRecord(self.now, place, kind, detail))
+
+    def note_incident(self, incident: IncidentRecord) -> None:
+        """Record an incident the referee made (with its points and tiles)."""
         start = self.hand.start if self.hand else None
         if self.hand is not None:
             self.hand.incidents.append(incident)
         self.emit(fx.NoteIncident(start, incident), fx.Sound(Beep.WARNING))
-        self.say("warning", f"incident: {detail}")
+        self.say("warning", f"incident: {incident.detail}")
 
     def stop(self, reason: str, *holds: str, resumable: bool = True) -> None:
         """Stop in a fault: motors stop, the LED shows fault, the buzzer sounds.

@@ -5,6 +5,7 @@ from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.core import ACK_HINT, CycleState, Phase
 from controller.table.ports import McuFault, McuFaultCleared, McuFaultKind, McuOffline
+from controller.table.records import IncidentKind
 
 ESTOP_TEXT = "the emergency stop is pressed: every motor stopped"
 ESTOP_HOLD = "release the emergency stop"
@@ -47,7 +48,7 @@ def on_restart(cycle: CycleState, cause: str) -> None:
     elif hand is not None and cycle.phase in IN_HAND:
         cycle.incident(
             None,
-            "table restarted",
+            IncidentKind.TABLE_RESTARTED,
             f"the table MCU restarted ({cause}) during hand {hand.number}; the hand goes on",
         )
     else:

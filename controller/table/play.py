@@ -10,7 +10,7 @@ from controller.table.core import CycleState, InHand, Phase
 from controller.table.deal import describe_mismatch
 from controller.table.hand import Dealt, InPlay
 from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
-from controller.table.records import FinishedHand, WinRecord
+from controller.table.records import FinishedHand, IncidentKind, WinRecord
 from controller.table.referee import (
     Declare,
     Elapsed,
@@ -88,7 +88,7 @@ def check_deal_when_settled(cycle: CycleState) -> None:
     texts = tuple(describe_mismatch(m, dealt.expected, live.tiles) for m in mismatches)
     cycle.deal_checks.append((live.hand.number, texts))
     for mismatch, text in zip(mismatches, texts, strict=True):
-        cycle.incident(mismatch.place, "wrong deal", text)
+        cycle.incident(mismatch.place, IncidentKind.WRONG_DEAL, text)
     _start_referee(cycle, live, dealt)
     cycle.enter(Phase.PLAYING)
     cycle.update_turn()
@@ -169,7 +169,7 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
             case MoveMade():
                 pass
             case IncidentSeen(incident):
-                cycle.incident(incident.place, incident.kind, incident.detail)
+                cycle.note_incident(incident)
             case WinMade(win):
                 who = f"seat {seat_name(win.place)}"
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")

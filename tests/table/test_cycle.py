@@ -14,6 +14,7 @@ from controller.table.ports import (
     McuOnline,
     StatusPattern,
 )
+from controller.table.records import IncidentKind
 from tests.table.driver import Driver
 from tests.table.helpers import full_wall
 
@@ -138,7 +139,7 @@ def test_an_mcu_restart_mid_play_is_an_incident_and_mid_build_a_fault() -> None:
     out = driver.feed(McuOnline(restarted=True, reset_cause="watchdog"))
     assert driver.view().phase is Phase.PLAYING
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
-    assert note.incident.kind == "table restarted"
+    assert note.incident.kind is IncidentKind.TABLE_RESTARTED
 
     building = Driver()
     building.start()
@@ -157,7 +158,7 @@ def test_a_false_declaration_is_an_incident_and_play_goes_on() -> None:
     assert driver.view().declared == (2,), "a press may come before the tiles it follows"
     out = driver.feed(ev.Tick(), after=2.0)
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
-    assert note.incident.kind == "false win" and note.incident.place == 2
+    assert note.incident.kind == IncidentKind.FALSE_WIN and note.incident.place == 2
     assert "out of turn" in note.incident.detail
     assert driver.view().phase is Phase.PLAYING and driver.view().declared == ()
     assert driver.view().turn == 0, "the dealer still has to discard"

@@ -11,8 +11,7 @@ from controller.hub.result import WallReveal
 from controller.hub.store import StoredResult
 from controller.rules import get_ruleset, tile_str
 from controller.table.clocks import TableClocks
-from controller.table.irregularities import IncidentKind
-from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
+from controller.table.records import FinishedHand, HandStart, IncidentKind, IncidentRecord, Instant
 from controller.table.report import hand_result
 
 WMC = get_ruleset("zung-jung")

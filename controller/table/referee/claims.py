@@ -6,6 +6,7 @@ winners as the ruleset says."""
 from controller.rules import MeldKind
 from controller.rules.claims import KongKind
 from controller.table.ports import Zone
+from controller.table.records import IncidentKind
 from controller.table.referee import procedures, wins
 from controller.table.referee.events import Move, MoveKind, WinEntry
 from controller.table.referee.state import Close, Need, Play, Window
@@ -37,7 +38,7 @@ def close(play: Play, why: Close, claimant: int | None = None) -> bool:
     if winners:
         if claimant is not None:
             play.reported.add(window.uid)
-            play.incident(claimant, "claim refused", "a win on that discard comes first")
+            play.incident(claimant, IncidentKind.WRONG_CLAIM, "a win on that discard comes first")
         procedures.record_wins(play, winners, _last_in_turn(window, winners))
         return True
     if window.last and why is Close.TIME and play.wall.remaining == 0:
@@ -56,7 +57,9 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
         entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
         play.now = at
         if entry is None:
-            play.incident(place, "false win", f"seat {seat_name(place)} declared: {reason}")
+            play.incident(
+                place, IncidentKind.FALSE_WIN, f"seat {seat_name(place)} declared: {reason}"
+            )
         else:
             valid.append(entry)
     rules = play.ruleset.claims
@@ -64,7 +67,7 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
         for bumped in valid[1:]:
             play.incident(
                 bumped.place,
-                "head bump",
+                IncidentKind.HEAD_BUMP,
                 f"seat {seat_name(valid[0].place)} is first in turn and wins alone",
             )
         valid = valid[:1]
@@ -131,9 +134,9 @@ def place_declarations(play: Play) -> None:
             who = f"seat {seat_name(place)}"
             closed = play.closed
             if closed is not None and place != closed.source:
-                play.incident(place, "late claim", f"{who} declared after the next draw")
+                play.incident(place, IncidentKind.LATE_CLAIM, f"{who} declared after the next draw")
             else:
-                play.incident(place, "false win", f"{who} declared out of turn")
+                play.incident(place, IncidentKind.FALSE_WIN, f"{who} declared out of turn")
 
 
 def judge_self(play: Play, place: int) -> None:
@@ -142,7 +145,7 @@ def judge_self(play: Play, place: int) -> None:
     win_type, uid = wins.self_drawn_type(play, place)
     entry, reason = wins.judge(play, place, uid, win_type, None)
     if entry is None:
-        play.incident(place, "false win", f"seat {seat_name(place)} declared: {reason}")
+        play.incident(place, IncidentKind.FALSE_WIN, f"seat {seat_name(place)} declared: {reason}")
         return
     play.record(Move(entry.at, place, MoveKind.WIN, (entry.win_tile,)))
     procedures.record_wins(play, [entry], place)

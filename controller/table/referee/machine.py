@@ -3,7 +3,7 @@
 
 from typing import assert_never
 
-from controller.table.records import Instant
+from controller.table.records import IncidentKind, Instant
 from controller.table.referee import claims, moves, procedures
 from controller.table.referee.events import (
     Declare,
@@ -104,7 +104,7 @@ class Referee:
         named = sorted(play.odd - play.reported)
         if named:
             words = play.tiles.notation(named)
-            play.incident(None, "tiles out of play", f"tiles moved outside play: {words}")
+            play.incident(None, IncidentKind.STRAY_TILES, f"tiles moved outside play: {words}")
         for uid in sorted(play.odd):
             for seat in play.seats:
                 seat.concealed.discard(uid)

@@ -7,6 +7,7 @@ from controller.rules import Meld, MeldKind, RulesError
 from controller.rules.claims import Claim, KongKind
 from controller.rules.tiles import is_flower
 from controller.table.ports import Zone
+from controller.table.records import IncidentKind
 from controller.table.referee import claims, procedures
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldRecord
@@ -53,7 +54,9 @@ def _meld_claim(play: Play, window: Window, place: int) -> bool:
         if not window.refused:
             window.refused = True
             play.reported.add(window.uid)
-            play.incident(place, "claim refused", f"a {claim.value} may not take this discard")
+            play.incident(
+                place, IncidentKind.WRONG_CLAIM, f"a {claim.value} may not take this discard"
+            )
         return False
     if claims.close(play, Close.CLAIM, claimant=place):
         return True
@@ -118,7 +121,7 @@ def _late_claim(play: Play) -> bool:
         return False
     play.reported.add(closed.uid)
     what = tile_words(play.tiles.kind(closed.uid) or 0)
-    play.incident(seen[0], "late claim", f"the {what} was taken after the next draw")
+    play.incident(seen[0], IncidentKind.LATE_CLAIM, f"the {what} was taken after the next draw")
     return True
 
 
@@ -158,7 +161,7 @@ def _draw(play: Play, place: int) -> bool:
         where = "the wall's end" if replacing else "the wall"
         play.incident(
             place,
-            "wrong draw",
+            IncidentKind.WRONG_WALL_DRAW,
             f"took {tile_words(play.tiles.kind(uid) or 0)}, not the next tile of {where}",
         )
     before = play.wall.remaining

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
 from controller.table.ports import Zone
-from controller.table.records import IncidentRecord, Instant
+from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.referee.events import (
     IncidentSeen,
     Move,
@@ -234,9 +234,19 @@ class Play:
         self.moves.append(move)
         self.out.append(MoveMade(move))
 
-    def incident(self, place: int | None, kind: str, detail: str) -> None:
+    def incident(
+        self,
+        place: int | None,
+        kind: IncidentKind,
+        detail: str,
+        penalty: int = 0,
+        tiles: tuple[int, ...] = (),
+    ) -> None:
         """An irregularity: recorded, play goes on."""
-        incident = IncidentRecord(self.now, place, kind, detail)
+        self.note(IncidentRecord(self.now, place, kind, detail, penalty, tiles))
+
+    def note(self, incident: IncidentRecord) -> None:
+        """An incident record made elsewhere (the clocks): recorded, play goes on."""
         self.incidents.append(incident)
         self.out.append(IncidentSeen(incident))
 
