@@ -80,6 +80,11 @@ class Forfeit:
 
 ClockEvent = TurnLimitPassed | HandLimitPassed | PenaltyStep | Forfeit
 
+TIME_INCIDENTS = frozenset(
+    {IncidentKind.TURN_TIME, IncidentKind.HAND_TIME, IncidentKind.TIME_FORFEIT}
+)
+"""Incidents the clocks make (the seat LEDs and the buzzer signal them, see `signals`)."""
+
 
 @dataclass(frozen=True)
 class SeatTime:

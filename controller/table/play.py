@@ -6,6 +6,7 @@ the hand; its result goes to the outbox."""
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.building import dice_prompt
+from controller.table.clocks import TIME_INCIDENTS
 from controller.table.core import CycleState, InHand, Phase
 from controller.table.deal import describe_mismatch
 from controller.table.hand import Dealt, InPlay
@@ -19,16 +20,20 @@ from controller.table.referee import (
     IncidentSeen,
     Inventories,
     MoveMade,
+    Pause,
     Referee,
     RefereeInput,
     RefereeResult,
     RefereeSetup,
+    Resume,
     Settings,
+    TimeCalled,
     WinMade,
     ZoneContent,
 )
 from controller.table.referee.blackbox import BlackBox
 from controller.table.referee.events import WinEntry
+from controller.table.signals import clock_signals
 from controller.table.tiles import seat_name
 
 
@@ -113,6 +118,7 @@ def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
     name = f"{dealt.start.session}-hand-{hand.number}"
     hand.play = InPlay(Referee(setup), box, name, shown)
     cycle.emit(fx.KeepInput(name, box.lines[0]))
+    _tell(cycle, hand.play, Elapsed())  # the clocks start at the deal
 
 
 def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
@@ -169,7 +175,9 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
             case MoveMade():
                 pass
             case IncidentSeen(incident):
-                cycle.note_incident(incident)
+                cycle.note_incident(incident, sound=incident.kind not in TIME_INCIDENTS)
+            case TimeCalled(events):
+                cycle.emit(*clock_signals(events))
             case WinMade(win):
                 who = f"seat {seat_name(win.place)}"
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")
@@ -180,6 +188,17 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
                     finish_hand(cycle, live, result)
                 return
     cycle.update_turn()
+
+
+def hold_clocks(cycle: CycleState) -> None:
+    """A fault stops every clock of the hand in play; play going on again starts them."""
+    hand = cycle.hand
+    in_play = hand.play if hand is not None else None
+    if in_play is None or in_play.referee.over or cycle.phase is Phase.HAND_OVER:
+        return
+    stopped = cycle.phase is Phase.FAULT
+    if stopped != in_play.referee.paused:
+        _tell(cycle, in_play, Pause() if stopped else Resume())
 
 
 def finish_hand(cycle: CycleState, live: InHand, result: RefereeResult | None = None) -> None:

@@ -73,6 +73,7 @@ class TableRunner:
         self._changed = asyncio.Event()
         self._observers: list[Callable[[TableView], None]] = []
         self._group: asyncio.TaskGroup | None = None
+        self._wake: asyncio.TimerHandle | None = None
         mcu.subscribe(self.submit)
         panel.subscribe(self.submit)
 
@@ -150,6 +151,8 @@ class TableRunner:
                 self.sink.incident(start, incident)
             case fx.RecordHand(hand):
                 self._record(hand)
+            case fx.WakeAt(monotonic):
+                self._wake_at(monotonic)
             case fx.KeepInput(name, line):
                 if self.blackbox is not None:
                     self.blackbox.write(name, line, self.clock.wall())
@@ -161,6 +164,17 @@ class TableRunner:
                 | fx.StopAll()
             ):
                 self._move(effect)
+
+    def _wake_at(self, monotonic: float) -> None:
+        """Tick at that instant of the table's clock (as the event loop counts from now)."""
+        if self._wake is not None:
+            self._wake.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # driven by hand (a test ticks it): nothing to schedule
+            return
+        delay = max(0.0, monotonic - self.clock.monotonic())
+        self._wake = loop.call_later(delay, self.submit, ev.Tick())
 
     def _record(self, hand: FinishedHand) -> None:
         if self._group is None:

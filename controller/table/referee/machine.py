@@ -3,15 +3,19 @@
 
 from typing import assert_never
 
+from controller.table.clocks import SeatTime
 from controller.table.records import IncidentKind, Instant
-from controller.table.referee import claims, moves, procedures
+from controller.table.referee import claims, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,
     Elapsed,
     EndNow,
     Inventories,
+    Pause,
     RefereeInput,
     RefereeOutput,
+    Resume,
+    TimeCalled,
 )
 from controller.table.referee.setup import RefereeSetup
 from controller.table.referee.state import Close, Need, Play
@@ -46,6 +50,28 @@ class Referee:
         """Places of the winners so far, in order."""
         return tuple(win.place for win in self.play.wins)
 
+    @property
+    def paused(self) -> bool:
+        """A fault has stopped the clocks."""
+        return self.play.paused
+
+    @property
+    def next_deadline(self) -> float | None:
+        """The first instant (monotonic) at which a clock falls due (None: none)."""
+        clocks = self.play.clocks
+        return None if clocks is None or self.play.over else clocks.next_deadline()
+
+    def seat_time(self, place: int, now: float) -> SeatTime | None:
+        """A seat's clock for the live status (None before the first input)."""
+        clocks = self.play.clocks
+        return None if clocks is None else clocks.seat_time(place, now)
+
+    @property
+    def penalties(self) -> tuple[int, ...]:
+        """Penalty points each seat has lost in this hand so far (>= 0)."""
+        incidents = self.play.incidents
+        return tuple(sum(i.penalty for i in incidents if i.place == p) for p in range(4))
+
     def handle(self, event: RefereeInput, now: Instant) -> list[RefereeOutput]:
         """Take one input at instant `now`; returns what the referee saw, in order."""
         play = self.play
@@ -53,6 +79,8 @@ class Referee:
         if play.over:
             return []
         play.now = now
+        play.clock_events = []
+        timing.start(play)
         match event:
             case Inventories(zones):
                 for content in zones:
@@ -62,6 +90,14 @@ class Referee:
                 claims.declare(play, place)
             case Elapsed():
                 pass
+            case Pause():
+                if not play.paused:
+                    play.paused = True
+                    timing.pause(play)
+            case Resume():
+                if play.paused:
+                    play.paused = False
+                    timing.resume(play)
             case EndNow(reason):
                 if play.window is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
@@ -70,6 +106,9 @@ class Referee:
             case _:
                 assert_never(event)
         self._time()
+        timing.tick(play)
+        if play.clock_events:
+            play.out.append(TimeCalled(tuple(play.clock_events)))
         return play.out
 
     def _reconcile(self) -> None:

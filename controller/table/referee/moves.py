@@ -8,7 +8,7 @@ from controller.rules.claims import Claim, KongKind
 from controller.rules.tiles import is_flower
 from controller.table.ports import Zone
 from controller.table.records import IncidentKind
-from controller.table.referee import claims, procedures
+from controller.table.referee import claims, procedures, timing
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldRecord
 from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
@@ -100,6 +100,7 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
         play.put(uid, place, Zone.MELD)
     play.claims_made = True
     play.turn = place
+    timing.turn_starts(play, place, since=window.opened)
     move_kind = {
         Claim.CHOW: MoveKind.CHOW,
         Claim.PUNG: MoveKind.PUNG,
@@ -172,6 +173,8 @@ def _draw(play: Play, place: int) -> bool:
     play.last_draw = LastDraw(place, uid, replaced, before)
     play.replacing = None
     play.need = Need.DISCARD
+    if replaced is Replaced.KONG:
+        timing.turn_starts(play, place)  # a kong: a new turn from the replacement draw
     kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
     play.record(Move(play.now, place, kind, tuple(play.kinds([uid]))))
     return True
@@ -265,6 +268,7 @@ def _discard(play: Play, place: int) -> bool:
     play.closed = None
     play.turn = play.next_in(place)
     play.need = Need.DRAW
+    timing.discarded(play, place, play.turn)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
 

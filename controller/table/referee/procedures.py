@@ -7,6 +7,7 @@ from controller.rules.claims import KongKind
 from controller.rules.ruleset import SeatAtDraw
 from controller.rules.tiles import is_flower
 from controller.table.records import IncidentKind
+from controller.table.referee import timing
 from controller.table.referee.events import HandOver, WinEntry, WinMade
 from controller.table.referee.result import build_result
 from controller.table.referee.state import KongEntry, Need, Play, Replaced, Window
@@ -110,6 +111,7 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     play.turn = play.next_in(after)
     play.need = Need.DRAW
     play.self_declared.clear()
+    timing.turn_starts(play, play.turn)
 
 
 def end(play: Play, reason: str) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
+from controller.table.clocks import ClockEvent, TableClocks
 from controller.table.ports import Zone
 from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.referee.events import (
@@ -150,6 +151,11 @@ class Play:
         self.wins: list[WinEntry] = []
         self.payments: list[Payment] = []
         self.incidents: list[IncidentRecord] = []
+        self.clocks: TableClocks | None = None
+        """The turn and hand clocks (started at the first input)."""
+        self.clock_events: list[ClockEvent] = []
+        """What the clocks said during the input being handled."""
+        self.paused = False
         self.over = ""
         self.now = Instant(0.0, 0.0)
         self.out: list[RefereeOutput] = []
