@@ -20,6 +20,7 @@ def kong_made(
     if play.wall.remaining == 0:
         play.incident(place, IncidentKind.KONG_ON_LAST_TILE, "no kong may be made on the last tile")
         play.need = Need.DISCARD
+        play.miscounted.add(place)  # short by the missing replacement: said as this incident
         return
     if pay:
         pay_kong(play, place, kind, discarder)

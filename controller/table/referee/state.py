@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
 from controller.table.clocks import ClockEvent, TableClocks
+from controller.table.irregularities import PenaltyTiles, Rights
 from controller.table.ports import Zone
 from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.referee.events import (
@@ -156,6 +157,11 @@ class Play:
         self.clock_events: list[ClockEvent] = []
         """What the clocks said during the input being handled."""
         self.paused = False
+        self.rights = [Rights.ALL for _ in range(4)]
+        """What each seat may still do this hand (a short or long hand loses rights)."""
+        self.miscounted: set[int] = set()
+        """Seats whose short or long hand was said (once a hand)."""
+        self.penalty_tiles = [PenaltyTiles() for _ in range(4)]
         self.over = ""
         self.now = Instant(0.0, 0.0)
         self.out: list[RefereeOutput] = []
