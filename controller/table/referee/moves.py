@@ -314,6 +314,8 @@ def _flower(play: Play, place: int) -> bool:
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
     if play.wall.remaining:
         play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER
+    else:
+        play.miscounted.add(place)  # a flower as the last tile: one short, by the rules
     return True
 
 
