@@ -159,6 +159,8 @@ class CycleState:
         """(hand, problems) for every wall checked, in order."""
         self.deal_checks: list[tuple[int, tuple[str, ...]]] = []
         """(hand, mismatches in words) for every deal checked, in order."""
+        self.reread_at: float | None = None
+        """The zone board's last change when the zones were last asked to be read again."""
         self.wake_at: float | None = None
         """The last wake-up asked for (a clock deadline)."""
         self.now = Instant(0.0, 0.0)

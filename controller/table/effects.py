@@ -112,6 +112,11 @@ class KeepInput:
 
 
 @dataclass(frozen=True)
+class ReadZones:
+    """Ask the MCU to read every zone antenna again (a tag one read missed shows up)."""
+
+
+@dataclass(frozen=True)
 class WakeAt:
     """Tick the cycle at this monotonic instant (a turn clock falls due then)."""
 
@@ -121,5 +126,13 @@ class WakeAt:
 McuEffect = BuildWalls | RaiseWalls | LowerPlatform | RollDice | StopAll
 PanelEffect = ShowStatus | ShowTurn | SeatLight | Sound
 Effect = (
-    McuEffect | PanelEffect | Announce | HandBegan | NoteIncident | RecordHand | KeepInput | WakeAt
+    McuEffect
+    | PanelEffect
+    | Announce
+    | HandBegan
+    | NoteIncident
+    | RecordHand
+    | KeepInput
+    | WakeAt
+    | ReadZones
 )

@@ -21,6 +21,7 @@ from controller.table.referee import (
     Inventories,
     MoveMade,
     Pause,
+    ReadAgain,
     Referee,
     RefereeInput,
     RefereeResult,
@@ -88,6 +89,11 @@ def check_deal_when_settled(cycle: CycleState) -> None:
     held = cycle.board.count(Zone.HAND) + cycle.board.count(Zone.MELD)
     late = cycle.t - cycle.since >= cycle.settings.deal_timeout_s
     if not quiet or (held < dealt.deal_size() and not late):
+        if quiet and cycle.reread_at != cycle.board.last_change:
+            # Quiet but short of the deal: an antenna may have missed a tag. Read again once
+            # (a seat really short of tiles reads the same and is told at the deal check).
+            cycle.reread_at = cycle.board.last_change
+            cycle.emit(fx.ReadZones())
         return
     mismatches = dealt.check(cycle.board)
     texts = tuple(describe_mismatch(m, dealt.expected, live.tiles) for m in mismatches)
@@ -178,6 +184,8 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
                 cycle.note_incident(incident, sound=incident.kind not in TIME_INCIDENTS)
             case TimeCalled(events):
                 cycle.emit(*clock_signals(events))
+            case ReadAgain():
+                cycle.emit(fx.ReadZones())
             case WinMade(win):
                 who = f"seat {seat_name(win.place)}"
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")

@@ -174,10 +174,16 @@ class TimeCalled:
 
 
 @dataclass(frozen=True)
+class ReadAgain:
+    """Tiles out of place that no move explains yet: the zones should be read once more (a
+    missed read, not a move, is the likely cause) before the referee takes them as they lie."""
+
+
+@dataclass(frozen=True)
 class HandOver:
     """The referee ended the hand."""
 
     result: RefereeResult
 
 
-RefereeOutput = MoveMade | IncidentSeen | WinMade | TimeCalled | HandOver
+RefereeOutput = MoveMade | IncidentSeen | WinMade | TimeCalled | ReadAgain | HandOver

@@ -12,6 +12,7 @@ from controller.table.referee.events import (
     EndNow,
     Inventories,
     Pause,
+    ReadAgain,
     RefereeInput,
     RefereeOutput,
     Resume,
@@ -111,12 +112,12 @@ class Referee:
             play.out.append(TimeCalled(tuple(play.clock_events)))
         return play.out
 
-    def _reconcile(self) -> None:
+    def _reconcile(self, patient: bool = False) -> None:
         play = self.play
-        while moves.explain(play):
+        while moves.explain(play, patient):
             pass
         if not play.odd:
-            play.odd_since = None
+            play.odd_since, play.read_again = None, False
         elif play.odd_since is None:
             play.odd_since = play.t
 
@@ -133,6 +134,17 @@ class Referee:
         if play.window is None and play.need is Need.DRAW and play.wall.remaining == 0:
             procedures.end(play, "the wall is empty")
             return
+        since = play.odd_since
+        if since is None:
+            return
+        # Out of place for a while: read the zones again, then take what no move of the turn
+        # explains as a move out of turn (a draw, a throw), at last as strays.
+        settle = play.settings.settle_s
+        if play.t - since >= settle and not play.read_again:
+            play.read_again = True
+            play.out.append(ReadAgain())
+        if play.t - since >= 2 * settle:
+            self._reconcile(patient=True)
         since = play.odd_since
         if since is not None and play.t - since >= play.settings.stray_s:
             self._adopt()

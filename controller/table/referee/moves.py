@@ -16,12 +16,14 @@ from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced
 from controller.table.tiles import seat_name, tile_words
 
 
-def explain(play: Play) -> bool:
-    """Find and apply one move; False when the tags out of place show none (yet)."""
+def explain(play: Play, patient: bool = False) -> bool:
+    """Find and apply one move; False when the tags out of place show none (yet). Moves out
+    of turn are looked for only when `patient` (the tags stayed out of place a while: a
+    missed read would have been read again by then)."""
     if play.over:
         return False
     before = len(play.moves)
-    found = _claim(play) or _late_claim(play) or _turn(play) or _out_of_turn(play)
+    found = _claim(play) or _late_claim(play) or _turn(play) or (patient and _out_of_turn(play))
     if found and not play.over:
         for move in play.moves[before:]:
             if move.kind not in _NO_COUNT:
@@ -237,7 +239,8 @@ def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
 def _out_of_turn(play: Play) -> bool:
     """A seat not on turn draws (in place of the seat on turn, or a second tile in its own
     turn) or throws a tile: the move stands as the table shows it, and is an incident."""
-    for place in range(4):
+    for step in (1, 2, 3, 0):  # the seat after the one on turn first: it drew in its place
+        place = (play.turn + step) % 4
         if not play.in_play(place):
             continue
         taken = _from_wall(play, place)

@@ -132,6 +132,8 @@ class Play:
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
         self.odd_since: float | None = None
+        self.read_again = False
+        """The zones were asked to be read again for the tags now out of place."""
         self.turn = deal.dealer
         self.need = Need.DISCARD
         self.window: Window | None = None
