@@ -131,7 +131,7 @@ def place_declarations(play: Play) -> None:
         elif place == play.turn and play.need is Need.DISCARD:
             play.self_declared.setdefault(place, at)
             del play.early[place]
-        elif play.t - at.monotonic >= play.settings.settle_s:
+        elif play.t - at.monotonic >= 2 * play.settings.settle_s:  # after a read again
             del play.early[place]
             who = f"seat {seat_name(place)}"
             closed = play.closed

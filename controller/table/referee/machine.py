@@ -117,7 +117,7 @@ class Referee:
         while moves.explain(play, patient):
             pass
         if not play.odd:
-            play.odd_since, play.read_again = None, False
+            play.odd_since = None
         elif play.odd_since is None:
             play.odd_since = play.t
 
@@ -134,16 +134,19 @@ class Referee:
         if play.window is None and play.need is Need.DRAW and play.wall.remaining == 0:
             procedures.end(play, "the wall is empty")
             return
-        since = play.odd_since
+        pressed = min((at.monotonic for at in play.early.values()), default=None)
+        since = play.odd_since if pressed is None else min(pressed, play.odd_since or pressed)
         if since is None:
+            play.read_again = False
             return
-        # Out of place for a while: read the zones again, then take what no move of the turn
-        # explains as a move out of turn (a draw, a throw), at last as strays.
+        # A press no tile explains yet, or tags out of place for a while: read the zones
+        # again (a tag an antenna missed), then take what no move of the turn explains as a
+        # move out of turn (a draw, a throw), at last as strays.
         settle = play.settings.settle_s
         if play.t - since >= settle and not play.read_again:
             play.read_again = True
             play.out.append(ReadAgain())
-        if play.t - since >= 2 * settle:
+        if play.odd_since is not None and play.t - play.odd_since >= 2 * settle:
             self._reconcile(patient=True)
         since = play.odd_since
         if since is not None and play.t - since >= play.settings.stray_s:

@@ -189,11 +189,12 @@ def _turn(play: Play) -> bool:
 
 
 def _from_wall(play: Play, place: int) -> list[int]:
-    """Wall tags the seat has taken into its HAND that no move explains yet."""
+    """Wall tags the seat has taken that no move explains yet: in its HAND, or already
+    thrown or set aside (the HAND antenna missed the tag while it was there)."""
     return [
         u
         for u in sorted(play.odd)
-        if u not in play.where and play.wall.holds(u) and play.at(u) == (place, Zone.HAND)
+        if u not in play.where and play.wall.holds(u) and (play.at(u) or (-1,))[0] == place
     ]
 
 

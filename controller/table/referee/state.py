@@ -133,6 +133,7 @@ class Play:
         """Tags whose settled place differs from where they must be."""
         self.odd_since: float | None = None
         self.read_again = False
+        """The zones were asked to be read again (for the tags out of place, or a press)."""
         """The zones were asked to be read again for the tags now out of place."""
         self.turn = deal.dealer
         self.need = Need.DISCARD
