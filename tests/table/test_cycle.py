@@ -13,6 +13,8 @@ from controller.table.ports import (
     McuOffline,
     McuOnline,
     StatusPattern,
+    Zone,
+    ZoneRead,
 )
 from controller.table.records import IncidentKind
 from tests.table.driver import Driver
@@ -209,3 +211,24 @@ def test_waiting_too_long_for_the_mcu_is_a_fault() -> None:
     assert driver.view().notice == "waiting for the table MCU"
     driver.feed(ev.Tick(), after=11)
     assert driver.view().fault == "no answer from the table MCU: check its USB cable and its power"
+
+
+def test_a_tag_one_antenna_read_missed_at_the_deal_is_read_again_not_a_wrong_deal() -> None:
+    driver = Driver()
+    driver.start()
+    driver.build()
+    driver.raise_and_roll((3, 4), (2, 2))
+    hand = driver.cycle.hand
+    assert hand is not None and hand.dealt is not None
+    expected = hand.dealt.expected
+    missed = min(expected.hands[1])
+    for place in range(4):
+        held = expected.hands[place] - {missed}
+        driver.feed(ZoneRead(place, Zone.HAND, frozenset(held)), after=0.2)
+        driver.feed(ZoneRead(place, Zone.MELD, expected.flowers[place]))
+    out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
+    assert fx.ReadZones() in out and driver.view().phase is Phase.DEALING
+    driver.feed(ZoneRead(1, Zone.HAND, frozenset(expected.hands[1])), after=0.1)
+    out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
+    assert driver.view().phase is Phase.PLAYING
+    assert not [e for e in driver.effects if isinstance(e, fx.NoteIncident)], "no wrong deal"
