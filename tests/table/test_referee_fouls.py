@@ -108,3 +108,16 @@ def test_a_short_hand_that_declares_is_refused_as_such() -> None:
     table.wait(2.0)
     kinds = [(i.kind, i.place) for i in said(table)]
     assert kinds == [(IncidentKind.SHORT_HAND, E), (IncidentKind.RIGHT_LOST, E)]
+
+
+def test_a_tag_of_no_tile_set_is_said_once_and_takes_no_part_in_play() -> None:
+    table = Table("zung-jung", HANDS)
+    stranger = 0xBAD0_0001
+    table.zones[(S, Zone.HAND)].add(stranger)
+    table.discard(E, "5m")
+    table.draw(S)  # South's HAND is read with the stranger in it
+    [odd] = said(table)
+    assert (odd.kind, odd.place) == (IncidentKind.UNKNOWN_TILE, S)
+    table.discard(S, "7z")
+    table.wait(12.0)  # longer than a stray tile waits
+    assert len(said(table)) == 1, "said once; South's count is right without it"

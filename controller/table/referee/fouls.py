@@ -11,6 +11,8 @@ from controller.table.irregularities import (
     Rights,
     count_incident,
     false_win_incident,
+    unknown_tags,
+    unknown_tile_incident,
 )
 from controller.table.records import IncidentKind
 from controller.table.referee.state import Need, Play
@@ -22,6 +24,14 @@ def report(play: Play, incident: Incident) -> None:
     if incident.seat is not None:
         play.rights[incident.seat] &= ~incident.cost.loses
     play.note(incident.record())
+
+
+def foreign_tags(play: Play, place: int, uids: Iterable[int]) -> None:
+    """Tags in a seat's zone that are in no tile set: said once each; they are no tiles."""
+    new = [uid for uid in unknown_tags(uids, play.tiles) if uid not in play.foreign]
+    if new:
+        play.foreign.update(new)
+        report(play, unknown_tile_incident(place, play.now, new))
 
 
 def check_count(play: Play, place: int) -> None:

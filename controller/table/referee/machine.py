@@ -5,7 +5,7 @@ from typing import assert_never
 
 from controller.table.clocks import SeatTime
 from controller.table.records import IncidentKind, Instant
-from controller.table.referee import claims, moves, procedures, timing
+from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,
     Elapsed,
@@ -85,6 +85,7 @@ class Referee:
         match event:
             case Inventories(zones):
                 for content in zones:
+                    fouls.foreign_tags(play, content.place, content.uids)
                     play.observe(content.place, content.zone, content.uids)
                 self._reconcile()
             case Declare(place):

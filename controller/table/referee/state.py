@@ -165,6 +165,8 @@ class Play:
         self.miscounted: set[int] = set()
         """Seats whose short or long hand was said (once a hand)."""
         self.penalty_tiles = [PenaltyTiles() for _ in range(4)]
+        self.foreign: set[int] = set()
+        """Tags that are in no tile set (said once; they take no part in play)."""
         self.over = ""
         self.now = Instant(0.0, 0.0)
         self.out: list[RefereeOutput] = []
@@ -195,6 +197,9 @@ class Play:
             self._check(uid)
 
     def _check(self, uid: int) -> None:
+        if uid in self.foreign:
+            self.odd.discard(uid)
+            return
         want, got = self.where.get(uid), self.seen.get(uid)
         # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
         # and a tile on its way (off the river, not yet in a meld) is no move yet.
