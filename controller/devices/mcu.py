@@ -52,6 +52,7 @@ from firmware_bridge.messages import (
     MotionDone,
     Motor,
     QueryStatus,
+    QueryZone,
     RaiseWalls,
     RejectReason,
     RollDice,
@@ -204,6 +205,20 @@ class LinkMcu:
     async def stop_all(self) -> None:
         """Stop every motor now."""
         await self._run(McuCommand.STOP_ALL, StopAll())
+
+    async def read_zones(self) -> None:
+        """Read every zone antenna once more; the reads come as `ZoneRead` events. A read
+        that fails is left out (the next one will do): never raises."""
+        for seat in range(len(SEATS)):
+            for zone in WireZone:
+                try:
+                    reply = await self.link.request(QueryZone(seat, zone))
+                except LinkError as error:
+                    log.info("re-reading the zones stopped: %s", error)
+                    return
+                event = translate(reply)
+                if event is not None:
+                    self._publish(event)
 
     async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:

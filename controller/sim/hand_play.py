@@ -504,6 +504,8 @@ class HandPlay:
             if self.off[other]:
                 continue
             kinds = [k for k in _kinds(self.hand(other)) if not is_flower(k)]
+            if len(kinds) < 3:
+                continue  # a claim must leave a tile to throw
             choice = claim_on(
                 self.ruleset,
                 kinds,

@@ -32,8 +32,7 @@ import enum
 from dataclasses import dataclass
 
 from controller.rules.timing import MICROS, TimingRules, micros
-from controller.table.irregularities import IncidentKind
-from controller.table.records import IncidentRecord, Instant
+from controller.table.records import IncidentKind, IncidentRecord, Instant
 
 
 class Limit(enum.StrEnum):
@@ -80,6 +79,11 @@ class Forfeit:
 
 
 ClockEvent = TurnLimitPassed | HandLimitPassed | PenaltyStep | Forfeit
+
+TIME_INCIDENTS = frozenset(
+    {IncidentKind.TURN_TIME, IncidentKind.HAND_TIME, IncidentKind.TIME_FORFEIT}
+)
+"""Incidents the clocks make (the seat LEDs and the buzzer signal them, see `signals`)."""
 
 
 @dataclass(frozen=True)

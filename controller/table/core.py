@@ -12,7 +12,7 @@ from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
 from controller.table.ports import Beep, McuStatusRead, Motion, StatusPattern
-from controller.table.records import IncidentRecord, Instant
+from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.session import Session
 from controller.table.tiles import TileMap
 from controller.table.zones import ZoneBoard
@@ -133,6 +133,8 @@ class TableView:
     hands_played: int
     paused: bool
     over_reason: str
+    penalties: tuple[int, ...] = (0, 0, 0, 0)
+    """Penalty points each seat has lost in the hand in play (time and irregularities)."""
 
 
 class CycleState:
@@ -170,6 +172,10 @@ class CycleState:
         """(hand, problems) for every wall checked, in order."""
         self.deal_checks: list[tuple[int, tuple[str, ...]]] = []
         """(hand, mismatches in words) for every deal checked, in order."""
+        self.reread_at: float | None = None
+        """The zone board's last change when the zones were last asked to be read again."""
+        self.wake_at: float | None = None
+        """The last wake-up asked for (a clock deadline)."""
         self.now = Instant(0.0, 0.0)
         self.out: list[Effect] = []
 
@@ -216,6 +222,7 @@ class CycleState:
             hands_played=len(session.history) if session else 0,
             paused=self.paused,
             over_reason=session.over_reason(self.t) if session else "",
+            penalties=hand.penalties() if hand else (0, 0, 0, 0),
         )
 
     def emit(self, *effects: Effect) -> None:
@@ -245,25 +252,41 @@ class CycleState:
         """The MCU's own time limit for a movement the daemon allows `seconds`."""
         return seconds + self.settings.motion_margin_s
 
-    def show_turn(self, place: int | None) -> None:
-        """Light one seat's LED (None: all off), if it changed."""
+    def show_turn(self, place: int | None, overtime: bool = False) -> None:
+        """Light one seat's LED (None: all off; blinking if `overtime`), if it changed."""
         if place != self.turn:
             self.turn = place
-            self.emit(fx.ShowTurn(place))
+            self.emit(fx.ShowTurn(place, overtime))
 
     def update_turn(self) -> None:
-        """Light the seat the referee says is to act (none outside play)."""
+        """Light the seat the referee says is to act (none outside play), blinking if its
+        hand total is already over the limit; ask for a tick when its clock falls due."""
         referee = self.hand.play.referee if self.hand and self.hand.play else None
-        self.show_turn(referee.turn if referee and self.phase is Phase.PLAYING else None)
+        if referee is None or self.phase is not Phase.PLAYING:
+            self.show_turn(None)
+            return
+        place = referee.turn
+        clock = referee.seat_time(place, self.t) if place is not None else None
+        self.show_turn(place, clock is not None and clock.overtime)
+        deadline = referee.next_deadline
+        if deadline is not None and deadline != self.wake_at:
+            self.wake_at = deadline
+            self.emit(fx.WakeAt(deadline))
 
-    def incident(self, place: int | None, kind: str, detail: str) -> None:
+    def incident(self, place: int | None, kind: IncidentKind, detail: str) -> None:
         """Record an irregularity in the hand (it never stops play)."""
-        incident = IncidentRecord(self.now, place, kind, detail)
+        self.note_incident(IncidentRecord(self.now, place, kind, detail))
+
+    def note_incident(self, incident: IncidentRecord, sound: bool = True) -> None:
+        """Record an incident the referee made (with its points and tiles); `sound`: the
+        warning beep (the clocks' incidents have their own signals)."""
         start = self.hand.start if self.hand else None
         if self.hand is not None:
             self.hand.incidents.append(incident)
-        self.emit(fx.NoteIncident(start, incident), fx.Sound(Beep.WARNING))
-        self.say("warning", f"incident: {detail}")
+        self.emit(fx.NoteIncident(start, incident))
+        if sound:
+            self.emit(fx.Sound(Beep.WARNING))
+        self.say("warning", f"incident: {incident.detail}")
 
     def stop(self, reason: str, *holds: str, resumable: bool = True) -> None:
         """Stop in a fault: motors stop, the LED shows fault, the buzzer sounds.

@@ -52,6 +52,7 @@ class HandCycle(CycleState):
         self.out = []
         self.now = now
         self._dispatch(event)
+        play.hold_clocks(self)
         return self.out
 
     def _dispatch(self, event: ev.Input) -> None:

@@ -116,6 +116,28 @@ class KeepInput:
     line: bytes
 
 
+@dataclass(frozen=True)
+class ReadZones:
+    """Ask the MCU to read every zone antenna again (a tag one read missed shows up)."""
+
+
+@dataclass(frozen=True)
+class WakeAt:
+    """Tick the cycle at this monotonic instant (a turn clock falls due then)."""
+
+    monotonic: float
+
+
 McuEffect = BuildWalls | RaiseWalls | LowerPlatform | RollDice | StopAll
 PanelEffect = ShowStatus | ShowTurn | SeatLight | Sound
-Effect = McuEffect | PanelEffect | Announce | HandBegan | NoteIncident | RecordHand | KeepInput
+Effect = (
+    McuEffect
+    | PanelEffect
+    | Announce
+    | HandBegan
+    | NoteIncident
+    | RecordHand
+    | KeepInput
+    | WakeAt
+    | ReadZones
+)

@@ -88,6 +88,10 @@ class HandState:
             self.verdict = check_wall(self.placed, ruleset.wall, ruleset.tiles, tiles)
         return self.verdict
 
+    def penalties(self) -> tuple[int, ...]:
+        """Penalty points each seat has lost in this hand so far (>= 0), from its incidents."""
+        return tuple(sum(i.penalty for i in self.incidents if i.place == p) for p in range(4))
+
     def dice_needed(self, ruleset: Ruleset) -> int:
         """Dice values still to roll for the break."""
         return 2 * ruleset.wall.dice_rolls - len(self.dice)

@@ -26,26 +26,8 @@ from dataclasses import dataclass, replace
 
 from controller.rules import format_tiles
 from controller.rules.penalties import PenaltyPoints
-from controller.table.records import IncidentRecord, Instant
+from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.tiles import TileMap, seat_name, tag
-
-
-class IncidentKind(enum.StrEnum):
-    """Every kind of incident the referee records (the value is the result's `kind`)."""
-
-    TURN_TIME = "turn_time"
-    HAND_TIME = "hand_time"
-    TIME_FORFEIT = "time_forfeit"
-    SHORT_HAND = "short_hand"
-    LONG_HAND = "long_hand"
-    FALSE_WIN = "false_win"
-    DRAW_OUT_OF_TURN = "draw_out_of_turn"
-    WRONG_WALL_DRAW = "wrong_wall_draw"
-    WRONG_CLAIM = "wrong_claim"
-    LATE_CLAIM = "late_claim"
-    KONG_ON_LAST_TILE = "kong_on_last_tile"
-    UNKNOWN_TILE = "unknown_tile"
-    TILE_LEFT_TABLE = "tile_left_table"
 
 
 class Rights(enum.Flag):

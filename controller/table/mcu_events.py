@@ -15,6 +15,7 @@ from controller.table.ports import (
     McuOffline,
     McuResynced,
 )
+from controller.table.records import IncidentKind
 
 ESTOP_TEXT = "the emergency stop is pressed: every motor stopped"
 ESTOP_HOLD = "release the emergency stop"
@@ -59,7 +60,7 @@ def on_restart(cycle: CycleState, cause: str) -> None:
     elif hand is not None and cycle.phase in IN_HAND:
         cycle.incident(
             None,
-            "table restarted",
+            IncidentKind.TABLE_RESTARTED,
             f"the table MCU restarted ({cause}) during hand {hand.number}; the hand goes on",
         )
     else:

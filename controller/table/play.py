@@ -6,11 +6,12 @@ the hand; its result goes to the outbox."""
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.building import dice_prompt
+from controller.table.clocks import TIME_INCIDENTS
 from controller.table.core import CycleState, InHand, Phase
 from controller.table.deal import describe_mismatch
 from controller.table.hand import Dealt, InPlay
 from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
-from controller.table.records import FinishedHand, WinRecord
+from controller.table.records import FinishedHand, IncidentKind, WinRecord
 from controller.table.referee import (
     Declare,
     Elapsed,
@@ -19,16 +20,21 @@ from controller.table.referee import (
     IncidentSeen,
     Inventories,
     MoveMade,
+    Pause,
+    ReadAgain,
     Referee,
     RefereeInput,
     RefereeResult,
     RefereeSetup,
+    Resume,
     Settings,
+    TimeCalled,
     WinMade,
     ZoneContent,
 )
 from controller.table.referee.blackbox import BlackBox, box_name
 from controller.table.referee.events import WinEntry
+from controller.table.signals import clock_signals
 from controller.table.tiles import seat_name
 
 
@@ -83,12 +89,17 @@ def check_deal_when_settled(cycle: CycleState) -> None:
     held = cycle.board.count(Zone.HAND) + cycle.board.count(Zone.MELD)
     late = cycle.t - cycle.since >= cycle.settings.deal_timeout_s
     if not quiet or (held < dealt.deal_size() and not late):
+        if quiet and cycle.reread_at != cycle.board.last_change:
+            # Quiet but short of the deal: an antenna may have missed a tag. Read again once
+            # (a seat really short of tiles reads the same and is told at the deal check).
+            cycle.reread_at = cycle.board.last_change
+            cycle.emit(fx.ReadZones())
         return
     mismatches = dealt.check(cycle.board)
     texts = tuple(describe_mismatch(m, dealt.expected, live.tiles) for m in mismatches)
     cycle.deal_checks.append((live.hand.number, texts))
     for mismatch, text in zip(mismatches, texts, strict=True):
-        cycle.incident(mismatch.place, "wrong deal", text)
+        cycle.incident(mismatch.place, IncidentKind.WRONG_DEAL, text)
     _start_referee(cycle, live, dealt)
     cycle.enter(Phase.PLAYING)
     cycle.update_turn()
@@ -113,6 +124,7 @@ def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
     name = box_name(dealt.start.session, hand.number)
     hand.play = InPlay(Referee(setup), box, name, shown)
     cycle.emit(fx.KeepInput(name, box.lines[0]))
+    _tell(cycle, hand.play, Elapsed())  # the clocks start at the deal
 
 
 def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
@@ -169,7 +181,11 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
             case MoveMade():
                 pass
             case IncidentSeen(incident):
-                cycle.incident(incident.place, incident.kind, incident.detail)
+                cycle.note_incident(incident, sound=incident.kind not in TIME_INCIDENTS)
+            case TimeCalled(events):
+                cycle.emit(*clock_signals(events))
+            case ReadAgain():
+                cycle.emit(fx.ReadZones())
             case WinMade(win):
                 who = f"seat {seat_name(win.place)}"
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")
@@ -180,6 +196,17 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
                     finish_hand(cycle, live, result)
                 return
     cycle.update_turn()
+
+
+def hold_clocks(cycle: CycleState) -> None:
+    """A fault stops every clock of the hand in play; play going on again starts them."""
+    hand = cycle.hand
+    in_play = hand.play if hand is not None else None
+    if in_play is None or in_play.referee.over or cycle.phase is Phase.HAND_OVER:
+        return
+    stopped = cycle.phase is Phase.FAULT
+    if stopped != in_play.referee.paused:
+        _tell(cycle, in_play, Pause() if stopped else Resume())
 
 
 def finish_hand(cycle: CycleState, live: InHand, result: RefereeResult | None = None) -> None:

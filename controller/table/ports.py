@@ -312,3 +312,7 @@ class Mcu(Protocol):
     async def stop_all(self) -> None:
         """Stop every motor now."""
         ...
+
+    async def read_zones(self) -> None:
+        """Read every zone antenna again (the reads come as `ZoneRead` events); never raises."""
+        ...

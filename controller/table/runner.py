@@ -77,6 +77,7 @@ class TableRunner:
         self._changed = asyncio.Event()
         self._observers: list[Callable[[TableView], None]] = []
         self._group: asyncio.TaskGroup | None = None
+        self._wake: asyncio.TimerHandle | None = None
         mcu.subscribe(self.submit)
         panel.subscribe(self.submit)
 
@@ -154,6 +155,11 @@ class TableRunner:
                 self.sink.incident(start, incident)
             case fx.RecordHand(hand):
                 self._record(hand)
+            case fx.ReadZones():
+                if self._group is not None:
+                    self._group.create_task(self.mcu.read_zones(), name="read-zones")
+            case fx.WakeAt(monotonic):
+                self._wake_at(monotonic)
             case fx.KeepInput(name, line):
                 if self.blackbox is not None:
                     self.blackbox.write(name, line, self.clock.wall())
@@ -165,6 +171,17 @@ class TableRunner:
                 | fx.StopAll()
             ):
                 self._move(effect)
+
+    def _wake_at(self, monotonic: float) -> None:
+        """Tick at that instant of the table's clock (as the event loop counts from now)."""
+        if self._wake is not None:
+            self._wake.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # driven by hand (a test ticks it): nothing to schedule
+            return
+        delay = max(0.0, monotonic - self.clock.monotonic())
+        self._wake = loop.call_later(delay, self.submit, ev.Tick())
 
     def _record(self, hand: FinishedHand) -> None:
         if self._group is None:

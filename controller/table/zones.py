@@ -1,7 +1,8 @@
 """Where every tile on the playing surface is, from the zone antennas' reads, debounced.
 
-Antennas can miss a tag on one read, so a tag that drops out of its zone's read counts as
-gone only after `absence_s`, unless another zone reads it first. Pure: time is passed in.
+Antennas can miss a tag on one read, so a tag that drops out of its zone's reads counts as
+gone only once `absent_reads` reads in a row missed it and `absence_s` has passed, unless
+another zone reads it first (then it moved). Pure: time is passed in.
 """
 
 import math
@@ -15,8 +16,9 @@ ZoneKey = tuple[int, Zone]
 class ZoneBoard:
     """The debounced content of the twelve zones, and where each tile came from."""
 
-    def __init__(self, absence_s: float = 1.0) -> None:
+    def __init__(self, absence_s: float = 1.0, absent_reads: int = 2) -> None:
         self.absence_s = absence_s
+        self.absent_reads = absent_reads
         self.clear()
 
     def clear(self) -> None:
@@ -25,6 +27,8 @@ class ZoneBoard:
         self._where: dict[int, ZoneKey] = {}
         self._tiles: dict[ZoneKey, set[int]] = {}
         self._missing_since: dict[int, float] = {}
+        self._misses: dict[int, int] = {}
+        """Reads in a row of its zone that missed the tag."""
         self._came_from: dict[int, ZoneKey | None] = {}
         self._arrival: dict[int, int] = {}
         self._arrivals = 0
@@ -36,18 +40,25 @@ class ZoneBoard:
         changed = False
         for uid in uids:
             self._missing_since.pop(uid, None)
+            self._misses.pop(uid, None)
             if self._where.get(uid) != key:
                 self._move(uid, key, now)
                 changed = True
         for uid in self._tiles.get(key, set()) - uids:
             self._missing_since.setdefault(uid, now)
+            self._misses[uid] = self._misses.get(uid, 0) + 1
         return self.expire(now) or changed
 
     def expire(self, now: float) -> bool:
         """Let tags missing for `absence_s` go; True if any went."""
-        gone = [u for u, t in self._missing_since.items() if now - t >= self.absence_s]
+        gone = [
+            u
+            for u, t in self._missing_since.items()
+            if now - t >= self.absence_s and self._misses.get(u, 0) >= self.absent_reads
+        ]
         for uid in gone:
             del self._missing_since[uid]
+            self._misses.pop(uid, None)
             key = self._where.pop(uid)
             self._tiles[key].discard(uid)
             self._touch(key[0], now)
@@ -55,6 +66,8 @@ class ZoneBoard:
 
     def _move(self, uid: int, key: ZoneKey, now: float) -> None:
         before = self._where.get(uid)
+        self._missing_since.pop(uid, None)
+        self._misses.pop(uid, None)
         if before is not None:
             self._tiles[before].discard(uid)
             self._touch(before[0], now)

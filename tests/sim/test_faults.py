@@ -8,6 +8,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.sim.players import Habits
 from controller.table.cycle import Phase
 from controller.table.ports import McuEvent, StatusPattern, WallTilePlaced
+from controller.table.records import IncidentKind
 from controller.table.tiles import tag
 from firmware_bridge.messages import ResetCause
 from firmware_bridge.sim.faults import Faults
@@ -165,7 +166,10 @@ async def test_a_wrong_deal_is_an_incident_naming_seats_and_tiles(
     assert south.startswith("seat S holds ") and "dealt to seat W; lacks " in south
     assert west.startswith("seat W holds ") and "dealt to seat S; lacks " in west
     [result] = rig.sink.results
-    assert [(i.kind, i.place) for i in result.incidents] == [("wrong deal", 1), ("wrong deal", 2)]
+    assert [(i.kind, i.place) for i in result.incidents] == [
+        (IncidentKind.WRONG_DEAL, 1),
+        (IncidentKind.WRONG_DEAL, 2),
+    ]
     assert view.fault is None
 
 

@@ -10,6 +10,7 @@ from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import MoveKind, SlipKind
 from controller.sim.players import Habits
 from controller.table.cycle import Phase
+from controller.table.records import IncidentKind
 from tests.sim.rig import Rig
 
 
@@ -44,6 +45,6 @@ async def test_slow_turns_take_the_tables_time_and_false_wins_are_seen(
         (result.start.hand, incident.place)
         for result in rig.sink.results
         for incident in result.incidents
-        if incident.kind == "false win"
+        if incident.kind == IncidentKind.FALSE_WIN
     ]
     assert false_wins and sorted(seen) == sorted(false_wins)

@@ -179,7 +179,7 @@ def test_sloppy_players_log_what_they_did_wrong_and_the_table_sees_the_false_win
     assert {row["kind"] for row in slips} >= {"false-win", "late-claim"}
     assert "slow-turn" not in {row["kind"] for row in slips}, "no time for slow turns at --fast"
     false_wins = sum(row["kind"] == "false-win" for row in slips)
-    assert f"false win {false_wins}" in out
+    assert f"false_win {false_wins}" in out
     assert main([*args[:-2], "--ground-truth", str(truth)]) == 0  # clean players, new file
     capsys.readouterr()
     assert all(json.loads(line)["record"] == "move" for line in truth.read_text().splitlines())

@@ -17,8 +17,7 @@ from controller.table.clocks import (
     TableClocks,
     TurnLimitPassed,
 )
-from controller.table.irregularities import IncidentKind
-from controller.table.records import Instant
+from controller.table.records import IncidentKind, Instant
 
 WMC = get_ruleset("zung-jung").timing
 DEAL = 1000.0

@@ -13,7 +13,10 @@ from controller.table.ports import (
     McuOffline,
     McuOnline,
     StatusPattern,
+    Zone,
+    ZoneRead,
 )
+from controller.table.records import IncidentKind
 from tests.table.driver import Driver
 from tests.table.helpers import full_wall
 
@@ -138,7 +141,7 @@ def test_an_mcu_restart_mid_play_is_an_incident_and_mid_build_a_fault() -> None:
     out = driver.feed(McuOnline(restarted=True, reset_cause="watchdog"))
     assert driver.view().phase is Phase.PLAYING
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
-    assert note.incident.kind == "table restarted"
+    assert note.incident.kind is IncidentKind.TABLE_RESTARTED
 
     building = Driver()
     building.start()
@@ -155,9 +158,12 @@ def test_a_false_declaration_is_an_incident_and_play_goes_on() -> None:
     driver.to_playing()
     driver.feed(DeclarePressed(2))
     assert driver.view().declared == (2,), "a press may come before the tiles it follows"
-    out = driver.feed(ev.Tick(), after=2.0)
+    asked = driver.feed(ev.Tick(), after=1.5)
+    assert fx.ReadZones() in asked, "the zones are read again: an antenna may have missed"
+    assert not [e for e in asked if isinstance(e, fx.NoteIncident)]
+    out = driver.feed(ev.Tick(), after=1.5)
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
-    assert note.incident.kind == "false win" and note.incident.place == 2
+    assert note.incident.kind == IncidentKind.FALSE_WIN and note.incident.place == 2
     assert "out of turn" in note.incident.detail
     assert driver.view().phase is Phase.PLAYING and driver.view().declared == ()
     assert driver.view().turn == 0, "the dealer still has to discard"
@@ -205,3 +211,24 @@ def test_waiting_too_long_for_the_mcu_is_a_fault() -> None:
     assert driver.view().notice == "waiting for the table MCU"
     driver.feed(ev.Tick(), after=11)
     assert driver.view().fault == "no answer from the table MCU: check its USB cable and its power"
+
+
+def test_a_tag_one_antenna_read_missed_at_the_deal_is_read_again_not_a_wrong_deal() -> None:
+    driver = Driver()
+    driver.start()
+    driver.build()
+    driver.raise_and_roll((3, 4), (2, 2))
+    hand = driver.cycle.hand
+    assert hand is not None and hand.dealt is not None
+    expected = hand.dealt.expected
+    missed = min(expected.hands[1])
+    for place in range(4):
+        held = expected.hands[place] - {missed}
+        driver.feed(ZoneRead(place, Zone.HAND, frozenset(held)), after=0.2)
+        driver.feed(ZoneRead(place, Zone.MELD, expected.flowers[place]))
+    out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
+    assert fx.ReadZones() in out and driver.view().phase is Phase.DEALING
+    driver.feed(ZoneRead(1, Zone.HAND, frozenset(expected.hands[1])), after=0.1)
+    out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
+    assert driver.view().phase is Phase.PLAYING
+    assert not [e for e in driver.effects if isinstance(e, fx.NoteIncident)], "no wrong deal"

@@ -7,7 +7,6 @@ from controller.rules import get_ruleset, parse_tiles
 from controller.rules.penalties import PenaltyPoints
 from controller.table.irregularities import (
     HandSize,
-    IncidentKind,
     PenaltyTiles,
     Rights,
     count_incident,
@@ -20,7 +19,7 @@ from controller.table.irregularities import (
     unknown_tags,
     unknown_tile_incident,
 )
-from controller.table.records import Instant
+from controller.table.records import IncidentKind, Instant
 from tests.table.helpers import tile_map, uid_of
 
 AT = Instant(100.0, 1_700_000_100.0)

@@ -12,8 +12,7 @@ from controller.hub.venue.export import standings, write_results
 from controller.hub.venue.store import StoredResult
 from controller.rules import Seat, get_ruleset, tile_str
 from controller.table.clocks import TableClocks
-from controller.table.irregularities import IncidentKind
-from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
+from controller.table.records import FinishedHand, HandStart, IncidentKind, IncidentRecord, Instant
 
 WMC = get_ruleset("zung-jung")
 PLAYERS = ("ann", "bo", "cy", "di")

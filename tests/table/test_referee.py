@@ -4,6 +4,7 @@ to the same result."""
 
 from controller.rules import WinType, parse_tiles
 from controller.table.ports import Zone
+from controller.table.records import IncidentKind
 from controller.table.referee import MoveKind, RefereeResult, ZoneContent
 from controller.table.referee.blackbox import read, replay
 from controller.table.referee.events import Inventories
@@ -67,7 +68,7 @@ def test_a_pung_skips_the_seats_between_and_a_chow_from_the_wrong_seat_is_refuse
     wrong = Table("zung-jung", hands)
     wrong.discard(0, "5m")
     wrong.meld(3, "46m", discard_of=0)
-    assert wrong.incidents() == ["claim refused"]
+    assert wrong.incidents() == [IncidentKind.WRONG_CLAIM]
     assert MoveKind.CHOW not in [kind for _, kind in moves(wrong)]
 
 
@@ -104,7 +105,7 @@ def test_a_claim_after_the_next_draw_is_an_incident_not_a_move() -> None:
     table.discard(0, "5m")
     table.draw(1)
     table.meld(2, "55m", discard_of=0)
-    assert table.incidents() == ["late claim"]
+    assert table.incidents() == [IncidentKind.LATE_CLAIM]
     assert [k for _, k in moves(table)] == [MoveKind.DISCARD, MoveKind.DRAW]
 
 
@@ -244,7 +245,7 @@ def test_zung_jung_head_bump_the_first_in_turn_wins_alone() -> None:
     table.wait(3.1)
     result = replays_the_same(table)
     assert [w.place for w in result.wins] == [1]
-    assert [i.kind for i in result.incidents] == ["head bump"]
+    assert [i.kind for i in result.incidents] == [IncidentKind.HEAD_BUMP]
 
 
 def test_a_pung_of_1m_and_a_chow_of_123m_score_as_formed() -> None:
@@ -286,7 +287,7 @@ def test_a_false_win_is_an_incident_and_play_goes_on() -> None:
     table.draw(1)
     table.declare(1)
     table.wait(2.0)
-    assert table.incidents() == ["false win"]
+    assert table.incidents() == [IncidentKind.FALSE_WIN]
     table.discard(1, "2m")
     table.draw(2)
     assert moves(table)[-1] == (2, MoveKind.DRAW) and not table.referee.over
@@ -359,7 +360,7 @@ def test_zung_jung_the_last_discard_may_only_be_won_on_and_the_wall_end_ends_the
     for turn in range(69):
         tsumogiri(table, (1 + turn) % 4)
     table.meld(3, "77m", discard_of=1)
-    assert table.incidents() == ["claim refused"]
+    assert table.incidents() == [IncidentKind.WRONG_CLAIM]
     table.wait(3.1)
     result = replays_the_same(table)
     assert result.reason == "the wall is empty" and result.wins == ()
@@ -379,7 +380,7 @@ def test_sichuan_a_ready_hand_must_win_on_the_last_four_tiles() -> None:
         tsumogiri(table, (1 + turn) % 4)
     assert table.referee.play.wall.remaining == 3
     tsumogiri(table, 1)
-    assert table.incidents() == ["win passed"]
+    assert table.incidents() == [IncidentKind.WIN_PASSED]
     for turn in (2, 3):
         tsumogiri(table, turn)
     table.wait(3.1)
@@ -431,7 +432,7 @@ def test_zung_jung_no_kong_on_the_last_tile() -> None:
         tsumogiri(table, (1 + turn) % 4)
     table.draw(1)
     table.meld(1, "2222p")
-    assert table.incidents() == ["kong on the last tile"]
+    assert table.incidents() == [IncidentKind.KONG_ON_LAST_TILE]
     assert table.referee.play.need.value == "discard", "no replacement comes"
 
 
@@ -516,7 +517,7 @@ def test_a_win_declared_on_a_discard_comes_before_a_pung_of_it() -> None:
     table.meld(2, "55m", discard_of=0)
     result = replays_the_same(table)
     assert [(w.place, w.discarder) for w in result.wins] == [(3, 0)]
-    assert "claim refused" in [i.kind for i in result.incidents]
+    assert IncidentKind.WRONG_CLAIM in [i.kind for i in result.incidents]
     assert MoveKind.PUNG not in [m.kind for m in result.moves]
 
 
@@ -535,7 +536,7 @@ def test_sichuan_a_ready_hand_must_win_on_a_discard_of_the_last_four() -> None:
     tsumogiri(table, 0)
     assert table.incidents() == []
     table.draw(1)
-    assert table.incidents() == ["win passed"], "seat S let the 5-bamboo go"
+    assert table.incidents() == [IncidentKind.WIN_PASSED], "seat S let the 5-bamboo go"
 
 
 def test_a_discard_after_a_claim_is_no_discard_after_a_kong() -> None:

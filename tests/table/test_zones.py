@@ -14,10 +14,15 @@ def test_a_missed_read_keeps_the_tile_until_it_stays_away() -> None:
     board.update(0, Zone.HAND, frozenset({A, B}), now=0.8)
     assert board.expire(now=5.0) is False
     board.update(0, Zone.HAND, frozenset({A}), now=6.0)
-    assert board.expire(now=6.9) is False
-    assert board.expire(now=7.0) is True
+    assert board.expire(now=30.0) is False, "one missed read is no move, however long ago"
+    assert board.update(0, Zone.HAND, frozenset({A}), now=30.5) is True, "missed twice"
     assert board.tiles(0, Zone.HAND) == {A}
-    assert board.last_change == 7.0
+    assert board.last_change == 30.5
+    board.update(0, Zone.HAND, frozenset({A, B}), now=31.0)
+    board.update(0, Zone.HAND, frozenset({A}), now=31.2)
+    board.update(0, Zone.HAND, frozenset({A}), now=31.4)
+    assert board.expire(now=32.1) is False
+    assert board.expire(now=32.2) is True, "twice missed, and away for a second"
 
 
 def test_a_tile_read_elsewhere_has_moved_and_remembers_where_from() -> None:

@@ -113,6 +113,8 @@ class TableStatus(msgspec.Struct, frozen=True, kw_only=True):
     players: list[PlayerId] = []
     fault: Text | None = None
     software: Text = ""
+    penalties: list[Count] = []
+    """Penalty points each seat (E, S, W, N by chair 0-3) has lost in the hand in play."""
 
 
 class LinkCounters(msgspec.Struct, frozen=True, kw_only=True):

@@ -102,6 +102,7 @@ def table_status(view: TableView, software: str = "") -> TableStatus:
         players=list(view.players),
         fault=view.fault,
         software=software,
+        penalties=list(view.penalties) if view.hand is not None else [],
     )
 
 

@@ -20,8 +20,10 @@ from controller.table.referee.events import (
     EndNow,
     HandOver,
     Inventories,
+    Pause,
     RefereeInput,
     RefereeResult,
+    Resume,
     ZoneContent,
 )
 from controller.table.referee.machine import Referee
@@ -64,7 +66,7 @@ class InputLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     t: float
     wall: float
-    kind: Literal["zones", "declare", "tick", "end"]
+    kind: Literal["zones", "declare", "tick", "end", "pause", "resume"]
     zones: list[tuple[int, str, list[int]]] = []
     place: int = -1
     reason: str = ""
@@ -133,6 +135,10 @@ def input_line(event: RefereeInput, now: Instant) -> bytes:
             line = InputLine(now.monotonic, now.wall, "tick")
         case EndNow(reason):
             line = InputLine(now.monotonic, now.wall, "end", reason=reason)
+        case Pause():
+            line = InputLine(now.monotonic, now.wall, "pause")
+        case Resume():
+            line = InputLine(now.monotonic, now.wall, "resume")
     return _encoder.encode(line)
 
 
@@ -192,6 +198,10 @@ def _input(line: InputLine) -> tuple[RefereeInput, Instant]:
         event = Declare(line.place)
     elif line.kind == "end":
         event = EndNow(line.reason[:500])
+    elif line.kind == "pause":
+        event = Pause()
+    elif line.kind == "resume":
+        event = Resume()
     else:
         event = Elapsed()
     return event, now

@@ -5,8 +5,10 @@ winners as the ruleset says."""
 
 from controller.rules import MeldKind
 from controller.rules.claims import KongKind
+from controller.table.irregularities import Rights
 from controller.table.ports import Zone
-from controller.table.referee import procedures, wins
+from controller.table.records import IncidentKind
+from controller.table.referee import fouls, procedures, wins
 from controller.table.referee.events import Move, MoveKind, WinEntry
 from controller.table.referee.state import Close, Need, Play, Window
 from controller.table.tiles import seat_name
@@ -37,7 +39,7 @@ def close(play: Play, why: Close, claimant: int | None = None) -> bool:
     if winners:
         if claimant is not None:
             play.reported.add(window.uid)
-            play.incident(claimant, "claim refused", "a win on that discard comes first")
+            play.incident(claimant, IncidentKind.WRONG_CLAIM, "a win on that discard comes first")
         procedures.record_wins(play, winners, _last_in_turn(window, winners))
         return True
     if window.last and why is Close.TIME and play.wall.remaining == 0:
@@ -53,18 +55,21 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
         if place not in window.declares or not play.in_play(place):
             continue
         play.now, at = window.declares[place], play.now
+        if not fouls.may(play, place, Rights.WIN, "win"):
+            play.now = at
+            continue
         entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
-        play.now = at
         if entry is None:
-            play.incident(place, "false win", f"seat {seat_name(place)} declared: {reason}")
+            fouls.false_win(play, place, reason)
         else:
             valid.append(entry)
+        play.now = at
     rules = play.ruleset.claims
     if valid and not rules.multiple_winners:
         for bumped in valid[1:]:
             play.incident(
                 bumped.place,
-                "head bump",
+                IncidentKind.HEAD_BUMP,
                 f"seat {seat_name(valid[0].place)} is first in turn and wins alone",
             )
         valid = valid[:1]
@@ -126,23 +131,25 @@ def place_declarations(play: Play) -> None:
         elif place == play.turn and play.need is Need.DISCARD:
             play.self_declared.setdefault(place, at)
             del play.early[place]
-        elif play.t - at.monotonic >= play.settings.settle_s:
+        elif play.t - at.monotonic >= 2 * play.settings.settle_s:  # after a read again
             del play.early[place]
             who = f"seat {seat_name(place)}"
             closed = play.closed
             if closed is not None and place != closed.source:
-                play.incident(place, "late claim", f"{who} declared after the next draw")
-            else:
-                play.incident(place, "false win", f"{who} declared out of turn")
+                play.incident(place, IncidentKind.LATE_CLAIM, f"{who} declared after the next draw")
+            elif fouls.may(play, place, Rights.WIN, "win"):
+                fouls.false_win(play, place, "declared out of turn")
 
 
 def judge_self(play: Play, place: int) -> None:
     """Judge a seat's declaration in its own turn (self-drawn, replacement, heavenly...)."""
     play.self_declared.pop(place, None)
+    if not fouls.may(play, place, Rights.WIN, "win"):
+        return
     win_type, uid = wins.self_drawn_type(play, place)
     entry, reason = wins.judge(play, place, uid, win_type, None)
     if entry is None:
-        play.incident(place, "false win", f"seat {seat_name(place)} declared: {reason}")
+        fouls.false_win(play, place, reason)
         return
     play.record(Move(entry.at, place, MoveKind.WIN, (entry.win_tile,)))
     procedures.record_wins(play, [entry], place)

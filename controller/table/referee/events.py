@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from controller.rules import Meld
 from controller.rules.hand import WinType
+from controller.table.clocks import ClockEvent
 from controller.table.ports import Zone
 from controller.table.records import IncidentRecord, Instant
 
@@ -46,7 +47,17 @@ class EndNow:
     reason: str
 
 
-RefereeInput = Inventories | Declare | Elapsed | EndNow
+@dataclass(frozen=True)
+class Pause:
+    """Play stopped (a fault): no clock runs until `Resume`."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Play goes on after a fault: the clocks run again."""
+
+
+RefereeInput = Inventories | Declare | Elapsed | EndNow | Pause | Resume
 
 
 class MoveKind(enum.Enum):
@@ -155,10 +166,24 @@ class WinMade:
 
 
 @dataclass(frozen=True)
+class TimeCalled:
+    """The clocks: a limit passed or a penalty step was charged (the seat LEDs and the buzzer
+    show it; the incidents with the points come as `IncidentSeen` before it)."""
+
+    events: tuple[ClockEvent, ...]
+
+
+@dataclass(frozen=True)
+class ReadAgain:
+    """Tiles out of place that no move explains yet: the zones should be read once more (a
+    missed read, not a move, is the likely cause) before the referee takes them as they lie."""
+
+
+@dataclass(frozen=True)
 class HandOver:
     """The referee ended the hand."""
 
     result: RefereeResult
 
 
-RefereeOutput = MoveMade | IncidentSeen | WinMade | HandOver
+RefereeOutput = MoveMade | IncidentSeen | WinMade | TimeCalled | ReadAgain | HandOver

@@ -3,15 +3,20 @@
 
 from typing import assert_never
 
-from controller.table.records import Instant
-from controller.table.referee import claims, moves, procedures
+from controller.table.clocks import SeatTime
+from controller.table.records import IncidentKind, Instant
+from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,
     Elapsed,
     EndNow,
     Inventories,
+    Pause,
+    ReadAgain,
     RefereeInput,
     RefereeOutput,
+    Resume,
+    TimeCalled,
 )
 from controller.table.referee.setup import RefereeSetup
 from controller.table.referee.state import Close, Need, Play
@@ -46,6 +51,28 @@ class Referee:
         """Places of the winners so far, in order."""
         return tuple(win.place for win in self.play.wins)
 
+    @property
+    def paused(self) -> bool:
+        """A fault has stopped the clocks."""
+        return self.play.paused
+
+    @property
+    def next_deadline(self) -> float | None:
+        """The first instant (monotonic) at which a clock falls due (None: none)."""
+        clocks = self.play.clocks
+        return None if clocks is None or self.play.over else clocks.next_deadline()
+
+    def seat_time(self, place: int, now: float) -> SeatTime | None:
+        """A seat's clock for the live status (None before the first input)."""
+        clocks = self.play.clocks
+        return None if clocks is None else clocks.seat_time(place, now)
+
+    @property
+    def penalties(self) -> tuple[int, ...]:
+        """Penalty points each seat has lost in this hand so far (>= 0)."""
+        incidents = self.play.incidents
+        return tuple(sum(i.penalty for i in incidents if i.place == p) for p in range(4))
+
     def handle(self, event: RefereeInput, now: Instant) -> list[RefereeOutput]:
         """Take one input at instant `now`; returns what the referee saw, in order."""
         play = self.play
@@ -53,15 +80,26 @@ class Referee:
         if play.over:
             return []
         play.now = now
+        play.clock_events = []
+        timing.start(play)
         match event:
             case Inventories(zones):
                 for content in zones:
+                    fouls.foreign_tags(play, content.place, content.uids)
                     play.observe(content.place, content.zone, content.uids)
                 self._reconcile()
             case Declare(place):
                 claims.declare(play, place)
             case Elapsed():
                 pass
+            case Pause():
+                if not play.paused:
+                    play.paused = True
+                    timing.pause(play)
+            case Resume():
+                if play.paused:
+                    play.paused = False
+                    timing.resume(play)
             case EndNow(reason):
                 if play.window is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
@@ -70,11 +108,14 @@ class Referee:
             case _:
                 assert_never(event)
         self._time()
+        timing.tick(play)
+        if play.clock_events:
+            play.out.append(TimeCalled(tuple(play.clock_events)))
         return play.out
 
-    def _reconcile(self) -> None:
+    def _reconcile(self, patient: bool = False) -> None:
         play = self.play
-        while moves.explain(play):
+        while moves.explain(play, patient):
             pass
         if not play.odd:
             play.odd_since = None
@@ -95,6 +136,20 @@ class Referee:
         if play.window is None and nothing_to_draw:
             procedures.end(play, "the wall is empty")
             return
+        pressed = min((at.monotonic for at in play.early.values()), default=None)
+        since = play.odd_since if pressed is None else min(pressed, play.odd_since or pressed)
+        if since is None:
+            play.read_again = False
+            return
+        # A press no tile explains yet, or tags out of place for a while: read the zones
+        # again (a tag an antenna missed), then take what no move of the turn explains as a
+        # move out of turn (a draw, a throw), at last as strays.
+        settle = play.settings.settle_s
+        if play.t - since >= settle and not play.read_again:
+            play.read_again = True
+            play.out.append(ReadAgain())
+        if play.odd_since is not None and play.t - play.odd_since >= 2 * settle:
+            self._reconcile(patient=True)
         since = play.odd_since
         if since is not None and play.t - since >= play.settings.stray_s:
             self._adopt()
@@ -105,7 +160,7 @@ class Referee:
         named = sorted(play.odd - play.reported)
         if named:
             words = play.tiles.notation(named)
-            play.incident(None, "tiles out of play", f"tiles moved outside play: {words}")
+            play.incident(None, IncidentKind.STRAY_TILES, f"tiles moved outside play: {words}")
         for uid in sorted(play.odd):
             for seat in play.seats:
                 seat.concealed.discard(uid)

@@ -6,19 +6,33 @@ meld) explains nothing yet, so it makes no move; it waits for the next read."""
 from controller.rules import Meld, MeldKind, RulesError
 from controller.rules.claims import Claim, KongKind
 from controller.rules.tiles import is_flower
+from controller.table.irregularities import Rights
 from controller.table.ports import Zone
-from controller.table.referee import claims, procedures
+from controller.table.records import IncidentKind
+from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldRecord
 from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
-from controller.table.tiles import tile_words
+from controller.table.tiles import seat_name, tile_words
 
 
-def explain(play: Play) -> bool:
-    """Find and apply one move; False when the tags out of place show none (yet)."""
+def explain(play: Play, patient: bool = False) -> bool:
+    """Find and apply one move; False when the tags out of place show none (yet). Moves out
+    of turn are looked for only when `patient` (the tags stayed out of place a while: a
+    missed read would have been read again by then)."""
     if play.over:
         return False
-    return _claim(play) or _late_claim(play) or _turn(play)
+    before = len(play.moves)
+    found = _claim(play) or _late_claim(play) or _turn(play) or (patient and _out_of_turn(play))
+    if found and not play.over:
+        for move in play.moves[before:]:
+            if move.kind not in _NO_COUNT:
+                fouls.check_count(play, move.place)
+    return found
+
+
+_NO_COUNT = frozenset({MoveKind.TAKE_FOR_WIN, MoveKind.ROB_KONG, MoveKind.WIN})
+"""Moves after which the seat's count is not checked (a winner's hand is judged instead)."""
 
 
 # ---- claims on the open window ---------------------------------------------------------------
@@ -53,10 +67,16 @@ def _meld_claim(play: Play, window: Window, place: int) -> bool:
         if not window.refused:
             window.refused = True
             play.reported.add(window.uid)
-            play.incident(place, "claim refused", f"a {claim.value} may not take this discard")
+            play.incident(
+                place, IncidentKind.WRONG_CLAIM, f"a {claim.value} may not take this discard"
+            )
         return False
     if claims.close(play, Close.CLAIM, claimant=place):
         return True
+    fouls.may(play, place, Rights.CLAIM, "claim")
+    if claim is Claim.KONG:
+        fouls.may(play, place, Rights.KONG, "kong")
+    fouls.set_made(play, place, [window.uid, *uids])
     _make_meld(play, window, place, claim, uids)
     return True
 
@@ -98,6 +118,7 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
     play.claims_made = True
     play.turn = place
     play.last_draw = None  # the turn began with a claim: its discard follows no draw (no 杠上炮)
+    timing.turn_starts(play, place, since=window.opened)
     move_kind = {
         Claim.CHOW: MoveKind.CHOW,
         Claim.PUNG: MoveKind.PUNG,
@@ -117,9 +138,37 @@ def _late_claim(play: Play) -> bool:
     seen = play.at(closed.uid)
     if seen is None or seen[0] == closed.source or seen[1] is Zone.DISCARD:
         return False
+    place = seen[0]
+    own = _moved_to_meld(play, place)
+    found = _claimed_set(play, closed, place, own) if seen[1] is Zone.MELD else None
+    if seen[1] is Zone.MELD and found is None:
+        return False  # the rest of the set is still on its way
     play.reported.add(closed.uid)
     what = tile_words(play.tiles.kind(closed.uid) or 0)
-    play.incident(seen[0], "late claim", f"the {what} was taken after the next draw")
+    text = f"the {what} was taken after the next draw"
+    if found is None:
+        play.incident(place, IncidentKind.LATE_CLAIM, text, play.ruleset.penalties.wrong_claim)
+        return True
+    # Not a move: the tiles lie where the table shows them, in no set. The seat threw nothing
+    # for them and loses what a long hand loses (said once, as the late claim).
+    _, uids = found
+    play.rights[place] &= ~Rights.ALL
+    play.miscounted.add(place)
+    play.incident(
+        place,
+        IncidentKind.LATE_CLAIM,
+        f"{text}: no win, claim or kong this hand",
+        play.ruleset.penalties.wrong_claim,
+        tuple(sorted(play.kinds([closed.uid, *uids]))),
+    )
+    source = play.seats[closed.source]
+    if closed.uid in source.river:
+        source.river.remove(closed.uid)
+    seat = play.seats[place]
+    seat.concealed.difference_update(uids)
+    for uid in (closed.uid, *uids):
+        seat.loose.append(uid)
+        play.put(uid, place, Zone.MELD)
     return True
 
 
@@ -140,14 +189,20 @@ def _turn(play: Play) -> bool:
     )
 
 
-def _draw(play: Play, place: int) -> bool:
-    replacing = play.need is Need.REPLACEMENT
-    expected = play.wall.next_replacement() if replacing else play.wall.next_live()
-    taken = [
+def _from_wall(play: Play, place: int) -> list[int]:
+    """Wall tags the seat has taken that no move explains yet: in its HAND, or already
+    thrown or set aside (the HAND antenna missed the tag while it was there)."""
+    return [
         u
         for u in sorted(play.odd)
         if u not in play.where and play.wall.holds(u) and (play.at(u) or (-1,))[0] == place
     ]
+
+
+def _draw(play: Play, place: int) -> bool:
+    replacing = play.need is Need.REPLACEMENT
+    expected = play.wall.next_replacement() if replacing else play.wall.next_live()
+    taken = _from_wall(play, place)
     if not taken or expected is None:
         return False
     if play.window is not None:
@@ -159,9 +214,16 @@ def _draw(play: Play, place: int) -> bool:
         where = "the wall's end" if replacing else "the wall"
         play.incident(
             place,
-            "wrong draw",
+            IncidentKind.WRONG_WALL_DRAW,
             f"took {tile_words(play.tiles.kind(uid) or 0)}, not the next tile of {where}",
+            tiles=tuple(play.kinds([uid])),
         )
+    _take(play, place, uid, replacing)
+    return True
+
+
+def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
+    """The seat took this tag from the wall into its hand: its draw."""
     before = play.wall.remaining
     play.wall.take(uid)
     play.seats[place].concealed.add(uid)
@@ -170,8 +232,74 @@ def _draw(play: Play, place: int) -> bool:
     play.last_draw = LastDraw(place, uid, replaced, before)
     play.replacing = None
     play.need = Need.DISCARD
+    if replaced is Replaced.KONG:
+        timing.turn_starts(play, place)  # a kong: a new turn from the replacement draw
     kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
     play.record(Move(play.now, place, kind, tuple(play.kinds([uid]))))
+
+
+def _out_of_turn(play: Play) -> bool:
+    """A seat not on turn draws (in place of the seat on turn, or a second tile in its own
+    turn) or throws a tile: the move stands as the table shows it, and is an incident."""
+    for step in (1, 2, 3, 0):  # the seat after the one on turn first: it drew in its place
+        place = (play.turn + step) % 4
+        if not play.in_play(place):
+            continue
+        taken = _from_wall(play, place)
+        if taken and _stray_draw(play, place, taken):
+            return True
+        if place != play.turn and _stray_discard(play, place):
+            return True
+    return False
+
+
+def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
+    expected = play.wall.next_live()
+    if expected is None:
+        return False
+    uid = expected if expected in taken else taken[0]
+    if place == play.turn:
+        if play.need is not Need.DISCARD:
+            return False
+        # A second tile in one turn: the count check says it (a long hand).
+        play.wall.take(uid)
+        play.seats[place].concealed.add(uid)
+        play.put(uid, place, Zone.HAND)
+        play.record(Move(play.now, place, MoveKind.DRAW, tuple(play.kinds([uid]))))
+        return True
+    if play.need is not Need.DRAW:
+        return False
+    skipped = play.turn
+    play.incident(
+        place,
+        IncidentKind.DRAW_OUT_OF_TURN,
+        f"seat {seat_name(place)} drew in place of seat {seat_name(skipped)}",
+        tiles=tuple(play.kinds([uid])),
+    )
+    if play.window is not None:
+        claims.close(play, Close.DRAW)
+        if play.over or play.need is not Need.DRAW:
+            return True
+    play.turn = place
+    timing.turn_starts(play, place)
+    _take(play, place, uid, replacing=False)
+    return True
+
+
+def _stray_discard(play: Play, place: int) -> bool:
+    """A tile thrown by a seat not on turn (a second discard): it lies in the river."""
+    seat = play.seats[place]
+    thrown = [
+        u for u in sorted(seat.concealed) if u in play.odd and play.at(u) == (place, Zone.DISCARD)
+    ]
+    if not thrown:
+        return False
+    uid = thrown[0]
+    seat.concealed.discard(uid)
+    seat.river.append(uid)
+    play.put(uid, place, Zone.DISCARD)
+    fouls.discarded(play, place, uid)
+    play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
 
 
@@ -190,6 +318,8 @@ def _flower(play: Play, place: int) -> bool:
     play.put(uid, place, Zone.MELD)
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
     play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER  # none left: the hand ends
+    if not play.wall.remaining:
+        play.miscounted.add(place)  # a flower as the last tile: one short, by the rules
     return True
 
 
@@ -198,6 +328,7 @@ def _concealed_kong(play: Play, place: int) -> bool:
     for kind in sorted(set(play.kinds(moved))):
         four = [u for u in moved if play.tiles.kind(u) == kind]
         if len(four) == 4:
+            fouls.may(play, place, Rights.KONG, "kong")
             seat = play.seats[place]
             seat.concealed.difference_update(four)
             seat.melds.append(MeldRecord(four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED))
@@ -216,6 +347,8 @@ def _added_kong(play: Play, place: int) -> bool:
         pung = seat.pung_of(kind, play.tiles) if kind is not None else None
         if pung is None or kind is None:
             continue
+        fouls.may(play, place, Rights.KONG, "kong")
+        fouls.set_made(play, place, [uid])
         seat.concealed.discard(uid)
         pung.uids.append(uid)
         pung.kind = MeldKind.KONG
@@ -246,6 +379,7 @@ def _discard(play: Play, place: int) -> bool:
     if play.window is not None:
         claims.close(play, Close.TIME)
     procedures.check_passed_own_win(play, place)
+    fouls.discarded(play, place, uid)
     seat.concealed.discard(uid)
     seat.river.append(uid)
     play.put(uid, place, Zone.DISCARD)
@@ -262,6 +396,7 @@ def _discard(play: Play, place: int) -> bool:
     play.closed = None
     play.turn = play.next_in(place)
     play.need = Need.DRAW
+    timing.discarded(play, place, play.turn)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
 

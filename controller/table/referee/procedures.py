@@ -6,6 +6,8 @@ from controller.rules import RulesError, Seat
 from controller.rules.claims import KongKind
 from controller.rules.ruleset import SeatAtDraw
 from controller.rules.tiles import is_flower
+from controller.table.records import IncidentKind
+from controller.table.referee import timing
 from controller.table.referee.events import HandOver, WinEntry, WinMade
 from controller.table.referee.result import build_result
 from controller.table.referee.state import KongEntry, Need, Play, Replaced, Window
@@ -16,8 +18,9 @@ def kong_made(
 ) -> None:
     """A kong is on the table: it is paid for (unless it may still be robbed), then replaced."""
     if play.wall.remaining == 0:
-        play.incident(place, "kong on the last tile", "no kong may be made on the last tile")
+        play.incident(place, IncidentKind.KONG_ON_LAST_TILE, "no kong may be made on the last tile")
         play.need = Need.DISCARD
+        play.miscounted.add(place)  # short by the missing replacement: said as this incident
         return
     if pay:
         pay_kong(play, place, kind, discarder)
@@ -31,7 +34,7 @@ def pay_kong(play: Play, place: int, kind: KongKind, discarder: int | None) -> N
     try:
         amounts = play.ruleset.settle_kong(kind, play.seat_of(place), source, players_in)
     except RulesError as error:
-        play.incident(place, "settlement", f"the kong could not be settled: {error}")
+        play.incident(place, IncidentKind.SETTLEMENT, f"the kong could not be settled: {error}")
         return
     by_place = play.pay(f"{kind.value} kong", amounts)
     paid = {p: -amount for p, amount in enumerate(by_place) if amount < 0}
@@ -50,7 +53,7 @@ def pass_income(play: Play, window: Window, winners: list[int]) -> None:
             play.seat_of(window.source), [play.seat_of(w) for w in winners], income
         )
     except RulesError as error:
-        play.incident(window.source, "settlement", f"kong income not passed: {error}")
+        play.incident(window.source, IncidentKind.SETTLEMENT, f"kong income not passed: {error}")
         return
     if any(amounts.values()):
         play.pay("kong income passed to the winner", amounts)
@@ -65,7 +68,9 @@ def check_passed_own_win(play: Play, place: int) -> None:
     seat = play.seats[place]
     concealed = play.kinds(seat.concealed - {draw.uid})
     if _must_win(play, place, concealed, play.tiles.kind(draw.uid), draw.wall_before):
-        play.incident(place, "win passed", "a ready hand must win on the last tiles of the wall")
+        play.incident(
+            place, IncidentKind.WIN_PASSED, "a ready hand must win on the last tiles of the wall"
+        )
 
 
 def check_passed_discard(play: Play, window: Window) -> None:
@@ -78,7 +83,7 @@ def check_passed_discard(play: Play, window: Window) -> None:
             continue
         concealed = play.kinds(play.seats[place].concealed)
         if _must_win(play, place, concealed, tile, window.wall_before):
-            play.incident(place, "win passed", "a ready hand must win on the last tiles")
+            play.incident(place, IncidentKind.WIN_PASSED, "a ready hand must win on the last tiles")
 
 
 def _must_win(play: Play, place: int, concealed: list[int], tile: int | None, before: int) -> bool:
@@ -107,6 +112,7 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     play.turn = play.next_in(after)
     play.need = Need.DRAW
     play.self_declared.clear()
+    timing.turn_starts(play, play.turn)
 
 
 def end(play: Play, reason: str) -> None:
@@ -138,6 +144,8 @@ def _settle_draw(play: Play) -> None:
     try:
         amounts = play.ruleset.settle_draw(seats)
     except RulesError as error:
-        play.incident(None, "settlement", f"the drawn hand could not be settled: {error}")
+        play.incident(
+            None, IncidentKind.SETTLEMENT, f"the drawn hand could not be settled: {error}"
+        )
         return
     play.pay("drawn hand", amounts)

@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
+from controller.table.clocks import ClockEvent, TableClocks
+from controller.table.irregularities import PenaltyTiles, Rights
 from controller.table.ports import Zone
-from controller.table.records import IncidentRecord, Instant
+from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.referee.events import (
     IncidentSeen,
     Move,
@@ -130,6 +132,9 @@ class Play:
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
         self.odd_since: float | None = None
+        self.read_again = False
+        """The zones were asked to be read again (for the tags out of place, or a press)."""
+        """The zones were asked to be read again for the tags now out of place."""
         self.turn = deal.dealer
         self.need = Need.DISCARD
         self.window: Window | None = None
@@ -150,6 +155,18 @@ class Play:
         self.wins: list[WinEntry] = []
         self.payments: list[Payment] = []
         self.incidents: list[IncidentRecord] = []
+        self.clocks: TableClocks | None = None
+        """The turn and hand clocks (started at the first input)."""
+        self.clock_events: list[ClockEvent] = []
+        """What the clocks said during the input being handled."""
+        self.paused = False
+        self.rights = [Rights.ALL for _ in range(4)]
+        """What each seat may still do this hand (a short or long hand loses rights)."""
+        self.miscounted: set[int] = set()
+        """Seats whose short or long hand was said (once a hand)."""
+        self.penalty_tiles = [PenaltyTiles() for _ in range(4)]
+        self.foreign: set[int] = set()
+        """Tags that are in no tile set (said once; they take no part in play)."""
         self.over = ""
         self.now = Instant(0.0, 0.0)
         self.out: list[RefereeOutput] = []
@@ -180,6 +197,9 @@ class Play:
             self._check(uid)
 
     def _check(self, uid: int) -> None:
+        if uid in self.foreign:
+            self.odd.discard(uid)
+            return
         want, got = self.where.get(uid), self.seen.get(uid)
         # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
         # and a tile on its way (off the river, not yet in a meld) is no move yet.
@@ -234,9 +254,19 @@ class Play:
         self.moves.append(move)
         self.out.append(MoveMade(move))
 
-    def incident(self, place: int | None, kind: str, detail: str) -> None:
+    def incident(
+        self,
+        place: int | None,
+        kind: IncidentKind,
+        detail: str,
+        penalty: int = 0,
+        tiles: tuple[int, ...] = (),
+    ) -> None:
         """An irregularity: recorded, play goes on."""
-        incident = IncidentRecord(self.now, place, kind, detail)
+        self.note(IncidentRecord(self.now, place, kind, detail, penalty, tiles))
+
+    def note(self, incident: IncidentRecord) -> None:
+        """An incident record made elsewhere (the clocks): recorded, play goes on."""
         self.incidents.append(incident)
         self.out.append(IncidentSeen(incident))
 

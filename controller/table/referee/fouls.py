@@ -1,0 +1,94 @@
+"""Irregularities the referee tells from the moves: a seat holding too few or too many tiles
+after a settled move (short and long hand, each said once a hand), a false win (its points,
+its penalty tiles), a win, claim or kong by a seat that lost the right to it, a penalty tile
+put into an exposed set. The costs and the wording are `controller/table/irregularities.py`;
+this module decides when they apply and keeps each seat's rights."""
+
+from collections.abc import Iterable
+
+from controller.table.irregularities import (
+    Incident,
+    Rights,
+    count_incident,
+    false_win_incident,
+    unknown_tags,
+    unknown_tile_incident,
+)
+from controller.table.records import IncidentKind
+from controller.table.referee.state import Need, Play
+from controller.table.tiles import seat_name
+
+
+def report(play: Play, incident: Incident) -> None:
+    """Record a typed incident; the seat loses what it costs."""
+    if incident.seat is not None:
+        play.rights[incident.seat] &= ~incident.cost.loses
+    play.note(incident.record())
+
+
+def foreign_tags(play: Play, place: int, uids: Iterable[int]) -> None:
+    """Tags in a seat's zone that are in no tile set: said once each; they are no tiles."""
+    new = [uid for uid in unknown_tags(uids, play.tiles) if uid not in play.foreign]
+    if new:
+        play.foreign.update(new)
+        report(play, unknown_tile_incident(place, play.now, new))
+
+
+def check_count(play: Play, place: int) -> None:
+    """After a settled move of `place`: short or long hand (said once; the rights go)."""
+    if place in play.miscounted or not play.in_play(place):
+        return
+    seat = play.seats[place]
+    to_throw = play.turn == place and play.need is Need.DISCARD
+    incident = count_incident(
+        place,
+        play.now,
+        play.kinds(seat.concealed),
+        len(seat.melds),
+        to_throw,
+        play.ruleset.penalties,
+    )
+    if incident is not None:
+        play.miscounted.add(place)
+        report(play, incident)
+
+
+def may(play: Play, place: int, right: Rights, what: str) -> bool:
+    """Whether the seat still has the right; if not, the attempt is an incident."""
+    if right in play.rights[place]:
+        return True
+    play.incident(
+        place,
+        IncidentKind.RIGHT_LOST,
+        f"seat {seat_name(place)} lost the right to {what} this hand: {what} refused",
+    )
+    return False
+
+
+def false_win(play: Play, place: int, reason: str) -> None:
+    """A declared win that is not one: its points; the hand's tiles become penalty tiles."""
+    seat = play.seats[place]
+    exposed = sorted(seat.concealed)
+    report(
+        play,
+        false_win_incident(place, play.now, play.kinds(exposed), reason, play.ruleset.penalties),
+    )
+    play.penalty_tiles[place] = play.penalty_tiles[place].exposed(exposed)
+
+
+def set_made(play: Play, place: int, uids: Iterable[int]) -> None:
+    """An exposed set of `place`: none of its penalty tiles may be in it."""
+    used = play.penalty_tiles[place].in_set(uids)
+    if used:
+        words = play.tiles.notation(sorted(used))
+        play.incident(
+            place,
+            IncidentKind.PENALTY_TILE_USED,
+            f"seat {seat_name(place)} put penalty tiles into a set: {words}",
+            tiles=tuple(sorted(play.kinds(used))),
+        )
+
+
+def discarded(play: Play, place: int, uid: int) -> None:
+    """A discard ends the live penalty tiles of the seat (unless it was one of them)."""
+    play.penalty_tiles[place] = play.penalty_tiles[place].after_discard(uid)
