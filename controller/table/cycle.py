@@ -264,7 +264,7 @@ class HandCycle(CycleState):
         timeout = mcu_events.stale_too_long(self) if self.resync_pending else self._timed_out()
         if timeout:
             self.stop(timeout)
-        elif self.resync_pending:
+        elif self.resync_pending and self.phase in mcu_events.WAITING_ON_STATE:
             return
         elif self.phase is Phase.DEALING:
             play.check_deal_when_settled(self)

@@ -26,8 +26,11 @@ MOVING = {
 }
 """Phases in which the machine moves (a restart or a lost link there loses the movement)."""
 IN_HAND = (Phase.WALLS_RAISED, Phase.DICE, Phase.DEALING, Phase.PLAYING)
-WAITING_ON_STATE = (Phase.BUILDING, Phase.WALLS_CHECKED, Phase.DICE, Phase.DEALING, Phase.PLAYING)
-"""Phases whose next step is decided from the MCU's state (walls, lifts, dice, zones)."""
+WAITING_ON_STATE = (Phase.BUILDING, Phase.WALLS_CHECKED, Phase.DICE, Phase.DEALING)
+"""Phases whose next step is decided from the MCU's state (walls, lifts, dice, the deal).
+Play is not among them: each zone read is that zone's whole inventory, sent on every change
+and every inventory period, so a lost one is replaced by the next and the referee (which
+already rides out antenna misses) follows play from reads without waiting for a re-read."""
 
 
 def on_estop(cycle: CycleState, source: str, engaged: bool) -> None:
@@ -156,7 +159,7 @@ def on_dice_rolled(cycle: CycleState, event: DiceRolled) -> None:
 
 def stale_too_long(cycle: CycleState) -> str:
     """A link fault if the MCU's state stayed incomplete too long while the table waits on it."""
-    waited = cycle.t - cycle.stale_since
+    waited = cycle.t - max(cycle.stale_since, cycle.since)  # waiting began in this phase
     if not cycle.resync_pending or cycle.phase not in WAITING_ON_STATE:
         return ""
     if waited <= cycle.settings.link_grace_s:
