@@ -58,6 +58,11 @@ system=$([ -z "$prefix" ] && echo 1 || echo 0)   # 1: the real system (root, sys
 
 if [ "$system" = 1 ] && [ "$(id -u)" -ne 0 ]; then die "run as root (or try it with --prefix DIR)"; fi
 
+example_config() {  # the example names its files under /; under a prefix they point into it
+    sed -e "s#/etc/mahjong-table#$etc#g" -e "s#/var/lib/mahjong-table#$state#g" \
+        -e "s#/usr/share/mahjong-table#$share#g" "$src/deploy/table.example.toml"
+}
+
 remove_empty_parents() {  # the directories the install made, if nothing else is in them
     local dir
     for dir in "$@"; do
@@ -73,7 +78,7 @@ if [ "$uninstall" = 1 ]; then
     fi
     rm -rf "$opt" "$share"
     rm -f "$unit" "$udev"
-    if [ -f "$etc/table.toml" ] && cmp -s "$etc/table.toml" "$src/deploy/table.example.toml"; then
+    if [ -f "$etc/table.toml" ] && example_config | cmp -s "$etc/table.toml" -; then
         rm -f "$etc/table.toml"
     fi
     [ -f "$etc/.installed-tileset" ] && rm -f "$etc/tileset.toml" "$etc/.installed-tileset"
@@ -127,7 +132,8 @@ same() { [ "$(realpath -m "$1")" = "$(realpath -m "$2")" ]; }
 if [ -n "$config" ]; then
     same "$config" "$etc/table.toml" || install -m 0640 "$config" "$etc/table.toml"
 elif [ ! -f "$etc/table.toml" ]; then
-    install -m 0640 "$src/deploy/table.example.toml" "$etc/table.toml"
+    example_config > "$etc/table.toml.new"
+    install -m 0640 "$etc/table.toml.new" "$etc/table.toml" && rm -f "$etc/table.toml.new"
 fi
 if [ -n "$tileset" ]; then
     same "$tileset" "$etc/tileset.toml" || install -m 0644 "$tileset" "$etc/tileset.toml"
