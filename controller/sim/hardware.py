@@ -57,6 +57,7 @@ class Buttons:
     def __init__(self, pins: MockFactory, pinout: Pinout) -> None:
         self._pins = pins
         self._pinout = pinout
+        self._stuck: set[str] = set()
 
     def press_dice(self) -> None:
         """Press and release the centre dice button."""
@@ -84,9 +85,12 @@ class Buttons:
 
     def stick(self, signal: str) -> None:
         """A button stuck down (or its wire shorted to ground): it reads pressed for good."""
+        self._stuck.add(signal)
         self._pins.pin(self._pinout[signal]).drive_low()
 
     def _press(self, signal: str) -> None:
+        if signal in self._stuck:
+            return  # a finger on a stuck button changes nothing
         pin = self._pins.pin(self._pinout[signal])
         pin.drive_low()
         pin.drive_high()

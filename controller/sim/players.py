@@ -170,13 +170,17 @@ class SimulatedPlayers:
 
     async def declare(self, places: Sequence[int]) -> list[int]:
         """Press these seats' declare buttons and wait for the table's verdicts; returns the
-        places whose win it accepted (all of them if the hand ended meanwhile)."""
+        places whose win it accepted (all of them if the hand ended meanwhile). A press the
+        table does not show within `FOLLOW_LIMIT_S` (a stuck button) counts as refused."""
         assert self._runner is not None
         for place in places:
             self.buttons.press_declare(place)
-        view = self._runner.view
-        while view.phase is Phase.PLAYING and not all(
-            p in view.declared or p in view.winners for p in places
+        view, clock = self._runner.view, self._runner.clock
+        start = clock.monotonic()
+        while (
+            view.phase is Phase.PLAYING
+            and not all(p in view.declared or p in view.winners for p in places)
+            and clock.monotonic() - start < FOLLOW_LIMIT_S  # a press the table never saw
         ):
             view = await self._next_view()
         while view.phase is Phase.PLAYING and any(p in view.declared for p in places):
