@@ -20,7 +20,7 @@ and how long the outbox's disk writes hold up the table's event loop.
    loop goes, once paced at --rate events a second for 3 s. Figures: the loop's worst and
    99.9th-percentile stall, the worst and total time the loop spent inside outbox calls,
    commits (fsyncs) made, and before/after ratios.
-A real mosquitto is started on a free port (the tests' broker, through bench/hub_support.py).
+A real mosquitto is started on a free port (devsupport/mosquitto.py, as in the tests).
 """
 
 import argparse

@@ -1,6 +1,5 @@
-"""What the hub benchmarks share with the tests: the repo's one throwaway mosquitto
-(tests/broker.py), the tests' sample results and links (tests/hub/), and a table that refuses
-every hub command."""
+"""What the hub benchmarks take from devsupport (the throwaway mosquitto, sample results and
+links the tests use too), and a table that refuses every hub command."""
 
 from pathlib import Path
 
@@ -10,9 +9,9 @@ from controller.hub.contract.table_events import TableStatus
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.table_side.dispatcher import CommandRefused
 from controller.hub.table_side.hub_link import HubLink
-from tests.broker import Broker
-from tests.hub.factories import KEY_TEXT, hand_result
-from tests.hub.helpers import make_link as table_link
+from controller.hub.table_side.outbox import Outbox
+from devsupport.hub_samples import KEY_TEXT, hand_result, table_link
+from devsupport.mosquitto import Broker
 
 __all__ = ["KEY_TEXT", "Broker", "IdleTable", "make_link", "sample_result", "start_broker"]
 
@@ -51,4 +50,4 @@ class IdleTable:
 
 def make_link(url: str, outbox: Path, table: str, timing: LinkTiming) -> HubLink:
     """A benchmark table's hub link with its own outbox file."""
-    return table_link(url, outbox, IdleTable(), table=table, timing=timing)
+    return table_link(url, Outbox(outbox), IdleTable(), table, timing)

@@ -21,7 +21,7 @@ from controller.hub.venue.dashboard.auth import Sessions, hash_password, load_op
 from controller.hub.venue.dashboard.http import HttpServer
 from controller.hub.venue.dashboard.options import http_address
 from controller.hub.venue.tournament.definition import load_tournament
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
 from tests.venue.test_tournament import DEFINITION

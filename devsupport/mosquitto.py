@@ -1,7 +1,7 @@
 """A real mosquitto broker on a free loopback port, owned by one test: stop, kill -9, restart.
 
 The one throwaway broker of the repo: the tests, the hub benchmarks (bench/) and scripts/demo
-use it; `python -m tests.broker DIR` serves one from DIR, prints its URL once it listens and
+use it; `python -m devsupport.mosquitto DIR` serves one from DIR, prints its URL once it listens and
 stops it on SIGTERM or SIGINT.
 """
 
@@ -139,7 +139,8 @@ def serve(workdir: Path) -> None:
     """Run a broker in `workdir` until SIGTERM/SIGINT; its URL on stdout once it listens."""
     broker = Broker(workdir)
     broker.start()
-    print(broker.url, flush=True)
+    sys.stdout.write(broker.url + "\n")
+    sys.stdout.flush()
     stop = [signal.SIGTERM, signal.SIGINT]
     signal.pthread_sigmask(signal.SIG_BLOCK, stop)
     try:
