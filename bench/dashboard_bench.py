@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.hub_bench import TIMING, fill_outbox, running, wait_until
-from bench.hub_support import KEY_TEXT, Mosquitto, make_link, sample_result
+from bench.hub_support import KEY_TEXT, Broker, make_link, sample_result, start_broker
 
 ROOT = Path(__file__).resolve().parents[1]
 OBSERVE = """
@@ -134,7 +134,7 @@ def figures(name: str, delays: list[float], total: int) -> str:
             f"max {1000 * top:7.1f} ms   ({len(delays)}/{total})")  # fmt: skip
 
 
-async def latency(broker: Mosquitto, work: Path, results: int, gap: float) -> list[str]:
+async def latency(broker: Broker, work: Path, results: int, gap: float) -> list[str]:
     """Part 1."""
     keys = work / "keys.toml"
     keys.write_text(f'[tables]\nt00 = "{KEY_TEXT}"\n')
@@ -172,7 +172,7 @@ async def latency(broker: Mosquitto, work: Path, results: int, gap: float) -> li
     ]
 
 
-async def memory(broker: Mosquitto, work: Path, tables: int, per_table: int) -> list[str]:
+async def memory(broker: Broker, work: Path, tables: int, per_table: int) -> list[str]:
     """Part 2."""
     names = [f"t{i:02d}" for i in range(tables)]
     for name in names:
@@ -214,7 +214,7 @@ async def main(args: argparse.Namespace) -> None:
     """Run both parts and print the figures."""
     with tempfile.TemporaryDirectory(prefix="dashboard-bench-") as tmp:
         work = Path(tmp)
-        broker = Mosquitto(work / "broker")
+        broker = start_broker(work / "broker")
         try:
             (work / "one").mkdir()
             for line in await latency(broker, work / "one", args.results, args.gap):

@@ -20,7 +20,7 @@ and how long the outbox's disk writes hold up the table's event loop.
    loop goes, once paced at --rate events a second for 3 s. Figures: the loop's worst and
    99.9th-percentile stall, the worst and total time the loop spent inside outbox calls,
    commits (fsyncs) made, and before/after ratios.
-A real mosquitto is started on a free port (bench/hub_support.py; nothing from the tests).
+A real mosquitto is started on a free port (devsupport/mosquitto.py, as in the tests).
 """
 
 import argparse
@@ -38,7 +38,7 @@ import aiomqtt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.hub_stalls import stall_report
-from bench.hub_support import KEY_TEXT, Mosquitto, make_link, sample_result
+from bench.hub_support import KEY_TEXT, Broker, make_link, sample_result, start_broker
 from controller.clock import SystemClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
@@ -90,7 +90,7 @@ async def wait_until(check: object, limit_s: float = 300.0) -> None:
         await asyncio.sleep(0.005)
 
 
-async def plain(broker: Mosquitto, payloads: list[bytes], window: int) -> float:
+async def plain(broker: Broker, payloads: list[bytes], window: int) -> float:
     """Seconds for plain aiomqtt QoS 1 publishes of the payloads, `window` awaited at a time."""
     async with aiomqtt.Client(broker.host, broker.port, max_inflight_messages=max(20, window)) as c:
         c.pending_calls_threshold = 10 * window
@@ -108,7 +108,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def venue(
-    broker: Mosquitto, work: Path, tables: int, per_table: int
+    broker: Broker, work: Path, tables: int, per_table: int
 ) -> tuple[float, float, list[bytes]]:
     """(results/s, recorder CPU fraction, payloads of the first table) for `tables` tables
     sending to one recorder process."""
@@ -157,7 +157,7 @@ async def main(args: argparse.Namespace) -> None:
                 print(line)
         if args.only == "stalls":
             return
-        broker = Mosquitto(work / "broker")
+        broker = start_broker(work / "broker")
         try:
             rate, cpu, payloads = await venue(broker, work / "one", 1, args.results)
             one = args.results / await plain(broker, payloads, 1)

@@ -15,7 +15,7 @@ from bench.hub_support import sample_result
 from controller.clock import SystemClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.table_side.outbox import Outbox
-from controller.hub.table_side.outbox_file import FeedItem, OutboxFile
+from controller.hub.table_side.outbox_file import FeedItem, FeedKind, OutboxFile
 
 EVENT = b'{"schema":"event","event":{"type":"move","move":"discard","tiles":["5p"]}}' + b" " * 180
 STATUS = b'{"schema":"status","online":true}' + b" " * 360
@@ -107,7 +107,7 @@ def _counting(file: OutboxFile) -> list[int]:
 
 def _queued(file: OutboxFile, n: int) -> None:
     with file.transaction():
-        file.insert_feed(FeedItem(n, "event", "e", False, EVENT))
+        file.insert_feed(FeedItem(n, FeedKind.EVENT, "e", False, EVENT))
         file.put("feed_seq", n)
 
 
@@ -119,7 +119,7 @@ def _published(file: OutboxFile, n: int) -> None:
 def _status(file: OutboxFile, n: int) -> None:
     with file.transaction():
         file.delete_feed([10 - n])
-        file.insert_feed(FeedItem(-n, "status", "s", True, STATUS))
+        file.insert_feed(FeedItem(-n, FeedKind.STATUS, "s", True, STATUS))
 
 
 def _result(file: OutboxFile, seq: int, result_id: str) -> None:
@@ -166,9 +166,9 @@ async def through_writer(
     outbox = Outbox(path)
     commits = _counting(outbox.file)
     for n in range(1, events + 1):
-        held(outbox.add_feed, "event", "e", _event)
+        held(outbox.add_feed, FeedKind.EVENT, "e", _event)
         if n % 10 == 0:
-            held(outbox.add_feed, "status", "s", _status_bytes, retain=True)
+            held(outbox.add_feed, FeedKind.STATUS, "s", _status_bytes, retain=True)
         if n % 100 == 0:
             build = partial(_build, uuid.uuid4().hex)
             if blocking:

@@ -16,7 +16,15 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from controller.rules import Form, Win, arrangements, available, format_tiles, get_ruleset, is_win
+from controller.rules import (
+    RULESET_NAMES,
+    Form,
+    Win,
+    arrangements,
+    format_tiles,
+    get_ruleset,
+    is_win,
+)
 from controller.rules.shapes import count_tiles
 
 Hand = list[int]
@@ -248,7 +256,7 @@ def score_jobs(wins: list[Hand]) -> dict[str, Job]:
     """Full scoring per available ruleset, then the peers (as `peer: ...`)."""
     hands = [Win(tuple(hand)) for hand in wins]
     jobs: dict[str, Job] = {}
-    for name in available():
+    for name in RULESET_NAMES:
         ruleset = get_ruleset(name)
         playable = [w for w in hands if set(w.concealed) <= ruleset.tiles.kinds]
 

@@ -12,6 +12,7 @@ from controller.devices.pinout import SIGNALS
 from controller.ids import TABLE_ID_PATTERN
 from controller.logs import SUBSYSTEM_LOGGERS
 from controller.rules.names import RULESET_NAMES
+from controller.table.settings import CycleSettings
 
 DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
 RULESETS = RULESET_NAMES
@@ -181,11 +182,11 @@ class HandSection:
     """Timing of the hand cycle."""
 
     build_timeout_s: float = field(
-        default=80.0,
+        default=CycleSettings.build_timeout_s,
         metadata=option("Building the walls longer than this is a fault.", minimum=10, maximum=600),
     )
     zone_settle_s: float = field(
-        default=1.5,
+        default=CycleSettings.settle_s,
         metadata=option(
             "Zone reads unchanged this long count as settled (deal check, declared wins).",
             # A zone is never settled the instant it changes: tiles arrive over several reads.
@@ -194,7 +195,7 @@ class HandSection:
         ),
     )
     zone_absence_s: float = field(
-        default=1.0,
+        default=CycleSettings.absence_s,
         metadata=option(
             "A tile missing from its zone's reads this long counts as gone.", minimum=0, maximum=30
         ),

@@ -13,7 +13,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.clock import ManualClock
-from tests.broker import Broker, find_mosquitto
+from devsupport.mosquitto import Broker, find_mosquitto
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

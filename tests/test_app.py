@@ -18,7 +18,7 @@ from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase
 from controller.table.ports import StatusPattern
 from controller.table.runner import TableRunner
-from tests.broker import free_port
+from devsupport.mosquitto import free_port
 from tests.sim.rig import Rig
 
 KEY = "0123456789abcdef0123456789abcdef"

@@ -9,7 +9,7 @@ import pytest
 from gpiozero import LED, Button
 
 from controller.clock import ManualClock
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.conftest import PtyPair
 
 

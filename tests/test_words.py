@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 
 ROOT = Path(__file__).parent.parent
 

@@ -25,7 +25,6 @@ from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.venue.keyring import KeyRing
 from controller.ids import is_table_id
 from controller.logs import RedactingFilter, setup_logging
-from controller.rules import available
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
 from controller.sim.fault_profiles import FaultProfile
 from controller.sim.mistakes import SLOPPY, Sloppiness
@@ -129,8 +128,6 @@ def live_console() -> "Console | None":
 
 def session_plan(args: argparse.Namespace) -> DemoPlan:
     """The arguments checked and turned into a plan; UsageError names the bad one."""
-    if args.ruleset not in available():
-        raise UsageError(f"--ruleset {args.ruleset}: not in this version ({available()})")
     if not 1 <= args.hands <= 1000:
         raise UsageError("--hands must be between 1 and 1000")
     if not is_table_id(args.table):

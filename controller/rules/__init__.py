@@ -7,9 +7,10 @@ how a ruleset is built and how to add one.
 from controller.rules.claims import Claim, ClaimRules, KongKind
 from controller.rules.errors import NotationError, RulesError
 from controller.rules.hand import Meld, MeldKind, Win, WinType
+from controller.rules.names import RULESET_NAMES, RulesetName
 from controller.rules.notation import format_tiles, parse_tile, parse_tiles, tile_str
 from controller.rules.patterns import needs
-from controller.rules.registry import MODULES, available, get_ruleset
+from controller.rules.registry import MODULES, get_ruleset
 from controller.rules.rotation import DealState, HandOutcome
 from controller.rules.ruleset import Ruleset, SeatAtDraw
 from controller.rules.score import PatternValue, Payments, Score, Tally
@@ -21,6 +22,7 @@ from controller.rules.wall import DealStep, Wall, WallPlan, WallPosition
 
 __all__ = [
     "MODULES",
+    "RULESET_NAMES",
     "Arrangement",
     "Block",
     "Claim",
@@ -40,6 +42,7 @@ __all__ = [
     "PhysicalTile",
     "RulesError",
     "Ruleset",
+    "RulesetName",
     "Score",
     "Seat",
     "SeatAtDraw",
@@ -51,7 +54,6 @@ __all__ = [
     "Win",
     "WinType",
     "arrangements",
-    "available",
     "format_tiles",
     "get_ruleset",
     "is_win",

@@ -12,7 +12,7 @@ from typing import assert_never
 from controller.table import building, mcu_events, play
 from controller.table import effects as fx
 from controller.table import inputs as ev
-from controller.table.core import CycleSettings, CycleState, InHand, InSession, Phase, TableView
+from controller.table.core import CycleState, InHand, InSession, Phase, TableView
 from controller.table.effects import Effect
 from controller.table.geometry import layout_problem
 from controller.table.hand import HandState
@@ -40,6 +40,7 @@ from controller.table.ports import (
 )
 from controller.table.records import Instant
 from controller.table.session import Session
+from controller.table.settings import CycleSettings
 
 __all__ = ["CycleSettings", "HandCycle", "Phase", "TableView"]
 

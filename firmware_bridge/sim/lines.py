@@ -28,6 +28,10 @@ class PtyLine:
             link_path.unlink(missing_ok=True)
             link_path.symlink_to(self.path)
         self.overruns = 0
+        self.bytes_read = 0
+        """Bytes the MCU has read from the host so far."""
+        self.bytes_written = 0
+        """Bytes the MCU has handed to the pty so far."""
         asyncio.get_running_loop().add_reader(self._master, self._readable)
         mcu.attach(self._write)
 
@@ -45,6 +49,7 @@ class PtyLine:
             if error.errno == errno.EIO:
                 return
             raise
+        self.bytes_read += len(data)
         self._mcu.data_received(data)
 
     def _write(self, data: bytes) -> None:
@@ -52,6 +57,7 @@ class PtyLine:
             written = os.write(self._master, data)
         except (BlockingIOError, OSError):
             written = 0
+        self.bytes_written += written
         if written < len(data):
             self.overruns += 1
 

@@ -88,6 +88,11 @@ class SimulatedTable:
         self._pty = PtyLine(self.mcu, link_path)
         return self._pty.device
 
+    @property
+    def pty(self) -> PtyLine | None:
+        """The pty the MCU is served on, if it is."""
+        return self._pty
+
     async def serve_tcp(self, port: int = 0, host: str = "127.0.0.1") -> str:
         """Serve the MCU on TCP; returns the `socket://host:port` URL."""
         await self.start()

@@ -17,8 +17,9 @@ from controller.diag.server import TokenBucket
 from controller.diag.status import HubFacts, StatusSources, problems_of
 from controller.diag.target import DiagTarget
 from controller.diag.tiles import FACES, TileSetStore, audit_read, copies
-from controller.table.core import CycleSettings, Phase
+from controller.table.core import Phase
 from controller.table.cycle import HandCycle
+from controller.table.settings import CycleSettings
 
 IDLE = HandCycle(None, CycleSettings()).view()
 MCU = McuFacts(connected=True)

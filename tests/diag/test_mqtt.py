@@ -8,7 +8,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.diag.rig import daemon, diag, diag_json
 from tests.hub.test_venue_broker import Venue, venue
 

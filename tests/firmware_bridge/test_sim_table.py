@@ -169,7 +169,7 @@ async def test_the_lid_stops_the_motors_and_blocks_new_motions(
     sim.mcu.machine.speed = 0.001
     events = link.subscribe()
     await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
-    await asyncio.sleep(0.01)
+    await events.next(WallTile, within=2)  # the build is under way
     sim.set_lid(True)
     items = await events.until(Fault, within=2)
     assert MotionDone(Motion.BUILD, Outcome.STOPPED) in items

@@ -16,12 +16,13 @@ from controller.hub.mqtt.changes import Changes
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import TableControl
-from controller.hub.table_side.hub_link import HubLink, HubLinkSettings
+from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.outbox import Outbox
 from controller.hub.venue.keyring import KeyRing
 from controller.hub.venue.recorder import Recorder, RecorderSettings
 from controller.hub.venue.store import ResultStore
-from tests.hub.factories import FAST, KEY_TEXT
+from devsupport.hub_samples import KEY_TEXT, table_link
+from tests.hub.factories import FAST
 
 OPENED: list[Outbox] = []  # closed after each test by tests/hub/conftest.py
 WATCHED: list[Changes] = []  # the links' and recorders' change signals; cleared likewise
@@ -92,10 +93,8 @@ def make_link(
     keep_acked: int = 10_000,
 ) -> HubLink:
     """A table's hub link on `url` with its own outbox file."""
-    settings = HubLinkSettings(table=table, key=TableKey(key), timing=timing)
-    address = BrokerAddress.from_url(url, client_id=f"table-{table}", **(tls or {}))
     outbox = opened(outbox_path, keep_acked)
-    link = HubLink(settings, outbox, AiomqttConnector(address, timing), control, clock)
+    link = table_link(url, outbox, control, table, timing, clock, tls, key)
     WATCHED.append(link.changes)
     return link
 

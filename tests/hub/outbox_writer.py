@@ -7,7 +7,7 @@ from pathlib import Path
 from controller.clock import SystemClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
-from controller.hub.table_side.outbox import Outbox
+from controller.hub.table_side.outbox import FeedKind, Outbox
 from tests.hub.factories import KEY_TEXT, hand_result
 
 
@@ -23,7 +23,7 @@ def main(path: Path, count: int) -> None:
 
         seq = outbox.add_result(build, clock.wall())
         print(seq, flush=True)
-        outbox.add_feed("event", "mahjong/tables/t1/events", lambda s: b"x" * 200)
+        outbox.add_feed(FeedKind.EVENT, "mahjong/tables/t1/events", lambda s: b"x" * 200)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import pytest
 from controller.clock import ManualClock
 from controller.hub.contract.envelopes import StatusMessage, decode
 from controller.hub.venue.recorder import Recorder
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import eventually, let_pass, make_link, make_recorder, running
 from tests.hub.proxy import PausingProxy

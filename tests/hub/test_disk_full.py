@@ -15,7 +15,7 @@ from controller.clock import SystemClock
 from controller.hub.contract.hub_commands import StartSession
 from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.outbox import OutboxCannotStore
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.commanding import command
 from tests.hub.factories import PLAYERS, SessionBook, hand_result
 from tests.hub.helpers import eventually, looked_again, make_link, retained_status, running

@@ -12,7 +12,7 @@ from controller.cli import main
 from controller.clock import ManualClock
 from controller.hub.contract.result import WallReveal
 from controller.hub.contract.table_events import HandStarted
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import PLAYERS, WALL, SessionBook, hand_result
 from tests.hub.helpers import (
     eventually,

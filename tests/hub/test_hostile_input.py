@@ -31,7 +31,7 @@ from controller.hub.contract.signing import TableKey
 from controller.hub.contract.table_events import LinkCounters, TableStatus
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.transport import Inbound
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
 

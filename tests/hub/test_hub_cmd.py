@@ -11,7 +11,7 @@ import pytest
 
 from controller.cli import main
 from controller.hub.contract.result import Incident
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, START, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, running
 

@@ -18,7 +18,7 @@ from controller.hub.contract.envelopes import (
 )
 from controller.hub.contract.signing import TableKey
 from controller.hub.contract.topics import Topics
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, OTHER_KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import eventually, looked_again, make_link, make_recorder, running
 

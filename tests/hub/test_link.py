@@ -12,7 +12,7 @@ from controller.hub.contract.envelopes import ReplyMessage, StatusMessage, decod
 from controller.hub.contract.hub_commands import StartSession
 from controller.hub.contract.table_events import TableStatus
 from controller.hub.contract.topics import Topics
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.commanding import command, resign
 from tests.hub.factories import PLAYERS, SessionBook, hand_result
 from tests.hub.helpers import eventually, looked_again, make_link, make_recorder, running

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.hub.table_side.outbox import Outbox, Reopened
+from controller.hub.table_side.outbox import FeedKind, Outbox, Reopened
 
 
 def _add(outbox: Outbox, n: int) -> list[str]:
@@ -60,7 +60,7 @@ def _constant(payload: bytes) -> Callable[[int], bytes]:
 def test_the_feed_drops_oldest_first_and_counts_it(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "o.db", max_feed=10)
     for i in range(25):
-        outbox.add_feed("event", "e", _constant(b"%d" % i))
+        outbox.add_feed(FeedKind.EVENT, "e", _constant(b"%d" % i))
     outbox.flush()
     assert [item.payload for item in outbox.feed_head(100)] == [b"%d" % i for i in range(15, 25)]
     assert outbox.dropped == 15
@@ -68,9 +68,9 @@ def test_the_feed_drops_oldest_first_and_counts_it(tmp_path: Path) -> None:
 
 def test_a_new_status_replaces_the_one_still_waiting(tmp_path: Path) -> None:
     outbox = Outbox(tmp_path / "o.db")
-    outbox.add_feed("status", "s", lambda seq: b"old", retain=True)
-    outbox.add_feed("event", "e", lambda seq: b"move")
-    outbox.add_feed("status", "s", lambda seq: b"new", retain=True)
+    outbox.add_feed(FeedKind.STATUS, "s", lambda seq: b"old", retain=True)
+    outbox.add_feed(FeedKind.EVENT, "e", lambda seq: b"move")
+    outbox.add_feed(FeedKind.STATUS, "s", lambda seq: b"new", retain=True)
     outbox.flush()
     assert [(i.payload, i.retain) for i in outbox.feed_head(10)] == [
         (b"move", False),
@@ -126,9 +126,9 @@ async def test_events_status_and_acks_never_wait_for_the_disk_in_the_event_loop(
     ids = _add(outbox, 3)
     results_committed = len(commits)
     for i in range(200):
-        outbox.add_feed("event", "e", _constant(b"%d" % i))
+        outbox.add_feed(FeedKind.EVENT, "e", _constant(b"%d" % i))
         if i % 20 == 0:
-            outbox.add_feed("status", "s", _constant(b"status"), retain=True)
+            outbox.add_feed(FeedKind.STATUS, "s", _constant(b"status"), retain=True)
     outbox.mark_acked(ids, 1.0)
     assert outbox.pending_count() == 0, "the table sees the ack at once"
     await outbox.flushed()

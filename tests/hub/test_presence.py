@@ -13,7 +13,7 @@ from controller.hub.contract.envelopes import StatusMessage, decode
 from controller.hub.venue.overview import clock_time
 from controller.hub.venue.recorder import Recorder
 from controller.hub.venue.store import Presence
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook
 from tests.hub.helpers import eventually, make_link, make_recorder, retained_status, running
 from tests.hub.proxy import PausingProxy

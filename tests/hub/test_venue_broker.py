@@ -13,7 +13,7 @@ import pytest
 
 from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress, BrokerDown, MqttSession
-from tests.broker import Broker, find_mosquitto
+from devsupport.mosquitto import Broker, find_mosquitto
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, make_recorder, running
 

@@ -1,8 +1,7 @@
-"""Loader for the worked cases (rules_examples.json), for every ruleset that is available.
+"""Loader for the worked cases (rules_examples.json), for every ruleset.
 
 The cases write honours as letters (E S W N winds, C red, F green, P white) and flowers as
-f1-f8; the loader turns them into the project notation. Cases of a ruleset whose module is
-not installed yet are left out (not skipped): they appear as soon as the ruleset does.
+f1-f8; the loader turns them into the project notation.
 """
 
 import json
@@ -11,11 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.rules import Meld, MeldKind, Seat, Win, WinType, available, parse_tile, parse_tiles
+from controller.rules import Meld, MeldKind, Seat, Win, WinType, parse_tile, parse_tiles
 
 HERE = Path(__file__).parent
-SHARED = HERE.parents[2] / "shared" / "cases" / "rules_examples.json"
-LOCAL = HERE / "rules_examples.json"
+CASES = HERE / "rules_examples.json"
 
 RULESETS = {"zung_jung_v3.3": "zung-jung", "sichuan_xuezhan": "sichuan", "shanghai": "shanghai"}
 MELD_KINDS = {
@@ -55,11 +53,9 @@ class Case:
 
 
 def load_cases() -> list[Case]:
-    """Every case of an available ruleset (from shared/ when present, else the copy here)."""
-    source = SHARED if SHARED.exists() else LOCAL
-    raw = json.loads(source.read_text(encoding="utf-8"))["cases"]
-    ready = set(available())
-    return [to_case(item) for item in raw if RULESETS[item["ruleset"]] in ready]
+    """Every worked case, of every ruleset."""
+    raw = json.loads(CASES.read_text(encoding="utf-8"))["cases"]
+    return [to_case(item) for item in raw]
 
 
 def to_case(item: dict[str, Any]) -> Case:

@@ -13,7 +13,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules import Meld, MeldKind, Seat, Win, WinType, available, get_ruleset
+from controller.rules import RULESET_NAMES, Meld, MeldKind, Seat, Win, WinType, get_ruleset
 
 _FACES = ([0, 3, 6], [0, 8], [2, 3, 4], [1, 4, 7], [0, 1, 2, 3])
 """Faces (0-8: ones to nines) a hand may keep to, so that straights, terminal, consecutive
@@ -23,7 +23,7 @@ and 2-5-8 sets come up often; other hands take one to three random faces."""
 def random_win(rng: random.Random) -> tuple[str, Win]:
     """A ruleset and a winning-shaped hand of its tiles: sets and a pair (some of them
     declared) or seven pairs, from one to three suits and a few faces."""
-    name = rng.choice(available())
+    name = rng.choice(RULESET_NAMES)
     ruleset = get_ruleset(name)
     playable = [s for s in range(4) if 9 * s in ruleset.tiles.kinds]
     suits = rng.sample(playable, rng.randint(1, min(3, len(playable))))

@@ -3,11 +3,11 @@ turns it into exit 2), never scored as if they were possible."""
 
 import pytest
 
-from controller.rules import RulesError, Seat, WinType, available, get_ruleset
+from controller.rules import RULESET_NAMES, RulesError, Seat, WinType, get_ruleset
 from tests.rules.helpers import win, zj
 
 
-@pytest.mark.parametrize("name", available())
+@pytest.mark.parametrize("name", RULESET_NAMES)
 def test_robbing_a_kong_while_holding_another_copy_would_be_five(name: str) -> None:
     ruleset = get_ruleset(name)
     # W adds a 5m to its exposed pung of 5m; S robs that tile: S holds no other 5m.
@@ -18,7 +18,7 @@ def test_robbing_a_kong_while_holding_another_copy_would_be_five(name: str) -> N
         ruleset.score(two)
 
 
-@pytest.mark.parametrize("name", available())
+@pytest.mark.parametrize("name", RULESET_NAMES)
 @pytest.mark.parametrize(("how", "seat"), [(WinType.HEAVENLY, Seat.E), (WinType.EARTHLY, Seat.S)])
 def test_heavenly_and_earthly_wins_have_no_exposed_sets(
     name: str, how: WinType, seat: Seat
@@ -45,7 +45,7 @@ def test_an_earthly_win_on_a_discard_is_on_the_dealers_discard(discarder: Seat) 
     assert zj(hand, how=WinType.EARTHLY, seat=Seat.S).payments[Seat.E] < -25
 
 
-@pytest.mark.parametrize("name", available())
+@pytest.mark.parametrize("name", RULESET_NAMES)
 def test_a_self_drawn_win_names_no_discarder(name: str) -> None:
     drawn = win("345m678m789m22p333p", tile="2p", how=WinType.SELF_DRAW, discarder=Seat.N)
     with pytest.raises(RulesError, match="no discarder"):

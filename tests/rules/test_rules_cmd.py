@@ -148,13 +148,14 @@ def test_shanghai_draw_streak_and_sichuan_winners_are_used(
     assert code == 0 and json.loads(out)["payments"]["W"] == 0
 
 
-def test_a_ruleset_not_yet_built_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from controller.rules import MODULES, available
-
-    for name in set(MODULES) - set(available()):
-        code, _, err = run(capsys, "score", "--ruleset", name, "123m456p789s123p55s")
-        assert code == 2
-        assert "not available" in err and len(err.splitlines()) == 1
+def test_an_unknown_ruleset_is_refused_naming_the_known_ones(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        run(capsys, "score", "--ruleset", "riichi", "123m456p789s123p55s")
+    out, err = capsys.readouterr()
+    assert stopped.value.code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "riichi" in err and all(name in err for name in ("zung-jung", "sichuan", "shanghai"))
 
 
 def test_ruleset_file_changes_house_rules(

@@ -60,7 +60,6 @@ class Rig:
         self.services = services
         self.players = SimulatedPlayers(self.sim.table, self.sim.buttons, habits)
         self.with_players = players
-        self.over_pty = over_pty
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> "Rig":
@@ -133,13 +132,24 @@ class Rig:
         return await self.until(lambda view: view.phase is not Phase.FAULT)
 
     async def quiet(self) -> bool:
-        """True if no input reached the table for a while (a pty needs a moment of real I/O)."""
+        """True if no input reached the table for a while: over a pty, that includes no bytes
+        still in the kernel between the two ends (counted at both)."""
         before = self.app.runner.handled
         for _ in range(YIELDS):
             await asyncio.sleep(0)
-        if self.over_pty:
-            await asyncio.sleep(0.005)
+        # The kernel moves pty bytes on its own, with no event to wait on: each loop turn (no
+        # timer) reads what has come, until the counts at both ends agree.
+        while self._bytes_in_flight():  # noqa: ASYNC110
+            await asyncio.sleep(0)
         return self.app.runner.handled == before
+
+    def _bytes_in_flight(self) -> bool:
+        pty = self.sim.table.pty
+        if pty is None:
+            return False
+        link = self.app.mcu.link.stats()
+        # `<`: the host also writes bytes of its own outside frames (a delimiter as it opens).
+        return pty.bytes_read < link.bytes_sent or link.bytes_received < pty.bytes_written
 
     def commands(self) -> list[str]:
         """The names of the commands the table MCU ran, in order."""

@@ -21,7 +21,7 @@ from controller.hub.venue.recorder import Recorder
 from controller.hub.venue.store import ResultStore
 from controller.sim.demo import DemoPlan, DemoSession, Outcome
 from controller.table.records import FinishedHand
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 
 KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
 RSS_EVERY = 50

@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.cli import main
 from controller.table.blackbox_files import BlackBoxFiles
 from controller.table.cycle import Phase
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, SessionBook
 from tests.hub.helpers import eventually, make_link, running
 from tests.sim.rig import Rig

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.rules import available
 from controller.table.cycle import Phase
 from controller.table.ports import StatusPattern
 from tests.sim.rig import Rig
@@ -21,16 +20,10 @@ SESSIONS = {
 }
 
 
-def needs(ruleset: str) -> None:
-    if ruleset not in available():
-        pytest.skip(f"the {ruleset} ruleset is not in this version yet")
-
-
 @pytest.mark.parametrize("ruleset", list(SESSIONS))
 async def test_a_session_plays_itself_from_power_on(
     ruleset: str, tmp_path: Path, pins: MockFactory
 ) -> None:
-    needs(ruleset)
     seed, hands = SESSIONS[ruleset]
     async with Rig(tmp_path, ruleset, hands=hands, seed=seed) as rig:
         view = await rig.until_phase(Phase.SESSION_OVER, Phase.FAULT)
@@ -64,7 +57,6 @@ async def test_wmc_deal_passes_after_every_hand_four_to_a_round(
 
 
 async def test_shanghai_winner_deals_and_a_draw_repeats(tmp_path: Path, pins: MockFactory) -> None:
-    needs("shanghai")
     seed, hands = SESSIONS["shanghai"]
     async with Rig(tmp_path, "shanghai", hands=hands, seed=seed) as rig:
         await rig.until_phase(Phase.SESSION_OVER)
@@ -78,7 +70,6 @@ async def test_shanghai_winner_deals_and_a_draw_repeats(tmp_path: Path, pins: Mo
 async def test_sichuan_dice_choose_each_dealer_and_three_wins_end_a_hand(
     tmp_path: Path, pins: MockFactory
 ) -> None:
-    needs("sichuan")
     seed, hands = SESSIONS["sichuan"]
     async with Rig(tmp_path, "sichuan", hands=hands, seed=seed) as rig:
         await rig.until_phase(Phase.SESSION_OVER)

@@ -16,7 +16,7 @@ from rich.console import Console, RenderableType
 
 from controller.cli import main
 from controller.devices.pinout import load_pinout
-from controller.rules import available
+from controller.rules import RULESET_NAMES
 from controller.sim.board import board
 from controller.sim.demo import FAST, REAL, DemoPlan, DemoSession, Outcome, Pace
 from controller.sim.view import summary_lines
@@ -30,7 +30,7 @@ def scores(out: str) -> dict[str, int]:
     return {player: int(score) for _, player, score, _ in SCORE_LINE.findall(out)}
 
 
-@pytest.mark.parametrize("ruleset", available())
+@pytest.mark.parametrize("ruleset", RULESET_NAMES)
 def test_a_fast_session_of_four_hands_plays_out_and_its_scores_sum_to_zero(
     ruleset: str, pins: MockFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:

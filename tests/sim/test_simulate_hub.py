@@ -19,7 +19,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
 from controller.hub.table_side.hub_link import KEY_DOUBT
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.sim.test_simulate import scores
 
 ROOT = Path(__file__).parents[2]

@@ -21,8 +21,8 @@ from controller.hub.venue.store import open_store
 from controller.sim.demo import FAST, DemoPlan
 from controller.sim.fault_profiles import FaultKind, FaultProfile
 from controller.sim.virtual_time import run_virtual
+from devsupport.mosquitto import Broker
 from firmware_bridge.sim.faults import Faults
-from tests.broker import Broker
 from tests.sim.soak import KEY, RecorderInProcess, SoakRun, soak
 
 HANDS = 200

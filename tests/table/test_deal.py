@@ -4,7 +4,7 @@ a wrong deal named by seat and tile."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules import Seat, WallPosition, available, get_ruleset
+from controller.rules import RULESET_NAMES, Seat, WallPosition, get_ruleset
 from controller.rules.tiles import is_flower
 from controller.table.deal import check_deal, describe_mismatch, expected_deal
 from controller.table.geometry import physical_slot, rules_position
@@ -15,7 +15,7 @@ dice = st.integers(1, 6)
 
 @settings(max_examples=30, deadline=None)
 @given(
-    st.sampled_from(available()),
+    st.sampled_from(RULESET_NAMES),
     st.lists(dice, min_size=4, max_size=4),
     st.integers(0, 3),
     st.integers(0, 10**6),

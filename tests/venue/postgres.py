@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.broker import free_port
+from devsupport.mosquitto import free_port
 
 _BIN_DIRS = sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.hub.contract.envelopes import StatusMessage, decode
-from tests.broker import Broker, find_mosquitto
+from devsupport.mosquitto import Broker, find_mosquitto
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, make_recorder, running
 

@@ -21,7 +21,7 @@ from controller.hub.venue.dashboard.auth import Sessions, hash_password, load_op
 from controller.hub.venue.dashboard.http import HttpServer
 from controller.hub.venue.dashboard.options import http_address
 from controller.hub.venue.tournament.definition import load_tournament
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
 from tests.venue.test_tournament import DEFINITION
@@ -140,11 +140,9 @@ async def test_an_operator_starts_and_pauses_a_session(
         assert sent.status == 303 and "sent=" in sent.headers["Location"]
         await eventually(lambda: book.session == "cup.r1.t1", "session started by the table")
         assert book.players == ["ann", "bo", "cy", "dee"]
-        for _ in range(100):
-            shown = (await s.get(sent.headers["Location"], cookie)).body
-            if "session cup.r1.t1 started" in shown:
-                break
-            await asyncio.sleep(0.05)
+        command = sent.headers["Location"].split("sent=", 1)[1]
+        await eventually(lambda: bool(s.dashboard.store.replies(command)), "the reply recorded")
+        shown = (await s.get(sent.headers["Location"], cookie)).body
         assert "The table replied: ok: session cup.r1.t1 started" in shown
         await s.send("POST", "/tables/t1/command", {"action": "pause", "token": token}, cookie)
         await eventually(lambda: book.state == "paused", "session paused")

@@ -15,7 +15,7 @@ from selenium import webdriver
 from selenium.webdriver.common.by import By
 
 from controller.hub.contract.table_events import TableStatus
-from tests.broker import Broker, free_port
+from devsupport.mosquitto import Broker, free_port
 from tests.hub.factories import KEY_TEXT, SessionBook
 from tests.hub.helpers import make_link, running
 from tests.sim.test_simulate_hub import RecorderProcess

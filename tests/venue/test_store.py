@@ -12,7 +12,7 @@ from controller.hub.contract.signing import TableKey
 from controller.hub.venue.keyring import KeyRing
 from controller.hub.venue.recorder import Recorder, RecorderSettings
 from controller.hub.venue.store import ResultStore, open_store
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, running
 

@@ -19,7 +19,7 @@ from controller.hub.venue.store import ResultStore
 from controller.hub.venue.tournament.commands import report_of, round_starts
 from controller.hub.venue.tournament.definition import Tournament, load_tournament
 from controller.hub.venue.tournament.draw import draw_stage, meetings, repeats
-from tests.broker import Broker
+from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, START, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, running
 

@@ -38,7 +38,7 @@ from controller.hub.mqtt.transport import (
 from controller.hub.table_side.composer import TableMessages
 from controller.hub.table_side.dispatcher import Answer, CommandDispatcher, TableControl
 from controller.hub.table_side.health import attention
-from controller.hub.table_side.outbox import Outbox, RefusedResult
+from controller.hub.table_side.outbox import FeedKind, Outbox, RefusedResult
 
 _log = logging.getLogger(__name__)
 IDLE_WAIT_S = 60.0
@@ -171,7 +171,7 @@ class HubLink:
     def publish_event(self, event: Event) -> None:
         """Queue a public play-by-play event (dropped oldest-first if the link stays down)."""
         topic = self.topics.events(self.settings.table)
-        self.outbox.add_feed("event", topic, self.messages.event(event))
+        self.outbox.add_feed(FeedKind.EVENT, topic, self.messages.event(event))
         self._poke()
 
     def update_status(self, status: TableStatus) -> None:
@@ -289,7 +289,7 @@ class HubLink:
     def _queue_status(self, online: bool) -> None:
         topic = self.topics.status(self.settings.table)
         build = self.messages.status(self._status, online, self._connected_at, doubt=self._doubt())
-        self.outbox.add_feed("status", topic, build, retain=True)
+        self.outbox.add_feed(FeedKind.STATUS, topic, build, retain=True)
         self._poke()
 
     # --- receiving ----------------------------------------------------------------------------
@@ -391,7 +391,7 @@ class HubLink:
         if not answer.ok:
             _log.warning("hub command %s: %s: %s", answer.command, answer.code, answer.message)
         topic = self.topics.replies(self.settings.table)
-        self.outbox.add_feed("reply", topic, self.messages.reply(answer))
+        self.outbox.add_feed(FeedKind.REPLY, topic, self.messages.reply(answer))
         self._poke()
 
     # --- sending ------------------------------------------------------------------------------

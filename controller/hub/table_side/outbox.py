@@ -21,11 +21,18 @@ from pathlib import Path
 from typing import TypeVar
 
 from controller.errors import RuntimeFailure
-from controller.hub.table_side.outbox_file import FeedItem, OutboxFile, PendingResult, RefusedResult
+from controller.hub.table_side.outbox_file import (
+    FeedItem,
+    FeedKind,
+    OutboxFile,
+    PendingResult,
+    RefusedResult,
+)
 from controller.hub.table_side.writer import DurableWriter
 
 __all__ = [
     "FeedItem",
+    "FeedKind",
     "Outbox",
     "OutboxCannotStore",
     "PendingResult",
@@ -91,7 +98,7 @@ class Outbox:
         for result in held.pending:
             self._hold(result)
         self._feed = {item.n: item for item in held.feed}
-        self._status_n = max((i.n for i in held.feed if i.kind == "status"), default=None)
+        self._status_n = max((i.n for i in held.feed if i.kind is FeedKind.STATUS), default=None)
         self._feed_seq = max([held.feed_seq, *self._feed])
         self._dropped = held.dropped
         self._written_feed = self._committed_feed = self._feed_seq
@@ -277,18 +284,18 @@ class Outbox:
     # --- the feed -----------------------------------------------------------------------------
 
     def add_feed(
-        self, kind: str, topic: str, build: Callable[[int], bytes], *, retain: bool = False
+        self, kind: FeedKind, topic: str, build: Callable[[int], bytes], *, retain: bool = False
     ) -> None:
         """Queue a status, event or reply; a new status replaces any status still queued, and
         past `max_feed` entries the oldest are dropped and counted."""
         self._feed_seq += 1
         item = FeedItem(self._feed_seq, kind, topic, retain, build(self._feed_seq))
         gone = []
-        if kind == "status" and self._status_n is not None:
+        if kind is FeedKind.STATUS and self._status_n is not None:
             gone.append(self._status_n)
             self._feed.pop(self._status_n, None)
         self._feed[item.n] = item
-        if kind == "status":
+        if kind is FeedKind.STATUS:
             self._status_n = item.n
         while len(self._feed) > self.max_feed:
             oldest = next(iter(self._feed))

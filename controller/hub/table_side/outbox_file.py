@@ -10,6 +10,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from controller.errors import RuntimeFailure
@@ -52,12 +53,20 @@ class RefusedResult:
     at: float
 
 
+class FeedKind(StrEnum):
+    """What a feed entry is; the value is the text stored in the file's `kind` column."""
+
+    STATUS = "status"
+    EVENT = "event"
+    REPLY = "reply"
+
+
 @dataclass(frozen=True)
 class FeedItem:
     """A status, event or reply waiting to be published; `n` is its feed sequence number."""
 
     n: int
-    kind: str
+    kind: FeedKind
     topic: str
     retain: bool
     payload: bytes
@@ -151,7 +160,7 @@ class OutboxFile:
             if r is not None
         ]
         feed = [
-            FeedItem(int(n), str(k), str(t), bool(r), bytes(p))
+            FeedItem(int(n), FeedKind(str(k)), str(t), bool(r), bytes(p))
             for n, k, t, r, p in self._db.execute(
                 "SELECT n, kind, topic, retain, payload FROM feed ORDER BY n"
             )

@@ -10,7 +10,7 @@ last message the table itself sent.
 
 from datetime import datetime
 
-from controller.hub.contract.envelopes import MalformedMessage, StatusMessage, decode
+from controller.hub.contract.envelopes import StatusMessage
 from controller.hub.venue.store import Notice, Presence
 
 
@@ -21,22 +21,13 @@ def clock_time(at: float) -> str:
 
 def table_lines(presence: Presence) -> list[str]:
     """Two or three lines about one table."""
-    status = _status(presence.status)
+    status = presence.last_status()
     lines = [f"{presence.table}: {_online(presence, status)}"]
     if status is not None:
         lines.append("  " + _activity(status))
         if status.link.attention:
             lines.append(f"  ATTENTION: {status.link.attention}")
     return lines
-
-
-def _status(payload: bytes | None) -> StatusMessage | None:
-    if payload is None:
-        return None
-    try:
-        return decode(payload, StatusMessage)
-    except MalformedMessage:
-        return None
 
 
 def _online(p: Presence, status: StatusMessage | None) -> str:

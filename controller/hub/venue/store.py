@@ -9,7 +9,7 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub.contract.envelopes import ResultMessage
+from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
 from controller.hub.mqtt.durable import add_columns, open_durable
 
 _SCHEMA = """
@@ -79,6 +79,15 @@ class Presence:
     offline_at: float | None
     by_will: bool
     status: bytes | None
+
+    def last_status(self) -> StatusMessage | None:
+        """The table's last status as stored, decoded (None: none, or unreadable)."""
+        if self.status is None:
+            return None
+        try:
+            return decode(self.status, StatusMessage)
+        except MalformedMessage:
+            return None
 
 
 def open_store(spec: str) -> "ResultStore":

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
+from controller.hub.contract.envelopes import ResultMessage, decode
 from controller.hub.contract.result import HandResult, WallReveal
 from controller.hub.venue.store import Presence, ResultStore
 
@@ -98,7 +98,7 @@ class TableCard:
 
 def card(presence: Presence, live: LiveResults) -> TableCard:
     """The floor card of one table."""
-    status = _status(presence.status)
+    status = presence.last_status()
     s = status.status if status else None
     session = (s.session if s else None) or live.latest.get(presence.table)
     hands = live.session(presence.table, session)
@@ -124,12 +124,3 @@ def card(presence: Presence, live: LiveResults) -> TableCard:
         last_hand=last.hand if last else None,
         dealer=last.player(last.dealer) if last else None,
     )
-
-
-def _status(payload: bytes | None) -> StatusMessage | None:
-    if payload is None:
-        return None
-    try:
-        return decode(payload, StatusMessage)
-    except MalformedMessage:
-        return None

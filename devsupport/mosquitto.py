@@ -1,4 +1,9 @@
-"""A real mosquitto broker on a free loopback port, owned by one test: stop, kill -9, restart."""
+"""A real mosquitto broker on a free loopback port, owned by one test: stop, kill -9, restart.
+
+The one throwaway broker of the repo: the tests, the hub benchmarks (bench/) and scripts/demo
+use it; `python -m devsupport.mosquitto DIR` serves one from DIR, prints its URL once it listens and
+stops it on SIGTERM or SIGINT.
+"""
 
 import contextlib
 import os
@@ -6,6 +11,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -127,3 +133,21 @@ class Broker:
         if not self.log_path.exists():
             return "(no log)"
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def serve(workdir: Path) -> None:
+    """Run a broker in `workdir` until SIGTERM/SIGINT; its URL on stdout once it listens."""
+    broker = Broker(workdir)
+    broker.start()
+    sys.stdout.write(broker.url + "\n")
+    sys.stdout.flush()
+    stop = [signal.SIGTERM, signal.SIGINT]
+    signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+    try:
+        signal.sigwait(stop)
+    finally:
+        broker.stop()
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]))
