@@ -165,8 +165,9 @@ class TableApp:
         self.notifier = notifier or SystemdNotifier()
         self.tick_s = tick_s
         self.restart_s = restart_s
-        self.tiles, self.setup_problem = load_tiles(hardware.tileset)
-        self.cycle = HandCycle(self.tiles, cycle_settings(config))
+        self.setup_problem = ""
+        """Why the table cannot start (the tile-set file is read in `run`, not here)."""
+        self.cycle = HandCycle(None, cycle_settings(config))
         settings = link_settings or LinkSettings(reconnect_max=config.serial.reconnect_max_s)
         self.mcu = LinkMcu(Link(hardware.opener, settings))
         margin = config.session.last_hand_margin_minutes * 60.0
@@ -208,6 +209,8 @@ class TableApp:
 
     async def run(self) -> None:
         """Run every service until cancelled."""
+        self.cycle.tiles, problem = load_tiles(self.hardware.tileset)
+        self.setup_problem = problem or self.setup_problem
         try:
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._supervise("table MCU link", self.mcu.run))

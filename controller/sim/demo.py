@@ -6,7 +6,7 @@ result (or a bounded wait ran out)."""
 import asyncio
 import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -143,7 +143,7 @@ class Tally:
     async def record(self, hand: FinishedHand) -> str:
         """Store through the inner sink first; only a stored result counts."""
         result_id = await self._inner.record(hand)
-        self.results.append(hand)
+        self.results.append(replace(hand, play=None))  # the summary needs no move list
         if self.json_out is not None:
             self.json_out.write(self._payload(hand, result_id) + b"\n")
             self.json_out.flush()
