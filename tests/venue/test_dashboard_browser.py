@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from controller.hub.contract.table_events import TableStatus
@@ -70,9 +71,17 @@ async def _shows(driver: webdriver.Chrome, check: Callable[[webdriver.Chrome], b
         await asyncio.sleep(0.1)
 
 
+def _text(driver: webdriver.Chrome, element_id: str) -> str:
+    """An element's text ('' while the live script is swapping it for a newer one)."""
+    try:
+        found = driver.find_elements(By.ID, element_id)
+        return found[0].text if found else ""
+    except StaleElementReferenceException:
+        return ""
+
+
 def _card_text(driver: webdriver.Chrome, table: str) -> str:
-    found = driver.find_elements(By.ID, f"table-{table}")
-    return found[0].text if found else ""
+    return _text(driver, f"table-{table}")
 
 
 async def test_the_floor_updates_live_in_a_real_browser(
@@ -91,7 +100,7 @@ async def test_the_floor_updates_live_in_a_real_browser(
         await asyncio.to_thread(browser.execute_script, "window.notReloaded = true;")
 
         await _simulate(broker.url, keys, hands=1, seed=2)
-        await _shows(browser, lambda d: "3 results recorded" in d.find_element(By.ID, "live").text,
+        await _shows(browser, lambda d: "3 results recorded" in _text(d, "live"),
                      "the third result, pushed without a reload")  # fmt: skip
 
         link = make_link(broker.url, tmp_path / "lift.db", SessionBook(), table="lift-table")
