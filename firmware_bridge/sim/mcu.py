@@ -62,6 +62,10 @@ from firmware_bridge.sim.session import McuSession
 FIRMWARE_VERSION = (1, 0, 0)
 MODEL = 1
 MOTOR_FAULTS = (FaultCode.JAM, FaultCode.OVERCURRENT, FaultCode.MOTOR_TIMEOUT)
+POLL_S = 0.1
+"""The zone readers' polling interval: a tag one poll missed is heard again at the next
+(the firmware reports a zone whenever what it hears changes, so a miss shows as a short
+flicker: gone on one report, back on the next)."""
 
 
 class SoftwareMcu:
@@ -100,6 +104,8 @@ class SoftwareMcu:
         self._decoder = FrameDecoder()
         self._writer: Callable[[bytes], None] | None = None
         self._reported: dict[tuple[int, Zone], tuple[int, ...]] = {}
+        self._polls: set[tuple[int, Zone]] = set()
+        """Zones whose last read missed a tag: polled again after `POLL_S`."""
         self._boot_time = 0.0
         self._last_host_frame = 0.0
         self._tasks: list[asyncio.Task[None]] = []
@@ -233,7 +239,26 @@ class SoftwareMcu:
         miss = self.faults.zone_miss.get(zone, 0.0)
         tiles = self.model.zone_tiles(seat, zone)
         uids = {t.uid for t in tiles if not miss or self._read_rng.random() >= miss}
+        if len(uids) < len(tiles):
+            self._poll_again(seat, zone)
         return tuple(sorted(uids))[:MAX_ZONE_UIDS]
+
+    def _poll_again(self, seat: int, zone: Zone) -> None:
+        """The next poll of a zone that missed a tag (reported if it hears something else)."""
+        key = (seat, zone)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: nobody polls (a read outside a running table)
+        if key in self._polls:
+            return
+        self._polls.add(key)
+        speed = self.machine.speed
+        loop.call_later(POLL_S * speed if speed > 0 else 0, self._polled, seat, zone)
+
+    def _polled(self, seat: int, zone: Zone) -> None:
+        self._polls.discard((seat, zone))
+        self._zone_changed(seat, zone)
 
     def _zone_changed(self, seat: int, zone: Zone) -> None:
         uids = self.read_zone(seat, zone)

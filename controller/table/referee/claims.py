@@ -10,7 +10,7 @@ from controller.table.ports import Zone
 from controller.table.records import IncidentKind
 from controller.table.referee import fouls, procedures, wins
 from controller.table.referee.events import Move, MoveKind, WinEntry
-from controller.table.referee.state import Close, Need, Play, Window
+from controller.table.referee.state import PASSED_KEPT, Close, Need, Play, Window
 from controller.table.tiles import seat_name
 
 
@@ -23,6 +23,7 @@ def close(play: Play, why: Close, claimant: int | None = None) -> bool:
     play.window = None
     if why is Close.DRAW:
         play.closed = window
+        play.passed = [*play.passed[1 - PASSED_KEPT :], window]
         drawer = play.turn
         if drawer in window.declares:
             play.self_declared[drawer] = window.declares.pop(drawer)

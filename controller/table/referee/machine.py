@@ -4,6 +4,8 @@
 from typing import assert_never
 
 from controller.table.clocks import SeatTime
+from controller.table.irregularities import left_table_incident
+from controller.table.ports import Zone
 from controller.table.records import IncidentKind, Instant
 from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
@@ -121,6 +123,10 @@ class Referee:
             play.odd_since = None
         elif play.odd_since is None:
             play.odd_since = play.t
+        if not play.unseen:
+            play.unseen_since = None
+        elif play.unseen_since is None:
+            play.unseen_since = play.t
 
     def _time(self) -> None:
         play = self.play
@@ -136,23 +142,28 @@ class Referee:
         if play.window is None and nothing_to_draw:
             procedures.end(play, "the wall is empty")
             return
-        pressed = min((at.monotonic for at in play.early.values()), default=None)
-        since = play.odd_since if pressed is None else min(pressed, play.odd_since or pressed)
+        pressed = (at.monotonic for at in play.early.values())
+        waiting = (play.odd_since, play.unseen_since, *pressed)
+        since = min((t for t in waiting if t is not None), default=None)
         if since is None:
-            play.read_again = False
+            play.read_at = None
             return
-        # A press no tile explains yet, or tags out of place for a while: read the zones
-        # again (a tag an antenna missed), then take what no move of the turn explains as a
-        # move out of turn (a draw, a throw), at last as strays.
+        # A press no tile explains yet, tags out of place or read nowhere for a while: read
+        # the zones again (a tag an antenna missed; again while it lasts), then take what no
+        # move of the turn explains as a move out of turn (a draw, a throw), at last as
+        # strays, or as tiles gone from the table.
         settle = play.settings.settle_s
-        if play.t - since >= settle and not play.read_again:
-            play.read_again = True
+        last = since if play.read_at is None else play.read_at
+        if play.t - last >= settle:
+            play.read_at = play.t
             play.out.append(ReadAgain())
         if play.odd_since is not None and play.t - play.odd_since >= 2 * settle:
             self._reconcile(patient=True)
-        since = play.odd_since
-        if since is not None and play.t - since >= play.settings.stray_s:
+        stray = play.settings.stray_s
+        if play.odd_since is not None and play.t - play.odd_since >= stray:
             self._adopt()
+        if play.unseen_since is not None and play.t - play.unseen_since >= stray:
+            self._gone()
 
     def _adopt(self) -> None:
         """Tags out of place that no move explains: one incident, then take the table as it is."""
@@ -162,26 +173,33 @@ class Referee:
             words = play.tiles.notation(named)
             play.incident(None, IncidentKind.STRAY_TILES, f"tiles moved outside play: {words}")
         for uid in sorted(play.odd):
-            for seat in play.seats:
-                seat.concealed.discard(uid)
-                if uid in seat.river:
-                    seat.river.remove(uid)
-                if uid in seat.flowers:
-                    seat.flowers.remove(uid)
-                for record in seat.melds:
-                    if uid in record.uids:
-                        record.uids.remove(uid)
+            play.forget(uid)
             seen = play.at(uid)
             if play.wall.holds(uid):
                 play.wall.take(uid)
             if seen is None:
                 continue
             seat = play.seats[seen[0]]
-            if seen[1].value == "hand":
+            if seen[1] is Zone.HAND:
                 seat.concealed.add(uid)
-            elif seen[1].value == "discard":
+            elif seen[1] is Zone.DISCARD:
                 seat.river.append(uid)
             else:
                 seat.loose.append(uid)
             play.put(uid, *seen)
         play.odd_since = None
+
+    def _gone(self) -> None:
+        """Tags no antenna has read for a while, however often the zones were read again:
+        they left the table (one incident per seat); play goes on without them."""
+        play = self.play
+        by_seat: dict[int, list[int]] = {}
+        for uid in sorted(play.unseen):
+            place = play.where[uid][0]
+            by_seat.setdefault(place, []).append(uid)
+            play.forget(uid)
+            del play.where[uid]
+            play.unseen.discard(uid)
+        for place, uids in by_seat.items():
+            fouls.report(play, left_table_incident(place, play.now, uids, play.tiles))
+        play.unseen_since = None

@@ -23,7 +23,14 @@ def explain(play: Play, patient: bool = False) -> bool:
     if play.over:
         return False
     before = len(play.moves)
-    found = _claim(play) or _late_claim(play) or _turn(play) or (patient and _out_of_turn(play))
+    found = (
+        _claim(play)
+        or _late_claim(play)
+        or _next_draw(play)
+        or _second_discard(play)
+        or _turn(play, patient)
+        or (patient and _out_of_turn(play))
+    )
     if found and not play.over:
         for move in play.moves[before:]:
             if move.kind not in _NO_COUNT:
@@ -132,8 +139,11 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
 
 
 def _late_claim(play: Play) -> bool:
-    closed = play.closed
-    if closed is None or closed.uid in play.reported or closed.uid not in play.odd:
+    return any(_claimed_late(play, window) for window in reversed(play.passed))
+
+
+def _claimed_late(play: Play, closed: Window) -> bool:
+    if closed.uid in play.reported or closed.uid not in play.odd:
         return False
     seen = play.at(closed.uid)
     if seen is None or seen[0] == closed.source or seen[1] is Zone.DISCARD:
@@ -175,12 +185,12 @@ def _late_claim(play: Play) -> bool:
 # ---- the turn's own moves --------------------------------------------------------------------
 
 
-def _turn(play: Play) -> bool:
+def _turn(play: Play, patient: bool) -> bool:
     place = play.turn
     if not play.in_play(place):
         return False
     if play.need is not Need.DISCARD:
-        return _draw(play, place)
+        return _draw(play, place, patient)
     return (
         _flower(play, place)
         or _concealed_kong(play, place)
@@ -199,12 +209,36 @@ def _from_wall(play: Play, place: int) -> list[int]:
     ]
 
 
-def _draw(play: Play, place: int) -> bool:
+def _next_draw(play: Play) -> bool:
+    """The wall's next live tile lies at a seat: that seat drew it. The wall is drawn in a
+    fixed order, so this is the draw that came first of any the reads show; taken in that
+    order, a draw out of turn or a second tile cannot put the referee's wall behind the
+    table's. Out of turn it is taken at once only when nothing else is out of place (else a
+    move the antennas have not shown yet may explain it: the patient look decides)."""
+    uid = play.wall.next_live()
+    seen = play.at(uid) if uid is not None and uid in play.odd else None
+    if uid is None or seen is None or not play.in_play(seen[0]):
+        return False
+    place = seen[0]
+    if place == play.turn and play.need is Need.DRAW:
+        return _draw(play, place, patient=False)
+    if play.odd != {uid}:
+        return False
+    if place == play.turn and play.need is Need.DISCARD:
+        _second_tile(play, place, uid)
+        return True
+    if place != play.turn and play.need is Need.DRAW:
+        _drawn_out_of_turn(play, place, uid)
+        return True
+    return False
+
+
+def _draw(play: Play, place: int, patient: bool) -> bool:
     replacing = play.need is Need.REPLACEMENT
     expected = play.wall.next_replacement() if replacing else play.wall.next_live()
     taken = _from_wall(play, place)
-    if not taken or expected is None:
-        return False
+    if not taken or expected is None or (expected not in taken and not patient):
+        return False  # another tile than the next: an antenna may have missed the next one
     if play.window is not None:
         claims.close(play, Close.DRAW)
         if play.over or play.turn != place or play.need is Need.DISCARD:
@@ -261,14 +295,24 @@ def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
     if place == play.turn:
         if play.need is not Need.DISCARD:
             return False
-        # A second tile in one turn: the count check says it (a long hand).
-        play.wall.take(uid)
-        play.seats[place].concealed.add(uid)
-        play.put(uid, place, Zone.HAND)
-        play.record(Move(play.now, place, MoveKind.DRAW, tuple(play.kinds([uid]))))
+        _second_tile(play, place, uid)
         return True
     if play.need is not Need.DRAW:
         return False
+    _drawn_out_of_turn(play, place, uid)
+    return True
+
+
+def _second_tile(play: Play, place: int, uid: int) -> None:
+    """A second tile in one turn: the count check says it (a long hand)."""
+    play.wall.take(uid)
+    play.seats[place].concealed.add(uid)
+    play.put(uid, place, Zone.HAND)
+    play.record(Move(play.now, place, MoveKind.DRAW, tuple(play.kinds([uid]))))
+
+
+def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
+    """`place` drew in place of the seat on turn: the turn is its now."""
     skipped = play.turn
     play.incident(
         place,
@@ -279,28 +323,54 @@ def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
     if play.window is not None:
         claims.close(play, Close.DRAW)
         if play.over or play.need is not Need.DRAW:
-            return True
+            return
     play.turn = place
     timing.turn_starts(play, place)
     _take(play, place, uid, replacing=False)
+
+
+def _thrown(play: Play, place: int) -> list[int]:
+    """The seat's concealed tags that lie in its own river: thrown, no move explains them yet."""
+    seat = play.seats[place]
+    return [
+        u for u in sorted(seat.concealed) if u in play.odd and play.at(u) == (place, Zone.DISCARD)
+    ]
+
+
+def _second_discard(play: Play) -> bool:
+    """The seat that just threw throws another tile before the next draw (a short hand from
+    now on): the newest tile of its river is the one the others may claim now. Taken at once
+    only when nothing else is out of place."""
+    window = play.window
+    if window is None or window.robbing or play.need is not Need.DRAW:
+        return False
+    thrown = _thrown(play, window.source)
+    if len(thrown) != 1 or play.odd != set(thrown):
+        return False
+    claims.close(play, Close.TIME)
+    if play.over or play.need is not Need.DRAW:
+        return True
+    _throw(play, window.source, thrown[0])
+    play.window = Window(thrown[0], window.source, play.t, last=play.wall.remaining == 0)
     return True
 
 
 def _stray_discard(play: Play, place: int) -> bool:
-    """A tile thrown by a seat not on turn (a second discard): it lies in the river."""
-    seat = play.seats[place]
-    thrown = [
-        u for u in sorted(seat.concealed) if u in play.odd and play.at(u) == (place, Zone.DISCARD)
-    ]
+    """A tile thrown by a seat not on turn: it lies in the river."""
+    thrown = _thrown(play, place)
     if not thrown:
         return False
-    uid = thrown[0]
+    _throw(play, place, thrown[0])
+    return True
+
+
+def _throw(play: Play, place: int, uid: int) -> None:
+    seat = play.seats[place]
     seat.concealed.discard(uid)
     seat.river.append(uid)
     play.put(uid, place, Zone.DISCARD)
     fouls.discarded(play, place, uid)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
-    return True
 
 
 def _moved_to_meld(play: Play, place: int) -> list[int]:

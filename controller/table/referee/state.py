@@ -35,6 +35,10 @@ class Need(enum.Enum):
     DISCARD = "discard"
 
 
+PASSED_KEPT = 4
+"""Windows kept in `Play.passed`."""
+
+
 class Close(enum.Enum):
     """Why a claim window closed."""
 
@@ -132,14 +136,20 @@ class Play:
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
         self.odd_since: float | None = None
-        self.read_again = False
-        """The zones were asked to be read again (for the tags out of place, or a press)."""
-        """The zones were asked to be read again for the tags now out of place."""
+        self.unseen: set[int] = set()
+        """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
+        self.unseen_since: float | None = None
+        self.read_at: float | None = None
+        """When the zones were last asked to be read again (for tags out of place or not
+        read, or a press no tile explains yet)."""
         self.turn = deal.dealer
         self.need = Need.DISCARD
         self.window: Window | None = None
         self.closed: Window | None = None
-        """The window the next draw closed (a claim on it now comes too late)."""
+        """The window the next draw closed (a declaration on it now comes too late)."""
+        self.passed: list[Window] = []
+        """The last windows a draw closed (a round's worth, newest last): a set claimed
+        from one of them is a late claim, even after the next discard."""
         self.self_declared: dict[int, Instant] = {}
         self.early: dict[int, Instant] = {}
         """Presses not yet matched to a window or a turn (a press may come before the tiles)."""
@@ -199,8 +209,13 @@ class Play:
     def _check(self, uid: int) -> None:
         if uid in self.foreign:
             self.odd.discard(uid)
+            self.unseen.discard(uid)
             return
         want, got = self.where.get(uid), self.seen.get(uid)
+        if got is None and want is not None:
+            self.unseen.add(uid)
+        else:
+            self.unseen.discard(uid)
         # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
         # and a tile on its way (off the river, not yet in a meld) is no move yet.
         if want == got or got is None or self._revealed(want, got):
@@ -211,6 +226,20 @@ class Play:
     def _revealed(self, want: Place | None, got: Place | None) -> bool:
         """A winner who left the hand may lay its tiles out as it likes."""
         return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
+
+    def forget(self, uid: int) -> None:
+        """Take the tag out of every seat's tiles (it is no longer where play put it)."""
+        for seat in self.seats:
+            seat.concealed.discard(uid)
+            if uid in seat.river:
+                seat.river.remove(uid)
+            if uid in seat.flowers:
+                seat.flowers.remove(uid)
+            if uid in seat.loose:
+                seat.loose.remove(uid)
+            for record in seat.melds:
+                if uid in record.uids:
+                    record.uids.remove(uid)
 
     def recheck(self, place: int) -> None:
         """Look again at every tag of a seat (it just left the hand)."""
