@@ -132,8 +132,9 @@ async def test_every_slip_is_reported_once_and_nothing_else(
     precision = 1 - len(unanswered) / len(incidents) if incidents else 1.0
     # phantom moves: moves the referee saw that nobody made (and, beside them, moves made
     # that it did not see)
-    done, seen = made_moves(rig.players.moves, rig.players.slips), seen_moves(rig.sink.results)
-    phantom, unseen = seen - done, done - seen
+    done = made_moves(rig.players.moves, rig.players.slips)
+    followed = seen_moves(rig.sink.results)
+    phantom, unseen = followed - done, done - followed
     print(
         f"\nfidelity over {len(rig.sink.results)} hands, {miss:.0%} antenna misses: "
         f"{sum(slips.values())} slips ({dict(Counter(k for _, _, k in slips.elements()))}), "
