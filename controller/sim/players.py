@@ -39,6 +39,9 @@ class Habits:
 
     think_s: float = 0.0
     """Pause between moves (real seconds; 0 still lets the table's events through)."""
+    move_s: float = 0.0
+    """Table time each move takes at least (the table's injected clock: virtual in tests).
+    People are slower than the zone readers' polls; 0: as fast as the event loop goes."""
     wrong_deal_hand: int | None = None
     """In this hand, seats S and W each take one of the other's dealt tiles."""
     claims: bool = True
@@ -214,6 +217,8 @@ class SimulatedPlayers:
         await self.think()
         if self._runner is None:
             return
+        if self.habits.move_s:
+            await self.stall(self.habits.move_s)
         view, clock = self._runner.view, self._runner.clock
         start = clock.monotonic()
         if followed and self.habits.wait_for_referee:

@@ -103,7 +103,9 @@ async def test_every_slip_is_reported_once_and_nothing_else(
     # Slow turns run 20 s past the limit: longer than the 15 s after the deal that count on
     # no clock, so every one of them is over the limit on the table's clock too.
     sloppy = replace(SLOPPY, seed=7, slow_by_s=20.0)
-    habits = replace(FULL_PLAY, sloppy=sloppy, wait_for_referee=False)
+    # People take time to move a tile (here half a second of table time): longer than the
+    # readers' poll, so an antenna miss is read again before the next move is made.
+    habits = replace(FULL_PLAY, sloppy=sloppy, wait_for_referee=False, move_s=0.5)
     faults = Faults(zone_miss=dict.fromkeys(Zone, miss))
     async with Rig(tmp_path, "zung-jung", hands=HANDS, seed=3, habits=habits, faults=faults) as rig:
         view = await rig.until(
