@@ -288,10 +288,11 @@ def _out_of_turn(play: Play) -> bool:
 
 
 def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
-    expected = play.wall.next_live()
-    if expected is None:
+    """Only the wall's next live tile: a tile from elsewhere in the wall (a kong's replacement
+    whose kong the antennas have not shown yet) waits for the move that explains it."""
+    uid = play.wall.next_live()
+    if uid is None or uid not in taken:
         return False
-    uid = expected if expected in taken else taken[0]
     if place == play.turn:
         if play.need is not Need.DISCARD:
             return False
