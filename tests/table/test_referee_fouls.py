@@ -121,3 +121,65 @@ def test_a_tag_of_no_tile_set_is_said_once_and_takes_no_part_in_play() -> None:
     table.discard(S, "7z")
     table.wait(12.0)  # longer than a stray tile waits
     assert len(said(table)) == 1, "said once; South's count is right without it"
+
+
+def test_moves_made_at_once_after_a_draw_out_of_turn_follow_the_walls_order() -> None:
+    # No time passes: West draws in South's place, throws, North draws and throws, all
+    # before the referee could wait for anything. The wall's order says who drew what.
+    table = Table("zung-jung", HANDS)
+    table.discard(E, "5m")
+    table.wait(3.1)
+    drawn = table.draw(W)
+    table.move([drawn], W, Zone.DISCARD)
+    drawn = table.draw(N)
+    table.move([drawn], N, Zone.DISCARD)
+    [jumped] = said(table)
+    assert (jumped.kind, jumped.place) == (IncidentKind.DRAW_OUT_OF_TURN, W)
+    assert [(m.place, m.kind) for m in table.referee.play.moves[1:]] == [
+        (W, MoveKind.DRAW),
+        (W, MoveKind.DISCARD),
+        (N, MoveKind.DRAW),
+        (N, MoveKind.DISCARD),
+    ]
+    assert table.referee.turn == E
+
+
+def test_a_second_discard_is_the_tile_the_next_seat_may_chow() -> None:
+    table = Table("zung-jung", {**HANDS, 0: "19m19p19s1234567z7s"})
+    table.discard(E, "1m")
+    table.discard(E, "7s")  # a second tile thrown, at once
+    table.meld(S, "89s", discard_of=E)
+    [short] = said(table)
+    assert (short.kind, short.place) == (IncidentKind.SHORT_HAND, E)
+    assert table.referee.play.moves[-1].kind is MoveKind.CHOW
+    assert table.referee.turn == S
+
+
+def test_a_set_taken_late_after_the_next_discard_is_still_a_late_claim() -> None:
+    table = Table("zung-jung", HANDS)
+    table.discard(E, "5m")
+    drawn = table.draw(S)
+    table.move([drawn], S, Zone.DISCARD)  # South has thrown since
+    table.meld(W, "55m", discard_of=E)
+    table.wait(0.5)
+    [late] = said(table)
+    assert (late.kind, late.place) == (IncidentKind.LATE_CLAIM, W)
+    assert MoveKind.PUNG not in [m.kind for m in table.referee.play.moves]
+
+
+def test_a_tile_no_antenna_reads_again_is_reported_gone_from_the_table_once() -> None:
+    table = Table("zung-jung", HANDS)
+    gone = table.uid(N, "9s")
+    table.zones[(N, Zone.HAND)].discard(gone)  # taken off the table
+    table._read([(N, Zone.HAND)])
+    asked = 0
+    for _ in range(12):
+        table.wait(1.0)
+        asked += sum(1 for o in table.out if type(o).__name__ == "ReadAgain")
+        table.out.clear()
+    [left] = said(table)
+    assert (left.kind, left.place) == (IncidentKind.TILE_LEFT_TABLE, N)
+    assert left.tiles == tuple(table.tiles.kinds([gone]))
+    assert 3 <= asked <= 6, "read again while it is missing, less often as it stays missing"
+    table.wait(5.0)
+    assert [i.kind for i in said(table)] == [IncidentKind.TILE_LEFT_TABLE], "said once"

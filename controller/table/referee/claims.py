@@ -161,7 +161,8 @@ def judge_settled(play: Play) -> None:
     for place, at in sorted(play.self_declared.items(), key=lambda item: item[1].monotonic):
         if play.over:
             return
-        ready = play.turn == place and play.need is Need.DISCARD
+        # Nothing may still be on its way (a flower set aside, a kong's fourth tile read late)
+        ready = play.turn == place and play.need is Need.DISCARD and not play.odd | play.unseen
         waited = play.t - at.monotonic
         if (ready and waited >= play.settings.settle_s) or waited >= play.settings.stray_s:
             judge_self(play, place)

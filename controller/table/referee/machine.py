@@ -24,6 +24,10 @@ from controller.table.referee.setup import RefereeSetup
 from controller.table.referee.state import Close, Need, Play
 
 
+READ_BACKOFF = 8
+"""Reads again for the same wait: three a settle time apart, then 2, 4, at last 8 apart."""
+
+
 class Referee:
     """Follows one hand move by move."""
 
@@ -153,9 +157,12 @@ class Referee:
         # move of the turn explains as a move out of turn (a draw, a throw), at last as
         # strays, or as tiles gone from the table.
         settle = play.settings.settle_s
+        if play.read_at is None:
+            play.reads = 0
         last = since if play.read_at is None else play.read_at
-        if play.t - last >= settle:
+        if play.t - last >= settle * min(2 ** max(0, play.reads - 2), READ_BACKOFF):
             play.read_at = play.t
+            play.reads += 1
             play.out.append(ReadAgain())
         if play.odd_since is not None and play.t - play.odd_since >= 2 * settle:
             self._reconcile(patient=True)

@@ -225,6 +225,8 @@ def _next_draw(play: Play) -> bool:
     if play.odd != {uid}:
         return False
     if place == play.turn and play.need is Need.DISCARD:
+        if _just_claimed(play, place):
+            return False  # at the wall's last tiles: a kong's replacement, its kong unread
         _second_tile(play, place, uid)
         return True
     if place != play.turn and play.need is Need.DRAW:

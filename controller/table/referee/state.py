@@ -139,6 +139,8 @@ class Play:
         self.unseen: set[int] = set()
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
         self.unseen_since: float | None = None
+        self.reads = 0
+        """How often the zones were read again for the present wait."""
         self.read_at: float | None = None
         """When the zones were last asked to be read again (for tags out of place or not
         read, or a press no tile explains yet)."""
