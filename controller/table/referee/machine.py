@@ -23,7 +23,6 @@ from controller.table.referee.events import (
 from controller.table.referee.setup import RefereeSetup
 from controller.table.referee.state import Close, Need, Play
 
-
 READ_BACKOFF = 8
 """Reads again for the same wait: three a settle time apart, then 2, 4, at last 8 apart."""
 
