@@ -134,7 +134,15 @@ class Referee:
     def _time(self) -> None:
         play = self.play
         window = play.window
-        if window is not None and play.t - window.opened >= play.settings.window_s:
+        # The time is up, unless the tile is on its way to a claimer (the rest of its set
+        # not read yet): the claim came in time, the reads are late.
+        taking = (
+            window is not None
+            and window.taken_by is None
+            and not window.refused
+            and window.uid in play.odd
+        )
+        if window is not None and play.t - window.opened >= play.settings.window_s and not taking:
             claims.close(play, Close.TIME)
             self._reconcile()
         claims.place_declarations(play)
