@@ -28,6 +28,7 @@ from controller.table.ports import (
     WallTilePlaced,
     Zone,
     ZoneRead,
+    ZonesReadAgain,
 )
 from firmware_bridge.errors import (
     CommandRejected,
@@ -219,6 +220,7 @@ class LinkMcu:
                 event = translate(reply)
                 if event is not None:
                     self._publish(event)
+        self._publish(ZonesReadAgain())
 
     async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:

@@ -37,6 +37,7 @@ from controller.table.ports import (
     WallSideRead,
     WallTilePlaced,
     ZoneRead,
+    ZonesReadAgain,
 )
 from controller.table.records import Instant
 from controller.table.session import Session
@@ -107,6 +108,8 @@ class HandCycle(CycleState):
                 mcu_events.on_dice_rolled(self, event)
             case ZoneRead():
                 self.on_zone(event)
+            case ZonesReadAgain():
+                play.on_zones_read_again(self)
             case McuFault():
                 mcu_events.on_fault(self, event)
             case McuFaultCleared():

@@ -22,6 +22,7 @@ from controller.table.referee import (
     MoveMade,
     Pause,
     ReadAgain,
+    ReadDone,
     Referee,
     RefereeInput,
     RefereeResult,
@@ -155,6 +156,15 @@ def follow(cycle: CycleState) -> None:
         _tell(cycle, in_play, Inventories(zones))  # the referee sees the time with it
     else:
         _tell(cycle, in_play, Elapsed())
+
+
+def on_zones_read_again(cycle: CycleState) -> None:
+    """Every zone was read again as the referee asked: it may now take what the reads still
+    show out of place as moves out of turn."""
+    in_play = _in_play(cycle)
+    if in_play is not None:
+        follow(cycle)
+        _tell(cycle, in_play, ReadDone())
 
 
 def on_declare(cycle: CycleState, event: DeclarePressed) -> None:

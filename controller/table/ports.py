@@ -246,6 +246,11 @@ class McuEventsLost:
 
 
 @dataclass(frozen=True)
+class ZonesReadAgain:
+    """Every zone antenna was read once more, as asked (the reads came before, as `ZoneRead`)."""
+
+
+@dataclass(frozen=True)
 class McuResynced:
     """The MCU's state was re-read in full and no event was lost meanwhile."""
 
@@ -259,6 +264,7 @@ McuEvent = (
     | McuFault
     | McuFaultCleared
     | ZoneRead
+    | ZonesReadAgain
     | McuOnline
     | McuOffline
     | McuStatusRead

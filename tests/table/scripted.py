@@ -14,6 +14,8 @@ from controller.table.referee import (
     Elapsed,
     HandOver,
     Inventories,
+    ReadAgain,
+    ReadDone,
     Referee,
     RefereeInput,
     RefereeOutput,
@@ -215,6 +217,9 @@ class Table:
         out = self.referee.handle(event, now)
         self.out += out
         self.t += 0.01
+        if any(isinstance(o, ReadAgain) for o in out):
+            # The MCU reads every zone again: the zones here are exact, so nothing changed.
+            out += self.feed(ReadDone())
         return out
 
     @property

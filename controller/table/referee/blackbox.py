@@ -21,6 +21,7 @@ from controller.table.referee.events import (
     HandOver,
     Inventories,
     Pause,
+    ReadDone,
     RefereeInput,
     RefereeResult,
     Resume,
@@ -66,7 +67,7 @@ class InputLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     t: float
     wall: float
-    kind: Literal["zones", "declare", "tick", "end", "pause", "resume"]
+    kind: Literal["zones", "declare", "tick", "end", "pause", "resume", "read"]
     zones: list[tuple[int, str, list[int]]] = []
     place: int = -1
     reason: str = ""
@@ -139,6 +140,8 @@ def input_line(event: RefereeInput, now: Instant) -> bytes:
             line = InputLine(now.monotonic, now.wall, "pause")
         case Resume():
             line = InputLine(now.monotonic, now.wall, "resume")
+        case ReadDone():
+            line = InputLine(now.monotonic, now.wall, "read")
     return _encoder.encode(line)
 
 
@@ -202,6 +205,8 @@ def _input(line: InputLine) -> tuple[RefereeInput, Instant]:
         event = Pause()
     elif line.kind == "resume":
         event = Resume()
+    elif line.kind == "read":
+        event = ReadDone()
     else:
         event = Elapsed()
     return event, now

@@ -57,7 +57,12 @@ class Resume:
     """Play goes on after a fault: the clocks run again."""
 
 
-RefereeInput = Inventories | Declare | Elapsed | EndNow | Pause | Resume
+@dataclass(frozen=True)
+class ReadDone:
+    """The zones were read again as asked (`ReadAgain`); what changed came before."""
+
+
+RefereeInput = Inventories | Declare | Elapsed | EndNow | Pause | Resume | ReadDone
 
 
 class MoveKind(enum.Enum):

@@ -15,6 +15,7 @@ from controller.table.referee.events import (
     Inventories,
     Pause,
     ReadAgain,
+    ReadDone,
     RefereeInput,
     RefereeOutput,
     Resume,
@@ -97,6 +98,9 @@ class Referee:
                 claims.declare(play, place)
             case Elapsed():
                 pass
+            case ReadDone():
+                if play.asked:
+                    play.read_done = play.asked.popleft()
             case Pause():
                 if not play.paused:
                     play.paused = True
@@ -170,14 +174,25 @@ class Referee:
         if play.t - last >= settle * min(2 ** max(0, play.reads - 2), READ_BACKOFF):
             play.read_at = play.t
             play.reads += 1
+            play.asked.append(play.t)
             play.out.append(ReadAgain())
-        if play.odd_since is not None and play.t - play.odd_since >= 2 * settle:
+        if self._read_since_odd():
             self._reconcile(patient=True)
         stray = play.settings.stray_s
         if play.odd_since is not None and play.t - play.odd_since >= stray:
             self._adopt()
         if play.unseen_since is not None and play.t - play.unseen_since >= stray:
             self._gone()
+
+    def _read_since_odd(self) -> bool:
+        """The zones were read again since the tags went out of place (a missed tag would
+        show by now), or the reads take too long (half the stray time)."""
+        play = self.play
+        since = play.odd_since
+        if since is None:
+            return False
+        done = play.read_done is not None and play.read_done >= since
+        return done or play.t - since >= play.settings.stray_s / 2
 
     def _adopt(self) -> None:
         """Tags out of place that no move explains: one incident, then take the table as it is."""

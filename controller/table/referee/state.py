@@ -2,6 +2,7 @@
 be, which tags differ from the last settled read, turns, incidents and payments."""
 
 import enum
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -35,6 +36,8 @@ class Need(enum.Enum):
     DISCARD = "discard"
 
 
+ASKED_KEPT = 8
+"""Reads again under way that the referee keeps count of."""
 PASSED_KEPT = 4
 """Windows kept in `Play.passed`."""
 
@@ -139,6 +142,10 @@ class Play:
         self.unseen: set[int] = set()
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
         self.unseen_since: float | None = None
+        self.asked: deque[float] = deque(maxlen=ASKED_KEPT)
+        """When each read again still under way was asked, oldest first."""
+        self.read_done: float | None = None
+        """When the newest read again that has come back was asked."""
         self.reads = 0
         """How often the zones were read again for the present wait."""
         self.read_at: float | None = None
