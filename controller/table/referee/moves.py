@@ -195,7 +195,7 @@ def _turn(play: Play, patient: bool) -> bool:
         _flower(play, place)
         or _concealed_kong(play, place)
         or _added_kong(play, place)
-        or _discard(play, place)
+        or _discard(play, place, patient)
     )
 
 
@@ -438,12 +438,14 @@ def _added_kong(play: Play, place: int) -> bool:
     return False
 
 
-def _discard(play: Play, place: int) -> bool:
+def _discard(play: Play, place: int, patient: bool) -> bool:
     seat = play.seats[place]
     gone = [u for u in sorted(seat.concealed) if u in play.odd and play.at(u) is not None]
     gone = [u for u in gone if play.at(u) not in ((place, Zone.HAND), (place, Zone.MELD))]
     if not gone:
         return False
+    if not patient and _from_wall(play, place):
+        return False  # a tile from the wall no move explains yet: a flower or kong unread
     if place in play.self_declared:
         claims.judge_self(play, place)
         return True
