@@ -251,8 +251,7 @@ def translate(item: Item) -> McuEvent | None:
         case Dice(d1, d2):
             return DiceRolled(d1, d2)
         case Fault(code, detail):
-            antenna = detail if code is FaultCode.READER_ERROR else None
-            return McuFault(FAULTS[code], part_words(code, detail), antenna)
+            return _fault(code, detail)
         case FaultCleared(code, _):
             return McuFaultCleared(FAULTS[code])
         case ZoneInventory(seat, zone, uids):
@@ -281,4 +280,10 @@ def _status(status: Status) -> McuStatusRead:
         dice=(status.last_d1, status.last_d2),
         dice_spinning=bool(status.motors_running & (1 << Motor.DICE)),
         platform_moving=bool(status.motors_running & (1 << Motor.PLATFORM)),
+        faults=tuple(_fault(active.code, active.detail) for active in status.faults),
     )
+
+
+def _fault(code: FaultCode, detail: int) -> McuFault:
+    antenna = detail if code is FaultCode.READER_ERROR else None
+    return McuFault(FAULTS[code], part_words(code, detail), antenna)

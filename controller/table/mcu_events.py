@@ -122,6 +122,10 @@ def state_incomplete(cycle: CycleState) -> None:
         cycle.stale_since = cycle.t
 
 
+MOTOR_STOPS = frozenset({McuFaultKind.JAM, McuFaultKind.OVERCURRENT, McuFaultKind.MOTOR_TIMEOUT})
+"""Faults that stopped a motor: one the status shows after lost events stops the table."""
+
+
 def on_events_lost(cycle: CycleState, event: McuEventsLost) -> None:
     """The link lost events; it re-reads the MCU's state by itself."""
     state_incomplete(cycle)
@@ -136,6 +140,12 @@ def on_resynced(cycle: CycleState, _: McuResynced) -> None:
         return
     cycle.resync_pending = False
     cycle.events_lost = 0
+    status = cycle.mcu_status
+    if status is not None and cycle.phase is not Phase.FAULT:
+        for fault in status.faults:
+            if fault.kind in MOTOR_STOPS:
+                on_fault(cycle, fault)  # its event was lost: the status shows it
+                return
     building.after_resync(cycle)
     hand, status = cycle.hand, cycle.mcu_status
     rolled_unseen = (

@@ -235,6 +235,8 @@ class McuStatusRead:
     """The last roll's dice."""
     dice_spinning: bool = False
     platform_moving: bool = False
+    faults: tuple["McuFault", ...] = ()
+    """The faults active now (one whose event was lost shows here)."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from controller.table.cycle import Phase
 from controller.table.ports import (
     DicePressed,
     McuEventsLost,
+    McuFault,
+    McuFaultKind,
     McuResynced,
     McuStatusRead,
     Motion,
@@ -40,6 +42,18 @@ def test_the_wall_is_checked_only_once_the_lost_tiles_are_read_again() -> None:
     driver.feed(McuResynced())
     assert driver.cycle.wall_checks == [(1, ())]
     assert driver.view().phase is Phase.WALLS_CHECKED
+
+
+def test_a_jam_whose_fault_event_was_lost_stops_the_table_from_the_re_read_status() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(McuEventsLost(1))  # the jam's fault event
+    jammed = McuFault(McuFaultKind.JAM, "stacking head")
+    driver.feed(McuStatusRead(False, False, False, False, faults=(jammed,)), after=1.0)
+    driver.feed(McuResynced())
+    view = driver.view()
+    assert view.phase is Phase.FAULT
+    assert view.fault is not None and view.fault.startswith("the stacking head jammed: clear")
 
 
 def test_a_build_whose_end_was_lost_ends_with_the_re_read_status() -> None:
