@@ -37,7 +37,7 @@ from controller.sim.technician import SimTechnician
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
 from controller.table.blackbox_files import BlackBoxFiles
-from controller.table.cycle import CycleSettings, HandCycle, TableView
+from controller.table.cycle import CycleSettings, HandCycle, Phase, TableView
 from controller.table.log_sink import LogSink
 from controller.table.ports import EmergencyStop, Panel
 from controller.table.runner import ResultSink, TableRunner
@@ -93,6 +93,8 @@ def headline(view: TableView) -> str:
     """One line for `systemctl status`."""
     if view.fault:
         return f"fault: {view.fault}"
+    if view.phase is Phase.SEATING:
+        return f"seating: the seating draw of session {view.session}"
     where = f"hand {view.hand} of session {view.session}" if view.hand else "no hand"
     return f"{view.phase.value.replace('_', ' ')}: {where}"
 
@@ -256,6 +258,7 @@ class TableApp:
             rounds=session.rounds,
             deadline_s=session.deadline_minutes * 60.0,
             margin_s=session.last_hand_margin_minutes * 60.0,
+            seating_draw=session.seating_draw,
         )
 
     async def _supervise(self, name: str, start: Callable[[], Coroutine[Any, Any, None]]) -> None:

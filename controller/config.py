@@ -175,6 +175,13 @@ class SessionSection:
         default=1,
         metadata=option("No new hand starts this close to the deadline.", minimum=0, maximum=60),
     )
+    seating_draw: bool = field(
+        default=True,
+        metadata=option(
+            "Start with the seating draw where the ruleset has one (WMC); false: the players "
+            "keep the chairs listed."
+        ),
+    )
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,10 @@ async def test_results_are_in_the_outbox_before_the_hand_counts(
     assert all(stored >= played for played, stored in counted)
     results = [decode(p.payload, ResultMessage).result for p in pending]
     assert [r.hand for r in results] == [1, 2]
-    assert [[s.player for s in r.seats] for r in results] == [["ann", "bo", "cy", "di"]] * 2
+    seating = results[0].seating  # a WMC session: the players are seated by the draw
+    assert seating is not None and results[1].seating is None
+    assert seating.players_at_draw == ["ann", "bo", "cy", "di"]
+    assert [[s.player for s in r.seats] for r in results] == [seating.players] * 2
     assert [r.dealer for r in results] == [0, 1]
     assert all(r.session.startswith("t-7-") for r in results)
 
@@ -117,7 +120,7 @@ async def test_a_failing_service_restarts_but_a_bug_ends_the_daemon(
 
 async def test_the_hub_starts_and_ends_sessions(tmp_path: Path, pins: MockFactory) -> None:
     order = StartSession(session="hub-1", ruleset="sichuan", players=["a", "b", "c", "d"], hands=3)
-    async with Rig(tmp_path, hands=1, players=False) as rig:
+    async with Rig(tmp_path, hands=1, players=False, seating_draw=False) as rig:
         control = rig.app.control
         await rig.until_phase(Phase.WALLS_RAISED)
         with pytest.raises(CommandRefused, match="is in play: end it first"):

@@ -116,6 +116,7 @@ def test_an_empty_serial_port(tmp_path: Path) -> None:
         ("shanghai", "[scoring]\nlimit = -5", "scoring.limit"),
         ("zung-jung", "[rotation]\nhands_per_round = 0", "rotation.hands_per_round"),
         ("zung-jung", "[wall]\nnever_drawn = 500", "never_drawn 500"),
+        ("zung-jung", '[session]\nseating_draw = "yes"', "'session.seating_draw' must be bool"),
     ],
 )
 def test_a_ruleset_file_with_a_value_out_of_bounds(

@@ -49,6 +49,8 @@ class DiagTarget:
         if view.phase is Phase.FAULT and not view.dice:
             return ""
         where = f"hand {view.hand}" if view.hand else "a hand"
+        if view.phase is Phase.SEATING:
+            where = "the seating draw"  # it rolls the dice
         doing = view.phase.value.replace("_", " ")
         return (
             f"{where} is in play ({doing}): motors move only between hands; wait for the "

@@ -78,6 +78,8 @@ class Ruleset(ABC):
         self.rotation = RotationRules.from_data(data)
         self.timing = TimingRules.from_data(data)
         self.penalties = PenaltyPoints.from_data(data)
+        self.seating_draw: bool = get(data, "session.seating_draw", bool)
+        """Whether a session starts with the seating draw of seed 003 (`[session]`)."""
         self.patterns: tuple[PatternSpec, ...] = load_patterns(data, self.predicates)
         self.patterns_by_form = by_form(self.patterns)
         self.forms = self._forms(get(data, "hand.forms", list))

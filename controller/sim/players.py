@@ -1,7 +1,9 @@
 """Four simulated players at the simulated table: they watch the table as people do (its
 state, the dice), press its buttons, and move tiles with their hands (the physical model).
 
-They roll when the walls are up, take the deal the dice decide (flowers set aside and
+Before a WMC session's first hand they hold the seating draw the table asks for (two rolls,
+then each takes one of the four wind tiles, shuffled face down, into his HAND zone). They
+roll when the walls are up, take the deal the dice decide (flowers set aside and
 replaced), then play the hand (`hand_play`): draw, throw, win on a discard or by self-draw
 and press their declare button; with the `Habits` for it, also claim chows, pungs and
 kongs, make concealed and added kongs, rob kongs, win together on one discard and name the
@@ -12,6 +14,7 @@ Every move is kept as a `Move` (`SimulatedPlayers.moves`), the ground truth of t
 
 import asyncio
 import logging
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +27,8 @@ from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import Move, Slip, write_jsonl
 from controller.table.cycle import Phase, TableView
 from controller.table.runner import TableRunner
+from controller.table.seating import FIRST_ROLLER, draw_order
+from firmware_bridge.messages import Zone
 from firmware_bridge.sim.table import SimulatedTable
 
 log = logging.getLogger(__name__)
@@ -59,6 +64,8 @@ class Habits:
     off: as a plain discard or self-draw."""
     sloppy: Sloppiness | None = None
     """Mistakes made on purpose at these rates (`simulate --habits sloppy`); None: none."""
+    seating_draw: bool = True
+    """Hold the seating draw when the table asks for one (off: a test lays the winds)."""
     wait_for_referee: bool = True
     """After each move wait until the table's view shows the referee followed a move
     (`TableView.moves` changed)."""
@@ -104,6 +111,7 @@ class SimulatedPlayers:
         self._wake = asyncio.Event()
         self._runner: TableRunner | None = None
         self._followed = 0
+        self._seating_draws = 0
 
     async def run(self, runner: TableRunner) -> None:
         """Play whatever the table asks for, until cancelled."""
@@ -116,6 +124,14 @@ class SimulatedPlayers:
             key = (view.session, view.hand, view.phase)
             if view.phase is Phase.FAULT:
                 pressed = None
+            elif view.phase is Phase.SEATING and self.habits.seating_draw and not view.rolling:
+                if len(view.dice) < 4 and pressed != (view.session, view.phase, view.dice):
+                    pressed = (view.session, view.phase, view.dice)
+                    await self.think()
+                    self.buttons.press_dice()
+                elif len(view.dice) == 4 and key not in done:
+                    done.add(key)
+                    await self._seating_draw(view)
             elif view.phase in (Phase.WALLS_RAISED, Phase.DICE) and not view.rolling:
                 if pressed != (view.hand, view.phase, view.dice, view.dealer):
                     pressed = (view.hand, view.phase, view.dice, view.dealer)
@@ -135,6 +151,22 @@ class SimulatedPlayers:
     async def think(self) -> None:
         """Pause as a person does between moves."""
         await asyncio.sleep(self.habits.think_s)
+
+    # ---- the seating draw ------------------------------------------------------------------
+
+    async def _seating_draw(self, view: TableView) -> None:
+        """The four winds, shuffled face down in a row, taken one each in the order the dice
+        gave (the table's status says it), each into the taker's HAND zone."""
+        d = view.dice
+        order = draw_order(FIRST_ROLLER, (d[0], d[1]), (d[2], d[3]))
+        row = self.table.take_out(["1z", "2z", "3z", "4z"])
+        self._seating_draws += 1  # not the session id: it holds the time of day
+        random.Random(f"{self.table.seed}:seating:{self._seating_draws}").shuffle(row)
+        if not order.from_odd_end:
+            row.reverse()
+        for chair in order.takers:
+            await self.think()
+            self.table.put(row.pop(0), chair, Zone.HAND)
 
     # ---- the deal --------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from controller.table.effects import Effect
 from controller.table.hand import HandState
 from controller.table.ports import Beep, McuStatusRead, Motion, StatusPattern
 from controller.table.records import IncidentKind, IncidentRecord, Instant
+from controller.table.seating import SeatingDraw
 from controller.table.session import Session
 from controller.table.settings import CycleSettings
 from controller.table.tiles import TileMap
@@ -23,6 +24,8 @@ class Phase(enum.Enum):
     """Where the table is in the hand cycle."""
 
     IDLE = "idle"
+    SEATING = "seating"
+    """Before a session's first hand: the players draw wind tiles for their chairs."""
     BUILDING = "building"
     WALLS_CHECKED = "walls_checked"
     WALLS_RAISED = "walls_raised"
@@ -37,6 +40,7 @@ class Phase(enum.Enum):
 PATTERNS = {
     Phase.IDLE: StatusPattern.IDLE,
     Phase.SESSION_OVER: StatusPattern.IDLE,
+    Phase.SEATING: StatusPattern.READY,
     Phase.BUILDING: StatusPattern.BUILDING,
     Phase.WALLS_CHECKED: StatusPattern.BUILDING,
     Phase.HAND_OVER: StatusPattern.BUILDING,
@@ -48,6 +52,7 @@ PATTERNS = {
 }
 """The status LED of each phase."""
 RESUME = {
+    Phase.SEATING: Phase.SEATING,
     Phase.BUILDING: Phase.BUILDING,
     Phase.WALLS_CHECKED: Phase.BUILDING,
     Phase.WALLS_RAISED: Phase.WALLS_RAISED,
@@ -79,6 +84,8 @@ class InSession:
 
     session: Session
     tiles: TileMap
+    seating: SeatingDraw = field(default_factory=SeatingDraw)
+    """The seating draw, where the session starts with one."""
 
 
 @dataclass(frozen=True)
@@ -176,13 +183,28 @@ class CycleState:
         return self.stage if isinstance(self.stage, InHand) else None
 
     @property
+    def seating(self) -> SeatingDraw | None:
+        """The seating draw, while the session waits for it before its first hand."""
+        stage = self.stage
+        return stage.seating if isinstance(stage, InSession) else None
+
+    @property
+    def rolling(self) -> bool:
+        """The dice are rolling (for a hand, or for the seating draw)."""
+        hand, seating = self.hand, self.seating
+        if hand is not None:
+            return hand.rolling
+        return seating is not None and seating.rolling
+
+    @property
     def t(self) -> float:
         """The monotonic time of the input being handled."""
         return self.now.monotonic
 
     def view(self) -> TableView:
         """The table as people see it now."""
-        session, hand = self.session, self.hand
+        session, hand, seating = self.session, self.hand, self.seating
+        dice = tuple(hand.dice) if hand else tuple(seating.dice) if seating else ()
         return TableView(
             phase=self.phase,
             pattern=PATTERNS[self.phase],
@@ -194,8 +216,8 @@ class CycleState:
             hand=hand.number if hand else None,
             round_wind=session.round_wind if session else None,
             dealer=session.deal.dealer if session else None,
-            dice=tuple(hand.dice) if hand else (),
-            rolling=hand.rolling if hand else False,
+            dice=dice,
+            rolling=self.rolling,
             turn=self.turn,
             declared=hand.declared if hand else (),
             winners=hand.winners if hand else (),

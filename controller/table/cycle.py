@@ -1,15 +1,16 @@
 """The hand cycle: a pure state machine from power-on to the end of a session.
 
-idle -> building -> walls checked -> walls raised -> dice -> dealing -> playing -> hand over ->
-next hand (or session over); fault(reason) from every state, with timeouts on the injected
-clock. Data in (an input and the instant it happened), effects out (movements, lights,
-sounds, records, words). The transitions of each stretch live in `building`, `play` and
-`mcu_events`; this module owns sessions, faults being acknowledged, and time.
+idle -> (seating draw, before a WMC session's first hand) -> building -> walls checked ->
+walls raised -> dice -> dealing -> playing -> hand over -> next hand (or session over);
+fault(reason) from every state, with timeouts on the injected clock. Data in (an input and
+the instant it happened), effects out (movements, lights, sounds, records, words). The
+transitions of each stretch live in `seating_phase`, `building`, `play` and `mcu_events`;
+this module owns sessions, faults being acknowledged, and time.
 """
 
 from typing import assert_never
 
-from controller.table import building, mcu_events, play
+from controller.table import building, mcu_events, play, seating_phase
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.core import CycleState, InHand, InSession, Phase, TableView
@@ -157,6 +158,9 @@ class HandCycle(CycleState):
             self.enter(Phase.IDLE)
             self.waiting_since = self.waiting_since or self.t
             self.say("warning", "waiting for the table MCU")
+        elif session.needs_seating and isinstance(stage, InSession):
+            self.waiting_since = None
+            seating_phase.begin(self, stage)
         else:
             self.waiting_since = None
             live = InHand(session, stage.tiles, HandState(session.hand_number))
@@ -222,6 +226,8 @@ class HandCycle(CycleState):
         """The dice button rolls, or acknowledges a fault."""
         if self.phase is Phase.FAULT:
             self.acknowledge("dice button")
+        elif self.phase is Phase.SEATING:
+            seating_phase.press_dice(self)
         else:
             play.press_dice(self)
 
@@ -244,7 +250,9 @@ class HandCycle(CycleState):
 
     def _resume(self, phase: Phase) -> None:
         live = self.live()
-        if live is None or phase in (Phase.IDLE, Phase.SESSION_OVER):
+        if phase is Phase.SEATING and isinstance(self.stage, InSession):
+            seating_phase.begin(self, self.stage)
+        elif live is None or phase in (Phase.IDLE, Phase.SESSION_OVER):
             self.enter(phase)
             self.next_hand()
         elif phase is Phase.BUILDING:
@@ -270,6 +278,9 @@ class HandCycle(CycleState):
             self.stop(timeout)
         elif self.resync_pending and self.phase in mcu_events.WAITING_ON_STATE:
             return
+        elif self.phase is Phase.SEATING:
+            if seating_phase.check_when_settled(self):
+                self.next_hand()
         elif self.phase is Phase.DEALING:
             play.check_deal_when_settled(self)
         elif self.phase is Phase.PLAYING:
@@ -295,8 +306,8 @@ class HandCycle(CycleState):
             )
         if self.phase is Phase.WALLS_CHECKED and elapsed > settings.raise_timeout_s:
             return f"the walls did not rise within {settings.raise_timeout_s:g} s: check the lifts"
-        rolling = self.hand is not None and self.hand.rolling
-        if self.phase is Phase.DICE and rolling and elapsed > settings.dice_timeout_s:
+        dice_phase = self.phase in (Phase.DICE, Phase.SEATING)
+        if dice_phase and self.rolling and elapsed > settings.dice_timeout_s:
             return (
                 f"the dice did not come to rest within {settings.dice_timeout_s:g} s: "
                 "check the dice spinner"

@@ -113,6 +113,7 @@ class HandState:
             dice=tuple(self.dice),
             wall_order=tuple(order),
             started_at=now,
+            seating=session.seating if not session.history else None,
         )
         self.dealt = Dealt(plan, expected, start)
         return self.dealt

@@ -19,7 +19,14 @@ class LogSink:
         self.incidents: list[IncidentRecord] = []
 
     def hand_began(self, start: HandStart) -> None:
-        """Log the start."""
+        """Log the start (and the seating draw that began the session)."""
+        seating = start.seating
+        if seating is not None:
+            drawn = ", ".join(
+                f"{p} {w}" for p, w in zip(seating.players_at_draw, seating.drawn, strict=True)
+            )
+            dice = "+".join(str(d) for d in seating.dice)
+            log.info("session %s seated by the draw (dice %s): %s", start.session, dice, drawn)
         log.info("hand %d of session %s begins", start.hand, start.session)
 
     def incident(self, start: HandStart | None, incident: IncidentRecord) -> None:

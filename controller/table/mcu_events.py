@@ -1,7 +1,7 @@
 """What the hand cycle does when the machine itself speaks up: the emergency stop, the lid,
 motor faults, the MCU restarting, its link coming and going, a command failing."""
 
-from controller.table import building, play
+from controller.table import building, play, seating_phase
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.core import ACK_HINT, CycleState, Phase
@@ -26,8 +26,15 @@ MOVING = {
 }
 """Phases in which the machine moves (a restart or a lost link there loses the movement)."""
 IN_HAND = (Phase.WALLS_RAISED, Phase.DICE, Phase.DEALING, Phase.PLAYING)
-WAITING_ON_STATE = (Phase.BUILDING, Phase.WALLS_CHECKED, Phase.DICE, Phase.DEALING)
-"""Phases whose next step is decided from the MCU's state (walls, lifts, dice, the deal).
+WAITING_ON_STATE = (
+    Phase.SEATING,
+    Phase.BUILDING,
+    Phase.WALLS_CHECKED,
+    Phase.DICE,
+    Phase.DEALING,
+)
+"""Phases whose next step is decided from the MCU's state (dice and the seating draw, walls,
+lifts, the deal).
 Play is not among them: each zone read is that zone's whole inventory, sent on every change
 and every inventory period, so a lost one is replaced by the next and the referee (which
 already rides out antenna misses) follows play from reads without waiting for a re-read."""
@@ -45,7 +52,7 @@ def on_estop(cycle: CycleState, source: str, engaged: bool) -> None:
 
 def moving(cycle: CycleState) -> str:
     """What the machine is busy doing now ('' if nothing that a restart would lose)."""
-    if cycle.phase is Phase.DICE and cycle.hand and cycle.hand.rolling:
+    if cycle.phase in (Phase.DICE, Phase.SEATING) and cycle.rolling:
         return "roll the dice"
     return MOVING.get(cycle.phase, "")
 
@@ -147,24 +154,27 @@ def on_resynced(cycle: CycleState, _: McuResynced) -> None:
                 on_fault(cycle, fault)  # its event was lost: the status shows it
                 return
     building.after_resync(cycle)
-    hand, status = cycle.hand, cycle.mcu_status
+    status = cycle.mcu_status
     rolled_unseen = (
-        hand is not None
-        and hand.rolling
+        cycle.rolling
         and status is not None
         and not status.dice_spinning
         and cycle.roll_base is not None
         and status.dice_rolls > cycle.roll_base
     )
-    if cycle.phase is Phase.DICE and rolled_unseen and status is not None:
-        play.on_dice(cycle, DiceRolled(*status.dice))
+    if cycle.phase in (Phase.DICE, Phase.SEATING) and rolled_unseen and status is not None:
+        on_dice_rolled(cycle, DiceRolled(*status.dice), counted=False)
 
 
-def on_dice_rolled(cycle: CycleState, event: DiceRolled) -> None:
-    """The dice came to rest (counted, so a roll whose event is lost is found in the status)."""
-    if cycle.dice_rolls is not None:
+def on_dice_rolled(cycle: CycleState, event: DiceRolled, counted: bool = True) -> None:
+    """The dice came to rest (counted, so a roll whose event is lost is found in the status;
+    `counted` False: found there, already in the count)."""
+    if counted and cycle.dice_rolls is not None:
         cycle.dice_rolls += 1
-    play.on_dice(cycle, event)
+    if cycle.phase is Phase.SEATING:
+        seating_phase.on_dice(cycle, event)
+    else:
+        play.on_dice(cycle, event)
 
 
 def stale_too_long(cycle: CycleState) -> str:

@@ -101,6 +101,8 @@ class HandStart:
     wall_order: tuple[int, ...]
     """Tile kinds in drawing order from the live end (what the result reveals)."""
     started_at: Instant
+    seating: "SessionStart | None" = None
+    """The session's seating draw, in the start of the first hand it seated (else None)."""
 
 
 @dataclass(frozen=True)

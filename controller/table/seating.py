@@ -19,7 +19,7 @@ turns them into the wind each chair drew, and `session_start` seats the players:
 """
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.rules.seats import Seat, dice_seat
 from controller.rules.tiles import WINDS
@@ -47,6 +47,28 @@ class DrawOrder:
         return tuple((self.first_taker + step) % 4 for step in range(4))
 
 
+FIRST_ROLLER = 0
+"""Seed 003 lets anyone roll first; the table asks the player on chair 0 (E) to."""
+
+
+@dataclass
+class SeatingDraw:
+    """The seating draw on its way: the dice rolled so far and what the table last said."""
+
+    dice: list[int] = field(default_factory=list)
+    rolling: bool = False
+    said: str = ""
+    """The last problem with the draw said on the status (said once, until it changes)."""
+
+    @property
+    def order(self) -> "DrawOrder | None":
+        """Who takes the first wind tile, once both rolls are in."""
+        if len(self.dice) < 4:
+            return None
+        d = self.dice
+        return draw_order(FIRST_ROLLER, (d[0], d[1]), (d[2], d[3]))
+
+
 def draw_order(first_roller: int, first: tuple[int, int], second: tuple[int, int]) -> DrawOrder:
     """Seed 003: the first roll picks who rolls again; the second picks the first taker and
     the end of the row (odd total: the odd tile's end)."""
@@ -65,10 +87,16 @@ def read_draw(hands: Mapping[int, Collection[int]], tiles: TileMap) -> tuple[Sea
         uids = list(hands.get(chair, ()))
         kinds = tiles.kinds(uids)
         where = f"the HAND zone of chair {seat_name(chair)}"
-        if len(uids) != 1 or len(kinds) != 1:
+        if not uids:
+            raise SeatingError(f"{where} holds no tile: its player lays the wind tile drawn there")
+        if len(uids) > 1:
             raise SeatingError(
-                f"{where} holds {len(uids)} tiles: each chair's player lays down the one "
-                "wind tile drawn"
+                f"{where} holds {len(uids)} tiles: its player leaves only the wind tile drawn there"
+            )
+        if not kinds:
+            raise SeatingError(
+                f"{where} holds a tile whose tag is not in the tile-set file: "
+                "lay a wind tile of the table's own sets"
             )
         if kinds[0] not in WINDS:
             raise SeatingError(f"{where} holds a {tile_words(kinds[0])}, not a wind tile")

@@ -6,10 +6,11 @@ moves the deal round the chairs, so each hand's seat winds follow from the deale
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from controller.rules import DealState, HandOutcome, Ruleset
 from controller.rules.rotation import DealerRule
+from controller.table.records import SessionStart
 
 WINDS = "ESWN"
 
@@ -29,6 +30,9 @@ class SessionPlan:
     """Session length in seconds from its start (0: none)."""
     margin_s: float = 60.0
     """No new hand starts this close to the deadline."""
+    seating_draw: bool = True
+    """Hold the seating draw where the ruleset has one (False: the players keep the chairs
+    listed, e.g. seated by the venue)."""
 
     def __post_init__(self) -> None:
         if len(self.players) != 4 or len(set(self.players)) != 4:
@@ -60,12 +64,27 @@ class Session:
         self.ending = ""
         self.dealer_rolls: list[tuple[int, int]] = []
         """The dice of every dealer roll, in order (dice-rotation rulesets)."""
+        self.seating: SessionStart | None = None
+        """The seating draw's record, once the players are seated by it."""
         self._pending: HandOutcome | None = None
 
     @property
     def needs_dealer_roll(self) -> bool:
         """The ruleset picks each new dealer by dice, and that roll is still to come."""
         return self._pending is not None
+
+    @property
+    def needs_seating(self) -> bool:
+        """The seating draw is still to come before the first hand."""
+        wanted = self.plan.seating_draw and self.ruleset.seating_draw
+        return wanted and self.seating is None and not self.history
+
+    def seat(self, start: SessionStart) -> None:
+        """The seating draw is done: the players sit on the chairs it gives (`plan.players`
+        lists them by chair from now on), the East drawer on chair 0 deals first."""
+        self.seating = start
+        self.plan = replace(self.plan, players=start.players)
+        self.deal = replace(self.deal, dealer=start.dealer)
 
     @property
     def round_wind(self) -> str:

@@ -69,6 +69,9 @@ class TableModel:
         self.wall_layout: WallLayout | None = None
         self.surface_set: str | None = None
         self.zones: dict[ZoneKey, list[Tile]] = {(s, z): [] for s in range(SEATS) for z in Zone}
+        self.taken_out: set[int] = set()
+        """UIDs of tiles taken out of a set in the machine (builds leave them out) until they
+        go down with the platform again."""
         self.lifts_up = False
         self.lid_open = False
         self.estop = False
@@ -86,7 +89,11 @@ class TableModel:
         if not self.hopper:
             raise TableStateError("the hopper is empty")
         set_name = self.hopper.popleft()
-        tiles = [tile for tile in self.sets[set_name] if in_kind(tile.name, kind)]
+        tiles = [
+            tile
+            for tile in self.sets[set_name]
+            if in_kind(tile.name, kind) and tile.uid not in self.taken_out
+        ]
         random.Random(f"{self.seed}:build:{self.builds}").shuffle(tiles)
         self.builds += 1
         self.below_set, self.below_layout = set_name, layout
@@ -112,6 +119,7 @@ class TableModel:
         """Every tile on the surface drops into the hopper; returns the zones that emptied."""
         emptied = [key for key, tiles in self.zones.items() if tiles]
         for key in emptied:
+            self.taken_out.difference_update(tile.uid for tile in self.zones[key])
             self.zones[key] = []
         if self.surface_set is not None:
             self.hopper.append(self.surface_set)
@@ -123,6 +131,28 @@ class TableModel:
         return emptied
 
     # ---- player side -----------------------------------------------------------------------
+
+    def take_out(self, faces: list[str]) -> list[Tile]:
+        """Take one tile of each face out of the set the next build leaves in the machine (the
+        wind tiles of a seating draw); they are in nobody's zone until placed, and the machine
+        builds without them until they go down with the platform."""
+        if not self.hopper:
+            raise TableStateError("no tile set rests in the machine")
+        taken: list[Tile] = []
+        for face in faces:
+            tile = next(
+                (
+                    t
+                    for t in self.sets[self.hopper[-1]]
+                    if t.name == face and t.uid not in self.taken_out
+                ),
+                None,
+            )
+            if tile is None:
+                raise TableStateError(f"no {face} left in set {self.hopper[-1]}")
+            self.taken_out.add(tile.uid)
+            taken.append(tile)
+        return taken
 
     def take_from_wall(self, side: int, stack: int, layer: int) -> Tile:
         """Lift one tile off the raised wall."""

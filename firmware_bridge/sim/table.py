@@ -170,6 +170,12 @@ class SimulatedTable:
         """Move a tile from whichever zone holds it to `seat`'s `zone`."""
         return self.model.move(uid, seat, zone)
 
+    def take_out(self, faces: list[str]) -> list[Tile]:
+        """Take one tile of each face (mpsz) out of the set resting in the machine, e.g. the
+        four winds for a seating draw; lay them with `put`, and lowering the platform takes
+        them back."""
+        return self.model.take_out(faces)
+
     def zone_tiles(self, seat: int, zone: Zone) -> list[Tile]:
         """The tiles physically lying in a zone."""
         return self.model.zone_tiles(seat, zone)

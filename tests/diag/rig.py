@@ -20,6 +20,7 @@ ruleset = "zung-jung"
 
 [session]
 hands = {hands}
+seating_draw = {seating_draw}
 
 [hand]
 zone_settle_s = 0.2
@@ -66,12 +67,14 @@ def daemon(
     tmp_path: Path,
     *sim_args: str,
     hands: int = 1,
+    seating_draw: bool = True,
     socket: Path | None = None,
     extra_config: str = "",
 ) -> Iterator[Daemon]:
     """Start the daemon on the simulated table; yield it once its control socket listens."""
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG.format(hands=hands) + extra_config)
+    draw = "true" if seating_draw else "false"
+    config.write_text(CONFIG.format(hands=hands, seating_draw=draw) + extra_config)
     socket = socket or tmp_path / "control.sock"
     command = [
         sys.executable,

@@ -143,8 +143,17 @@ def test_a_stuck_button_is_named_by_status_gpio_and_selftest(tmp_path: Path) -> 
         assert "FAIL  declare n: reads pressed before anyone pressed it (stuck)" in test.stdout
 
 
-def test_motors_are_refused_while_a_hand_is_in_play(tmp_path: Path) -> None:
+def test_motors_are_refused_during_the_seating_draw(tmp_path: Path) -> None:
     with daemon(tmp_path, "--sim-think", "600") as table:
+        table.wait_for("seating draw: lay the four wind tiles")
+        sock = ("--socket", str(table.socket), "--config", str(table.config))
+        done = diag("selftest", *sock, "--yes")
+        assert done.returncode == 1
+        assert "the seating draw is in play (seating): motors move only between" in done.stderr
+
+
+def test_motors_are_refused_while_a_hand_is_in_play(tmp_path: Path) -> None:
+    with daemon(tmp_path, "--sim-think", "600", seating_draw=False) as table:
         table.wait_for("hand 1: building")
         sock = ("--socket", str(table.socket), "--config", str(table.config))
         for action in (("selftest",), ("tiles",), ("tiles", "enroll", "x")):

@@ -82,6 +82,30 @@ def test_every_wall_holds_each_tile_exactly_once(seed: int, kind: TileSetKind) -
     assert len({slot for slot, _ in plan}) == len(plan)
 
 
+def test_wind_tiles_taken_out_for_a_seating_draw_come_back_with_the_platform() -> None:
+    model, kind = TableModel(3), TileSetKind.NO_FLOWERS_136
+    winds = model.take_out(["1z", "2z", "3z", "4z"])
+    assert {t.set_name for t in winds} == {"B"}, "from the set the next build leaves behind"
+    for chair, tile in enumerate(winds):
+        model.place(tile, chair, Zone.HAND)
+    first = model.plan_build(kind, layout_for(kind))  # set A: whole
+    assert Counter(tile.name for _, tile in first) == Counter(tile_names(kind))
+    model.raise_walls()
+    model.lower_platform()  # the winds drop with the surface
+    second = model.plan_build(kind, layout_for(kind))  # set B: whole again
+    assert {tile.set_name for _, tile in second} == {"B"}
+    assert Counter(tile.name for _, tile in second) == Counter(tile_names(kind))
+
+
+def test_a_set_builds_without_tiles_still_out_of_the_machine() -> None:
+    model, kind = TableModel(3), TileSetKind.NO_FLOWERS_136
+    (east,) = model.take_out(["1z"])  # from set B, resting behind set A
+    model.hopper.rotate()  # set B is built next, the east wind still out
+    plan = model.plan_build(kind, layout_for(kind))
+    assert east.uid not in {tile.uid for _, tile in plan}
+    assert len(plan) == len(tile_names(kind)) - 1
+
+
 def test_shuffles_are_reproducible_from_the_seed() -> None:
     def order(seed: int) -> list[int]:
         plan = TableModel(seed).plan_build(TileSetKind.NO_FLOWERS_136, WallLayout(34, 2))

@@ -38,6 +38,7 @@ class Rig:
         speed: float = 0.0,
         over_pty: bool = False,
         players: bool = True,
+        seating_draw: bool = True,
         config: TableConfig | None = None,
         notifier: SystemdNotifier | None = None,
         tileset: Path | None = None,
@@ -49,7 +50,7 @@ class Rig:
         )
         self.config = config or TableConfig(
             table=TableSection(ruleset=ruleset),
-            session=SessionSection(hands=hands),
+            session=SessionSection(hands=hands, seating_draw=seating_draw),
             outbox=OutboxSection(path=tmp_path / "outbox.sqlite3"),
         )
         self.clock = ManualClock()

@@ -174,7 +174,7 @@ async def test_a_wrong_deal_is_an_incident_naming_seats_and_tiles(
 
 
 async def test_a_build_over_80_seconds_is_a_fault(tmp_path: Path, pins: MockFactory) -> None:
-    async with Rig(tmp_path, hands=1, speed=1.0, players=False) as rig:
+    async with Rig(tmp_path, hands=1, speed=1.0, players=False, seating_draw=False) as rig:
         view = await rig.until_phase(Phase.FAULT)
         assert view.fault == (
             "building the walls took over 80 s: check the shuffler and the stacking head"

@@ -48,7 +48,7 @@ async def test_a_session_plays_itself_from_power_on(
 async def test_wmc_deal_passes_after_every_hand_four_to_a_round(
     tmp_path: Path, pins: MockFactory
 ) -> None:
-    async with Rig(tmp_path, "zung-jung", hands=5, seed=1) as rig:
+    async with Rig(tmp_path, "zung-jung", hands=5, seed=9) as rig:
         await rig.until_phase(Phase.SESSION_OVER)
         history = rig.cycle.session.history if rig.cycle.session else []
     assert [(h.dealer, h.round) for h in history] == [(0, 1), (1, 1), (2, 1), (3, 1), (0, 2)]

@@ -45,12 +45,22 @@ class Driver:
         return out
 
     def start(
-        self, hands: int = 2, deadline_s: float = 0.0, margin_s: float = 60.0
+        self,
+        hands: int = 2,
+        deadline_s: float = 0.0,
+        margin_s: float = 60.0,
+        seating_draw: bool = False,
     ) -> list[fx.Effect]:
-        """The MCU is up and a session starts."""
+        """The MCU is up and a session starts (with the ruleset's seating draw if asked)."""
         self.feed(McuOnline())
         session = SessionPlan(
-            "s-1", self.ruleset.name, PLAYERS, hands, deadline_s=deadline_s, margin_s=margin_s
+            "s-1",
+            self.ruleset.name,
+            PLAYERS,
+            hands,
+            deadline_s=deadline_s,
+            margin_s=margin_s,
+            seating_draw=seating_draw,
         )
         return self.feed(ev.StartSession(session, self.ruleset))
 

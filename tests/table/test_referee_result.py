@@ -65,4 +65,4 @@ def test_a_result_from_before_the_referee_still_reads() -> None:
     del payload["wins"][0]["win_type"]
     old = msgspec.json.decode(msgspec.json.encode(payload), type=HandResult)
     assert old.moves == [] and old.wins[0].win_type is None
-    assert RESULT_COLUMNS[-2:] == ["win_types", "moves"]
+    assert RESULT_COLUMNS[-3:] == ["win_types", "moves", "seating"]

@@ -56,11 +56,14 @@ def test_every_player_gets_the_chair_of_the_wind_drawn(drawn: list[Seat]) -> Non
 @pytest.mark.parametrize(
     ("hands", "message"),
     [
-        ({0: {1}, 1: {2}, 2: {3}, 3: set()}, "chair N holds 0 tiles"),
+        ({0: {1}, 1: {2}, 2: {3}, 3: set()}, "chair N holds no tile"),
         ({0: {1}, 1: {2}, 2: {3}, 3: {4, 7}}, "chair N holds 2 tiles"),
         ({0: {1}, 1: {2}, 2: {3}, 3: {6}}, "chair N holds a White dragon, not a wind tile"),
         ({0: {1}, 1: {2}, 2: {5}, 3: {4}}, "chairs E and W both drew the East wind"),
-        ({0: {1}, 1: {2}, 2: {3}, 3: {99}}, "chair N holds 1 tiles"),
+        (
+            {0: {1}, 1: {2}, 2: {3}, 3: {99}},
+            "chair N holds a tile whose tag is not in the tile-set",
+        ),
     ],
 )
 def test_a_draw_the_table_cannot_read_says_what_to_lay_out(

@@ -6,9 +6,10 @@ agrees with the draw flag, and a wall reveal that matches its commitment.
 """
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
+from msgspec import Meta
 
 from controller.hub.contract.audit import commitment_of, new_salt
 from controller.hub.contract.field_types import (
@@ -162,6 +163,30 @@ class WallReveal(msgspec.Struct, frozen=True, kw_only=True):
         return cls(order=list(order), salt=salt, commitment=commitment_of(order, salt))
 
 
+Die = Annotated[int, Meta(ge=1, le=6)]
+
+
+class Seating(msgspec.Struct, frozen=True, kw_only=True):
+    """The seating draw that began the session (WMC): who drew which wind, and the chairs."""
+
+    players_at_draw: list[PlayerId]
+    """Who sat on each chair 0-3 while drawing."""
+    drawn: list[Wind]
+    """The wind tile each chair drew."""
+    dice: list[Die]
+    """The two rolls that decided who took the first wind tile."""
+    players: list[PlayerId]
+    """Who sits on each chair for play (the East drawer on chair 0)."""
+    dealer: Seat
+    at: Timestamp
+
+    def __post_init__(self) -> None:
+        if len(self.drawn) != 4 or len(set(self.drawn)) != 4:
+            raise ValueError("'drawn' must give each of the four winds to one chair")
+        if sorted(self.players) != sorted(self.players_at_draw) or len(set(self.players)) != 4:
+            raise ValueError("'players' must seat the four players of 'players_at_draw'")
+
+
 class HandResult(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a referee and a venue need about one finished hand."""
 
@@ -184,6 +209,8 @@ class HandResult(msgspec.Struct, frozen=True, kw_only=True):
     final: list[FinalSeat] = []
     settlements: list[Settlement] = []
     """What made up `payments` (wins, kongs, the draw); empty in older results."""
+    seating: Seating | None = None
+    """The session's seating draw, in the result of the first hand it seated (else None)."""
 
     def __post_init__(self) -> None:
         _check_seats(self.seats)

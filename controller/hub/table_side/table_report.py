@@ -15,6 +15,7 @@ from controller.hub.contract.result import (
     Move,
     PatternScore,
     SeatEntry,
+    Seating,
     Settlement,
     WallReveal,
     Win,
@@ -26,7 +27,14 @@ from controller.rules.hand import Meld as RulesMeld
 from controller.rules.hand import MeldKind
 from controller.rules.names import RULESET_NAMES, RulesetName
 from controller.table.cycle import TableView
-from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant, WinRecord
+from controller.table.records import (
+    FinishedHand,
+    HandStart,
+    IncidentRecord,
+    Instant,
+    SessionStart,
+    WinRecord,
+)
 
 WINDS: dict[Seat, Wind] = {Seat.E: "E", Seat.S: "S", Seat.W: "W", Seat.N: "N"}
 _CONTRACT_RULESETS: dict[str, RulesetName] = {name: name for name in RULESET_NAMES}
@@ -127,7 +135,19 @@ def hand_result(hand: FinishedHand, reveal: WallReveal) -> HandResult:
         wall=reveal,
         started_at=_time(start.started_at),
         ended_at=_time(hand.ended_at),
+        seating=None if start.seating is None else _seating(start.seating),
         **_play(hand),
+    )
+
+
+def _seating(start: SessionStart) -> Seating:
+    return Seating(
+        players_at_draw=list(start.players_at_draw),
+        drawn=[WINDS[Seat[wind]] for wind in start.drawn],
+        dice=list(start.dice),
+        players=list(start.players),
+        dealer=start.dealer,
+        at=_time(start.at),
     )
 
 

@@ -13,7 +13,7 @@ RESULT_COLUMNS = [
     "result_id", "table", "seq", "session", "hand", "ruleset", "round_wind", "dealer",
     "started_at", "ended_at", "draw", "winners", "patterns",
     *[f"{wind}_{what}" for wind in "ESWN" for what in ("player", "payment", "penalty")],
-    "incidents", "audit", "penalty_detail", "win_types", "moves",
+    "incidents", "audit", "penalty_detail", "win_types", "moves", "seating",
 ]  # fmt: skip
 STANDING_COLUMNS = [
     "rank", "player", "hands", "wins", "self_drawn", "dealt_in", "payments", "penalties", "total",
@@ -70,8 +70,19 @@ def _result_row(stored: StoredResult, message: ResultMessage) -> list[object]:
         message.id, stored.table, stored.seq, r.session, r.hand, r.ruleset, r.round_wind,
         r.player(r.dealer), r.started_at.isoformat(), r.ended_at.isoformat(), int(r.draw),
         winners, patterns, *seats, len(r.incidents), stored.audit, _penalty_detail(r),
-        ";".join(w.win_type or "" for w in r.wins), len(r.moves),
+        ";".join(w.win_type or "" for w in r.wins), len(r.moves), _seating(r),
     ]  # fmt: skip
+
+
+def _seating(r: HandResult) -> str:
+    """The seating draw a session began with: 'ann:W;bo:E;cy:N;di:S dice 3+4+1+1' (who sat
+    on chairs 0-3 while drawing and the wind each drew); empty in every other result."""
+    seating = r.seating
+    if seating is None:
+        return ""
+    pairs = zip(seating.players_at_draw, seating.drawn, strict=True)
+    drawn = ";".join(f"{player}:{wind}" for player, wind in pairs)
+    return f"{drawn} dice {'+'.join(str(d) for d in seating.dice)}"
 
 
 def _penalty_detail(r: HandResult) -> str:
