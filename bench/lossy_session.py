@@ -92,7 +92,7 @@ async def session(
     task.cancel()
     await asyncio.gather(task, return_exceptions=True)
     stats = app.mcu.link.stats()
-    print(f"hands played {len(sink.results)} of {hands}, faults {len(faults_seen)}")
+    print(f"hands played {sink.recorded} of {hands}, faults {len(faults_seen)}")
     print(f"events lost {missed[0]} in {stats.event_gaps} gaps, recovered by re-reading the state")
     print(f"retransmits {stats.retransmits}, ", end="")
     print(f"reconnects {stats.reconnects}, damaged frames {stats.crc_errors + stats.frame_errors}")

@@ -284,6 +284,7 @@ class TableApp:
 
     async def _close(self) -> None:
         self.hardware.panel.close()
+        self.blackboxes.close()
         if self.hub is not None:
             self.hub.outbox.close()
         if self.hardware.shutdown is not None:

@@ -114,6 +114,9 @@ def _honour_table(counts: bytes) -> SuitTable:
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})
+MEMO_LIMIT = 1024
+"""Entries each suit's memo holds at most (the oldest go first): a daemon that checks hands
+all day keeps a bounded memo, while the counts of the hands in play stay in it."""
 
 
 def suit_table(suit: int, counts: bytes) -> SuitTable:
@@ -122,6 +125,8 @@ def suit_table(suit: int, counts: bytes) -> SuitTable:
     found = cache.get(counts)
     if found is None:
         found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
+        if len(cache) >= MEMO_LIMIT:
+            del cache[next(iter(cache))]
         found = cache[counts] = found._replace(profile=found.profile << PROFILE_BITS * suit)
     return found
 

@@ -143,7 +143,8 @@ class Tally:
     async def record(self, hand: FinishedHand) -> str:
         """Store through the inner sink first; only a stored result counts."""
         result_id = await self._inner.record(hand)
-        self.results.append(replace(hand, play=None))  # the summary needs no move list
+        # The summary needs neither the move list nor the wall.
+        self.results.append(replace(hand, play=None, start=replace(hand.start, wall_order=())))
         if self.json_out is not None:
             self.json_out.write(self._payload(hand, result_id) + b"\n")
             self.json_out.flush()

@@ -9,7 +9,9 @@ and press their declare button; with the `Habits` for it, also claim chows, pung
 kongs, make concealed and added kongs, rob kongs, win together on one discard and name the
 real win type. The referee ends each hand itself; the players wait for that.
 
-Every move is kept as a `Move` (`SimulatedPlayers.moves`), the ground truth of the session.
+Every move is a `Move`, every mistake made on purpose a `Slip`: the ground truth of the
+session, written to the `ground_truth` file as each hand ends and, when asked (`keep`), kept
+in `SimulatedPlayers.moves` and `.slips`.
 """
 
 import asyncio
@@ -97,17 +99,21 @@ class SimulatedPlayers:
         buttons: Buttons,
         habits: Habits | None = None,
         ground_truth: Path | None = None,
+        keep: bool = False,
     ):
         self.table = table
         self.buttons = buttons
         self.habits = habits or Habits()
         self.ground_truth = ground_truth
         """A JSON lines file the moves and slips of each hand are added to as it ends."""
+        self.keep = keep
+        """Keep every move and slip in memory (`moves`, `slips`) for a test to read; off, a
+        long session's memory does not grow with its hands."""
         self.hands_played = 0
         self.moves: list[Move] = []
-        """Every move of every hand played, in order (the session's ground truth)."""
+        """With `keep`: every move of every hand played, in order (the session's ground truth)."""
         self.slips: list[Slip] = []
-        """Every mistake made on purpose (sloppy habits), in order."""
+        """With `keep`: every mistake made on purpose (sloppy habits), in order."""
         self._wake = asyncio.Event()
         self._runner: TableRunner | None = None
         self._followed = 0
@@ -138,6 +144,8 @@ class SimulatedPlayers:
                     await self.think()
                     self.buttons.press_dice()
             elif view.phase in (Phase.DEALING, Phase.PLAYING) and key not in done:
+                if any(seen[:2] != key[:2] for seen in done):
+                    done.clear()  # only this hand's phases matter (memory stays flat)
                 done.add(key)
                 await (self._deal(view) if view.phase is Phase.DEALING else self._play(view))
             await self._next_view()
@@ -195,8 +203,9 @@ class SimulatedPlayers:
         try:
             await play.play()
         finally:
-            self.moves += play.moves
-            self.slips += play.slips
+            if self.keep:
+                self.moves += play.moves
+                self.slips += play.slips
             if self.ground_truth is not None:
                 write_jsonl(self.ground_truth, [*play.moves, *play.slips], append=True)
         self.hands_played += 1

@@ -5,6 +5,7 @@ import logging
 import re
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 log = logging.getLogger(__name__)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -24,6 +25,9 @@ class BlackBoxFiles:
         self.keep_s = keep_days * 86_400.0
         self.failures = 0
         self._current = ""
+        self._file: BinaryIO | None = None
+        """The current hand's file, open for appending unbuffered: each line reaches the
+        operating system as it is written, without opening the file per line."""
 
     def path(self, name: str) -> Path:
         """The file of one hand's black box."""
@@ -50,15 +54,24 @@ class BlackBoxFiles:
         """Append one line (a new hand first prunes boxes older than the kept days)."""
         try:
             if name != self._current:
+                self.close()
                 self._current = name
                 self.directory.mkdir(parents=True, exist_ok=True)
                 self.prune(wall_time)
-            with self.path(name).open("ab") as file:
-                file.write(line + b"\n")
+            if self._file is None:
+                self._file = self.path(name).open("ab", buffering=0)
+            self._file.write(line + b"\n")
         except OSError as error:
+            self.close()  # opened again for the next line
             self.failures += 1
             if self.failures == 1 or self.failures % 1000 == 0:
                 log.warning("black box %s not written (%d so far): %s", name, self.failures, error)
+
+    def close(self) -> None:
+        """Close the current hand's file (the next line opens it again)."""
+        if self._file is not None:
+            file, self._file = self._file, None
+            file.close()
 
     def prune(self, wall_time: float) -> int:
         """Delete black boxes last written more than the kept days ago; returns how many."""

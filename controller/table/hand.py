@@ -44,6 +44,8 @@ class InPlay:
     blackbox: BlackBox
     box_name: str
     shown: dict[tuple[int, Zone], frozenset[int]]
+    shown_at: int = -1
+    """The board's change count when `shown` was taken (ZoneBoard.changes)."""
 
 
 @dataclass

@@ -148,7 +148,11 @@ def follow(cycle: CycleState) -> None:
     in_play = _in_play(cycle)
     if in_play is None:
         return
+    if cycle.board.changes == in_play.shown_at:  # nothing moved: only the time goes on
+        _tell(cycle, in_play, Elapsed())
+        return
     now = _zones(cycle)
+    in_play.shown_at = cycle.board.changes
     changed = [key for key, uids in now.items() if in_play.shown.get(key) != uids]
     if changed:
         in_play.shown = now

@@ -19,6 +19,9 @@ class ZoneBoard:
     def __init__(self, absence_s: float = 1.0, absent_reads: int = 2) -> None:
         self.absence_s = absence_s
         self.absent_reads = absent_reads
+        self.changes = 0
+        """Counts every change of what the board shows (a watcher holding the same count has
+        seen the board as it is)."""
         self.clear()
 
     def clear(self) -> None:
@@ -33,6 +36,7 @@ class ZoneBoard:
         self._arrival: dict[int, int] = {}
         self._arrivals = 0
         self._seat_change = [-math.inf] * 4
+        self.changes += 1
 
     def update(self, seat: int, zone: Zone, uids: frozenset[int], now: float) -> bool:
         """Take one read of a zone; True if what the board shows changed."""
@@ -81,6 +85,7 @@ class ZoneBoard:
     def _touch(self, seat: int, now: float) -> None:
         self._seat_change[seat] = now
         self.last_change = now
+        self.changes += 1
 
     def tiles(self, seat: int, zone: Zone) -> frozenset[int]:
         """The tags in one zone now."""

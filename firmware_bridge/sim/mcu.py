@@ -7,6 +7,7 @@ the host heartbeat, and injects the line faults it was configured with.
 import asyncio
 import contextlib
 import random
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -61,6 +62,9 @@ from firmware_bridge.sim.session import McuSession
 
 FIRMWARE_VERSION = (1, 0, 0)
 MODEL = 1
+COMMANDS_KEPT = 1_000
+"""The simulated MCU remembers this many of the latest commands it ran (some 50 hands' worth:
+a long session's memory stays flat; a test reads far fewer)."""
 MOTOR_FAULTS = (FaultCode.JAM, FaultCode.OVERCURRENT, FaultCode.MOTOR_TIMEOUT)
 POLL_S = 0.1
 """The zone readers' polling interval: a tag one poll missed is heard again at the next
@@ -89,8 +93,8 @@ class SoftwareMcu:
             model, self.send_event, self.raise_fault, seed=seed, speed=speed, timing=timing
         )
         self.noise = LineNoise(self.faults.corrupt, self.faults.drop, random.Random(f"{seed}:line"))
-        self.commands: list[Command[Any]] = []
-        """Every sequenced command run, in order (what the table actually did)."""
+        self.commands: deque[Command[Any]] = deque(maxlen=COMMANDS_KEPT)
+        """The latest sequenced commands run, oldest first (what the table actually did)."""
         self.boot_count = 0
         self.reset_cause = ResetCause.POWER_ON
         self.heartbeat_timeout = heartbeat_timeout

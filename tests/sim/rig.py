@@ -54,12 +54,12 @@ class Rig:
             outbox=OutboxSection(path=tmp_path / "outbox.sqlite3"),
         )
         self.clock = ManualClock()
-        self.sink = LogSink()
+        self.sink = LogSink(keep=None)
         self.notifier = notifier or SystemdNotifier({})
         self.tileset = tileset
         self.app_sink = app_sink
         self.services = services
-        self.players = SimulatedPlayers(self.sim.table, self.sim.buttons, habits)
+        self.players = SimulatedPlayers(self.sim.table, self.sim.buttons, habits, keep=True)
         self.with_players = players
         self._task: asyncio.Task[None] | None = None
 

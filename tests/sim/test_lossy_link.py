@@ -45,7 +45,7 @@ async def play_session(tmp_path: Path, hands: int, seed: int) -> tuple[TableApp,
         session=SessionSection(hands=hands),
         hand=HandSection(zone_settle_s=0.1, zone_absence_s=0.1),
     )
-    sink = LogSink()
+    sink = LogSink(keep=None)
     app = TableApp(
         config, hardware, clock=LoopClock(), notifier=SystemdNotifier({}), sink=sink, tick_s=0.02
     )

@@ -4,6 +4,7 @@ where the ruleset has them; every hand's payments sum to zero, the referee follo
 the moves the players made, and each hand's black box replays to the recorded result."""
 
 from collections import Counter
+from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
 
@@ -54,7 +55,7 @@ def several_winners(play: RefereeResult) -> bool:
     )
 
 
-def replays(tmp_path: Path, results: list[FinishedHand]) -> None:
+def replays(tmp_path: Path, results: Sequence[FinishedHand]) -> None:
     """Each hand's black box replays to exactly the recorded moves, wins and payments."""
     boxes = {int(box.stem.rsplit("-", 1)[1]): box for box in (tmp_path / "blackbox").iterdir()}
     assert sorted(boxes) == [r.start.hand for r in results]

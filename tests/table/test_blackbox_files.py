@@ -22,6 +22,7 @@ def test_each_hand_gets_its_own_file_and_old_boxes_are_pruned(tmp_path: Path) ->
     assert not old.exists(), "three days old, two kept"
     assert boxes.path("s-1-hand-2").exists()
     assert boxes.path("../../etc/x").parent == tmp_path / "blackbox", "names cannot climb out"
+    boxes.close()
 
 
 def test_a_disk_that_refuses_writes_is_counted_not_raised(

@@ -31,6 +31,10 @@ CREATE TABLE IF NOT EXISTS replies (
     command TEXT PRIMARY KEY, payload BLOB NOT NULL, expires REAL NOT NULL);
 """
 _RESULT_COLUMNS = {"refused": "TEXT", "refused_at": "REAL"}
+PAGE_CACHE_KIB = 512
+"""SQLite's page cache for the outbox (its default is 2 MiB): the file only grows during a
+day, and what the table reads back (the pending results, the feed's head) is recent, so a
+small cache bounds the daemon's memory early in a session at no cost (the OS caches the file)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,7 @@ class OutboxFile:
         self.path = path
         try:
             self._db = open_durable(path, _SCHEMA, any_thread=True)
+            self._db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
             add_columns(self._db, "results", _RESULT_COLUMNS)
         except sqlite3.Error as exc:
             raise RuntimeFailure(f"outbox {path}: {exc}") from exc

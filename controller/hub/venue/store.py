@@ -3,14 +3,17 @@ outboxes each table has used, notices for the venue, and the latest status of ev
 when it was last heard, in one SQLite file (WAL, synchronous=FULL)."""
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any, Protocol
 
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
 from controller.hub.mqtt.durable import add_columns, open_durable
+from controller.hub.venue import store_sql as sql
+from controller.hub.venue.store_sql import SQLITE, Dialect
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -104,8 +107,27 @@ def open_store(spec: str) -> "ResultStore":
     return ResultStore(Path(spec.removeprefix("sqlite://")))
 
 
+class Cursor(Protocol):
+    """What the store reads from a query it ran (sqlite3's and psycopg's cursors alike)."""
+
+    @property
+    def rowcount(self) -> int:
+        """Rows the statement changed."""
+
+    def fetchone(self) -> Any:
+        """The next row, or None."""
+
+    def fetchall(self) -> list[Any]:
+        """The remaining rows."""
+
+    def __iter__(self) -> Iterator[Any]:
+        """The remaining rows, one by one."""
+
+
 class ResultStore:
-    """One SQLite file holding everything the recorder knows."""
+    """One SQLite file holding everything the recorder knows (its queries: store_sql)."""
+
+    dialect: Dialect = SQLITE
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -138,20 +160,20 @@ class ResultStore:
         with self:
             return self.reserve(key, 1)
 
+    def _run(self, query: str, params: Sequence[object] = ()) -> Cursor:
+        """Run one of the store's queries (store_sql) on this engine."""
+        return self._db.execute(self.dialect.sql(query), params)
+
     def reserve(self, key: str, count: int) -> int:
         """Inside a transaction: take `count` numbers of a counter; returns the first."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        first = (int(row[0]) if row else 0) + 1
-        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, first + count - 1))
-        return first
+        self._run(sql.COUNTER_ADD, (key, count))
+        return int(self._run(sql.COUNTER, (key,)).fetchone()[0]) - count + 1
 
     def add_result(self, message: ResultMessage, payload: bytes, audit: str, now: float) -> bool:
         """Record a verified result; False if its id is already recorded (a resend)."""
         r = message.result
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO results (id, table_id, boot, seq, session, hand, ruleset, "
-            "ended_at, audit, received, payload, outbox) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        cursor = self._run(
+            sql.RESULT_ADD,
             (
                 message.id,
                 message.table,
@@ -171,42 +193,28 @@ class ResultStore:
 
     def commitment(self, table: str, session: str, hand: int) -> str | None:
         """The wall commitment seen at the start of a hand, if it was seen."""
-        row = self._db.execute(
-            "SELECT commitment FROM commitments WHERE table_id = ? AND session = ? AND hand = ?",
-            (table, session, hand),
-        ).fetchone()
+        row = self._run(sql.COMMITMENT, (table, session, hand)).fetchone()
         return None if row is None else str(row[0])
 
     def hands_without_result(self, table: str) -> list[tuple[str, int]]:
         """(session, hand) of every hand of `table` whose wall commitment was seen but whose
         result never arrived, in the order they started."""
-        rows = self._db.execute(
-            "SELECT session, hand FROM commitments c WHERE table_id = ? AND NOT EXISTS "
-            "(SELECT 1 FROM results r WHERE r.table_id = c.table_id AND r.session = c.session "
-            "AND r.hand = c.hand) ORDER BY seen, session, hand",
-            (table,),
-        ).fetchall()
+        rows = self._run(sql.HANDS_WITHOUT_RESULT, (table,)).fetchall()
         return [(str(session), int(hand)) for session, hand in rows]
 
     def add_commitment(self, table: str, session: str, hand: int, value: str, now: float) -> bool:
         """Keep the first commitment of a hand; False if one was already kept."""
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO commitments VALUES (?, ?, ?, ?, ?)",
-            (table, session, hand, value, now),
-        )
+        cursor = self._run(sql.COMMITMENT_ADD, (table, session, hand, value, now))
         return cursor.rowcount == 1
 
     def hand_results(self, table: str, session: str, hand: int) -> list[tuple[str, bytes]]:
         """(id, payload) of the results recorded for one hand."""
-        rows = self._db.execute(
-            "SELECT id, payload FROM results WHERE table_id = ? AND session = ? AND hand = ?",
-            (table, session, hand),
-        ).fetchall()
+        rows = self._run(sql.HAND_RESULTS, (table, session, hand)).fetchall()
         return [(str(i), bytes(p)) for i, p in rows]
 
     def set_audit(self, result_id: str, audit: str) -> None:
         """Change the audit verdict of a recorded result."""
-        self._db.execute("UPDATE results SET audit = ? WHERE id = ?", (audit, result_id))
+        self._run(sql.AUDIT_SET, (audit, result_id))
 
     def add_refusal(
         self,
@@ -218,45 +226,34 @@ class ResultStore:
     ) -> None:
         """Remember a result that was refused and why (`where`: its outbox and seq if known)."""
         outbox, seq = where or (None, None)
-        self._db.execute(
-            "INSERT INTO refusals (at, table_id, id, reason, outbox, seq) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (now, table, result_id, reason, outbox, seq),
-        )
+        self._run(sql.REFUSAL_ADD, (now, table, result_id, reason, outbox, seq))
 
     def refusals(self) -> list[tuple[str, str | None, str]]:
         """(table, result id, reason) of every refusal, oldest first."""
-        rows = self._db.execute("SELECT table_id, id, reason FROM refusals ORDER BY at").fetchall()
+        rows = self._run(sql.REFUSALS).fetchall()
         return [(str(t), i, str(r)) for t, i, r in rows]
 
     def set_status(self, table: str, payload: bytes, now: float) -> None:
         """Keep the latest status of a table."""
-        self._db.execute("INSERT OR REPLACE INTO statuses VALUES (?, ?, ?)", (table, payload, now))
+        self._run(sql.STATUS_SET, (table, payload, now))
 
     def status(self, table: str) -> bytes | None:
         """The latest status payload of a table, if one was seen."""
-        row = self._db.execute("SELECT payload FROM statuses WHERE table_id = ?", (table,))
-        found = row.fetchone()
+        found = self._run(sql.STATUS, (table,)).fetchone()
         return None if found is None else bytes(found[0])
 
     def add_reply(self, table: str, command: str | None, payload: bytes, now: float) -> None:
         """Keep a table's reply to a hub command."""
-        self._db.execute("INSERT INTO replies VALUES (?, ?, ?, ?)", (table, command, payload, now))
+        self._run(sql.REPLY_ADD, (table, command, payload, now))
 
     def replies(self, command: str) -> list[bytes]:
         """Replies received to one command."""
-        rows = self._db.execute("SELECT payload FROM replies WHERE command = ?", (command,))
-        return [bytes(p) for (p,) in rows.fetchall()]
+        return [bytes(p) for (p,) in self._run(sql.REPLIES, (command,)).fetchall()]
 
     def first_gap(self, table: str, outbox: str, floor: int) -> tuple[tuple[int, int] | None, int]:
         """(first hole above `floor` as (first, last) missing seq, highest seq seen) among the
         results of one outbox; a refused result fills its place (it came, it was refused)."""
-        rows = self._db.execute(
-            "SELECT seq FROM results WHERE table_id = ?1 AND outbox = ?2 AND seq > ?3 UNION "
-            "SELECT seq FROM refusals WHERE table_id = ?1 AND outbox = ?2 AND seq > ?3 "
-            "ORDER BY seq",
-            (table, outbox, floor),
-        )
+        rows = self._run(sql.SEQS_ABOVE, (table, outbox, floor) * 2).fetchall()
         expected = floor + 1
         for (seq,) in rows:
             if seq > expected:
@@ -266,85 +263,50 @@ class ResultStore:
 
     def top_seq(self, table: str, outbox: str) -> int:
         """The highest result seq recorded from one outbox of a table (0: none)."""
-        return int(
-            self._db.execute(
-                "SELECT coalesce(max(seq), 0) FROM results WHERE table_id = ? AND outbox = ?",
-                (table, outbox),
-            ).fetchone()[0]
-        )
+        return int(self._run(sql.TOP_SEQ, (table, outbox)).fetchone()[0])
 
     def refused_seqs(self, table: str, outbox: str) -> list[int]:
         """Seqs of one outbox that were refused and are still not recorded."""
-        rows = self._db.execute(
-            "SELECT DISTINCT seq FROM refusals WHERE table_id = ?1 AND outbox = ?2 AND seq "
-            "IS NOT NULL AND seq NOT IN (SELECT seq FROM results WHERE table_id = ?1 AND "
-            "outbox = ?2) ORDER BY seq",
-            (table, outbox),
-        )
+        rows = self._run(sql.REFUSED_SEQS, (table, outbox) * 2).fetchall()
         return [int(seq) for (seq,) in rows]
 
     def outboxes(self, table: str) -> list[str]:
         """The outbox ids a table has used, oldest first."""
-        rows = self._db.execute(
-            "SELECT outbox FROM sources WHERE table_id = ? ORDER BY first_seen, rowid", (table,)
-        )
-        return [str(o) for (o,) in rows]
+        return [str(o) for (o,) in self._run(sql.OUTBOXES, (table,)).fetchall()]
 
     def add_source(self, table: str, outbox: str, now: float) -> None:
         """Remember an outbox a table uses."""
-        self._db.execute("INSERT OR IGNORE INTO sources VALUES (?, ?, ?)", (table, outbox, now))
+        self._run(sql.SOURCE_ADD, (table, outbox, now))
 
     def add_notice(self, table: str, kind: str, text: str, now: float) -> bool:
         """Keep a notice for the venue; False if the same one is already kept."""
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO notices VALUES (?, ?, ?, ?)", (now, table, kind, text)
-        )
-        return cursor.rowcount == 1
+        return self._run(sql.NOTICE_ADD, (now, table, kind, text)).rowcount == 1
 
     def notices(self) -> list[Notice]:
         """Every notice, oldest first."""
-        rows = self._db.execute("SELECT at, table_id, kind, text FROM notices ORDER BY at, rowid")
+        rows = self._run(sql.NOTICES).fetchall()
         return [Notice(float(a), str(t), str(k), str(x)) for a, t, k, x in rows]
 
     def heard(self, table: str, now: float) -> None:
         """The table itself sent something just now: it is alive."""
-        self._db.execute(
-            "INSERT INTO presence (table_id, heard) VALUES (?, ?) "
-            "ON CONFLICT (table_id) DO UPDATE SET heard = excluded.heard, offline_at = NULL",
-            (table, now),
-        )
+        self._run(sql.HEARD, (table, now))
 
     def went_offline(self, table: str, at: float, by_will: bool) -> None:
         """The table said goodbye, or the broker published its will, at `at`."""
-        self._db.execute(
-            "INSERT INTO presence (table_id, offline_at, by_will) VALUES (?, ?, ?) "
-            "ON CONFLICT (table_id) DO UPDATE SET offline_at = excluded.offline_at, "
-            "by_will = excluded.by_will",
-            (table, at, int(by_will)),
-        )
+        self._run(sql.WENT_OFFLINE, (table, at, int(by_will)))
 
     def presence(self) -> list[Presence]:
         """Every table the recorder has a status or a sign of life from, by table id."""
-        rows = self._db.execute(
-            "SELECT t.table_id, p.heard, p.offline_at, coalesce(p.by_will, 0), s.payload FROM "
-            "(SELECT table_id FROM presence UNION SELECT table_id FROM statuses) t "
-            "LEFT JOIN presence p USING (table_id) LEFT JOIN statuses s USING (table_id) "
-            "ORDER BY t.table_id"
-        )
         return [
             Presence(str(t), h, o, bool(w), None if p is None else bytes(p))
-            for t, h, o, w, p in rows
+            for t, h, o, w, p in self._run(sql.PRESENCE).fetchall()
         ]
 
     def count(self) -> int:
         """How many results are recorded."""
-        return int(self._db.execute("SELECT count(*) FROM results").fetchone()[0])
+        return int(self._run(sql.COUNT).fetchone()[0])
 
     def results(self) -> Iterator[StoredResult]:
         """Every recorded result, by table, session and hand."""
-        rows = self._db.execute(
-            "SELECT id, table_id, seq, audit, payload FROM results "
-            "ORDER BY table_id, session, hand, seq"
-        )
-        for i, t, s, a, p in rows:
+        for i, t, s, a, p in self._run(sql.RESULTS):
             yield StoredResult(str(i), str(t), int(s), str(a), bytes(p))
