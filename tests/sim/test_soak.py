@@ -25,7 +25,8 @@ from firmware_bridge.sim.faults import Faults
 from tests.sim.soak import KEY, RecorderInProcess, SoakRun, soak
 
 HANDS = 200
-pytestmark = pytest.mark.broker
+pytestmark = [pytest.mark.broker, pytest.mark.timeout(900)]
+"""A soak plays 200 hands: 1-3 minutes of wall time each on a 2-core machine."""
 RULESETS = ["zung-jung", "sichuan", "shanghai"]
 QUIET = Faults()
 """No line or reader faults (in place of the profile's noisy line)."""
