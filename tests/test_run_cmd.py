@@ -2,17 +2,16 @@
 and one daemon per table (a second one, or `diag link`, is told who holds the table)."""
 
 import os
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from controller.cli import main
+from devsupport.lines import Lines
 
 ROOT = Path(__file__).parent.parent
 TILESET = ROOT / "hardware" / "tilesets" / "sim-0.toml"
@@ -74,24 +73,12 @@ class Daemon:
 
     def __init__(self, *args: str) -> None:
         self.process = subprocess.Popen(_command("run", *args), stderr=subprocess.PIPE, text=True)
-        self.lines: list[str] = []
+        assert self.process.stderr is not None
+        self.lines = Lines(self.process.stderr).start()
 
     def wait_for(self, text: str, within: float = 30) -> None:
-        """Read log lines until one contains `text`."""
-        stream = self.process.stderr
-        assert stream is not None
-        deadline = time.monotonic() + within
-        with selectors.DefaultSelector() as selector:
-            selector.register(stream, selectors.EVENT_READ)
-            while selector.select(timeout=max(0, deadline - time.monotonic())):
-                line = stream.readline()
-                if not line:
-                    break
-                self.lines.append(line.rstrip())
-                if text in line:
-                    return
-        said = "\n".join(self.lines)
-        raise AssertionError(f"no '{text}' within {within} s; the daemon said:\n{said}")
+        """Until a log line contains `text`."""
+        self.lines.wait_for(text, within)
 
     def stop(self) -> int:
         """SIGTERM, then its exit status."""

@@ -3,16 +3,16 @@ dependencies into a fresh virtualenv (no source tree, no editable install), runs
 the simulated table and a whole simulated session. Everything the daemon reads at start (the
 pinout, the ruleset data, the hub schemas) must come from the installed package."""
 
-import selectors
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from devsupport.lines import Lines
 
 ROOT = Path(__file__).parent.parent
 # What a clean clone holds besides the source: none of it may leak into the wheel's runs.
@@ -51,30 +51,16 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield venv / "bin"
 
 
-def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[str]:
-    assert process.stderr is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + within
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        while selector.select(timeout=max(0, deadline - time.monotonic())):
-            line = process.stderr.readline()
-            if not line:
-                break
-            lines.append(line.rstrip())
-            if text in line:
-                return lines
-    raise AssertionError(f"no '{text}' within {within} s:\n" + "\n".join(lines))
-
-
 @pytest.mark.slow
 def test_the_installed_daemon_runs_on_the_simulated_table(installed: Path, tmp_path: Path) -> None:
     command = [str(installed / "mahjong-table"), "run", "--sim", "--sim-speed", "0"]
     process = subprocess.Popen(
         [*command, "--sim-think", "0"], cwd=tmp_path, stderr=subprocess.PIPE, text=True
     )
+    assert process.stderr is not None
+    lines = Lines(process.stderr).start()
     try:
-        _wait_for(process, "hand 1: wall checked", within=60)
+        lines.wait_for("hand 1: wall checked", within=60)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=15) == 0
     finally:

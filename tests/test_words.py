@@ -3,15 +3,14 @@ or asyncio's "never retrieved" noise become sentences; a session filter that mat
 says so."""
 
 import csv
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from devsupport.lines import Lines
 from devsupport.mosquitto import Broker
 
 ROOT = Path(__file__).parent.parent
@@ -73,24 +72,18 @@ def test_the_recorder_stops_on_sigterm_with_counts_in_words(broker: Broker, tmp_
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    said: list[str] = []
+    assert process.stdout is not None
+    lines = Lines(process.stdout).start()
     try:
-        assert process.stdout is not None
-        deadline = time.monotonic() + 30
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            while selector.select(timeout=max(0, deadline - time.monotonic())):
-                line = process.stdout.readline()
-                said.append(line)
-                if not line or "recorder online" in line:
-                    break
-        assert "recorder online" in said[-1], "".join(said)
+        online = lines.wait_for("recorder online", within=30)
         process.send_signal(signal.SIGTERM)
-        rest, _ = process.communicate(timeout=15)
+        process.wait(timeout=15)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+    lines.finish()
+    rest = lines.text().partition(online)[2]
     assert process.returncode == 0
     assert "stopped: 0 results recorded, 0 duplicates, 0 refused, 0 resend requests" in rest
     assert "RecorderCounters" not in rest

@@ -2,16 +2,16 @@
 daemon on the simulated table with its control socket, `mahjong-table diag ...` beside it."""
 
 import json
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from devsupport.lines import Lines
 
 CONFIG = """
 [table]
@@ -35,30 +35,21 @@ class Daemon:
     process: subprocess.Popen[str]
     socket: Path
     config: Path
-    said: list[str] = field(default_factory=list)
+    lines: Lines
+
+    @property
+    def said(self) -> list[str]:
+        """Every line of stderr so far."""
+        return self.lines.said
 
     def wait_for(self, text: str, within: float = 90.0) -> str:
-        """The first line of stderr (from now on) containing `text`."""
-        stderr = self.process.stderr
-        assert stderr is not None
-        deadline = time.monotonic() + within
-        with selectors.DefaultSelector() as selector:
-            selector.register(stderr, selectors.EVENT_READ)
-            while time.monotonic() < deadline:
-                if not selector.select(timeout=deadline - time.monotonic()):
-                    continue
-                line = stderr.readline()
-                if not line:
-                    break
-                self.said.append(line.rstrip())
-                if text in line:
-                    return line
-        raise AssertionError(f"no '{text}' within {within} s:\n" + "\n".join(self.said))
+        """The first line of stderr (after the last one waited for) containing `text`."""
+        return self.lines.wait_for(text, within)
 
     def wait_all(self, *texts: str, within: float = 90.0) -> None:
         """Until every text has been said (at any time, in any order)."""
         for text in texts:
-            if not any(text in line for line in self.said):
+            if not self.lines.seen(text):
                 self.wait_for(text, within)
 
 
@@ -91,7 +82,8 @@ def daemon(
         *sim_args,
     ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    running = Daemon(process, socket, config)
+    assert process.stderr is not None
+    running = Daemon(process, socket, config, Lines(process.stderr).start())
     try:
         running.wait_for(f"control socket {socket}")
         yield running
@@ -102,8 +94,7 @@ def daemon(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        assert process.stderr is not None
-        process.stderr.close()
+        running.lines.finish()
 
 
 def diag(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -155,10 +155,6 @@ def test_directly_on_the_serial_line_and_busy_while_the_daemon_holds_it(
         holder.stderr.close()
 
 
-@pytest.mark.xfail(
-    reason="open: in the whole suite (not alone) the first daemon sometimes never says it "
-    "listens on its control socket within 90 s since the seating draw landed; not yet found",
-)
 def test_a_daemon_keeps_its_socket_from_a_second_one(tmp_path: Path) -> None:
     with daemon(tmp_path, "--sim-think", "600") as table:
         config = tmp_path / "second.toml"

@@ -5,12 +5,10 @@ the command says so; with no recorder the command gives up after its bounded wai
 
 import csv
 import re
-import selectors
 import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
 from controller.hub.table_side.hub_link import KEY_DOUBT
+from devsupport.lines import Lines
 from devsupport.mosquitto import Broker
 from tests.sim.test_simulate import scores
 
@@ -31,29 +30,17 @@ pytestmark = pytest.mark.broker
 class RecorderProcess:
     """`mahjong-table hub` in its own process, recording into `db`."""
 
-    def __init__(self, url: str, db: Path, keys: Path) -> None:
+    def __init__(
+        self, url: str, db: Path, keys: Path, *extra: str, ready: str = "recording to"
+    ) -> None:
         command = [sys.executable, "-m", "controller", "hub", "--mqtt", url]
-        command += ["--db", str(db), "--keys", str(keys)]
+        command += ["--db", str(db), "--keys", str(keys), *extra]
         self.process = subprocess.Popen(
             command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
-        self.said: list[str] = []
-        self._wait_for("recording to", within=20)
-
-    def _wait_for(self, text: str, within: float) -> None:
         assert self.process.stdout is not None
-        deadline = time.monotonic() + within
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            while time.monotonic() < deadline:
-                if selector.select(timeout=deadline - time.monotonic()):
-                    line = self.process.stdout.readline()
-                    if not line:
-                        break
-                    self.said.append(line.rstrip())
-                    if text in line:
-                        return
-        raise AssertionError(f"the recorder never said {text!r}:\n" + "\n".join(self.said))
+        self.lines = Lines(self.process.stdout).start()
+        self.lines.wait_for(ready, within=20)
 
     def stop(self) -> None:
         """SIGTERM, as systemd stops it."""

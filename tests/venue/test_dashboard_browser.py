@@ -4,7 +4,6 @@ floor shows the table, a new result appears without a reload, another table's fa
 with its advice, and a screenshot is kept in the test's tmp dir."""
 
 import asyncio
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -35,13 +34,7 @@ class DashboardRecorder(RecorderProcess):
     """`mahjong-table hub --http` in its own process."""
 
     def __init__(self, url: str, db: Path, keys: Path, port: int) -> None:
-        command = [sys.executable, "-m", "controller", "hub", "--mqtt", url, "--db", str(db),
-                   "--keys", str(keys), "--http", f"127.0.0.1:{port}"]  # fmt: skip
-        self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        self.said: list[str] = []
-        self._wait_for("dashboard on http://", within=20)
+        super().__init__(url, db, keys, "--http", f"127.0.0.1:{port}", ready="dashboard on http://")
 
 
 @pytest.fixture
