@@ -20,7 +20,13 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.app import Hardware, TableApp
-from controller.config import HandSection, SessionSection, TableConfig, TableSection
+from controller.config import (
+    HandSection,
+    OutboxSection,
+    SessionSection,
+    TableConfig,
+    TableSection,
+)
 from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
@@ -57,6 +63,7 @@ async def session(
         table=TableSection(ruleset="zung-jung"),
         session=SessionSection(hands=hands),
         hand=HandSection(zone_settle_s=0.1, zone_absence_s=0.1),
+        outbox=OutboxSection(path=scratch / "outbox.sqlite3"),
     )
     sink = LogSink()
     app = TableApp(

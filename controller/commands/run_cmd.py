@@ -77,7 +77,7 @@ def sim_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def read_config(args: argparse.Namespace) -> TableConfig:
     """The config file, checked as `config check` checks it; with --sim and no file, the
-    defaults. Warnings go to stderr."""
+    defaults (the outbox then in the simulation's scratch folder). Warnings go to stderr."""
     from controller.preflight import preflight
 
     if args.config is None and args.sim:
@@ -100,7 +100,7 @@ def run_daemon(args: argparse.Namespace) -> int:
     with _table_lock(config, args.sim):
         secrets = (config.mqtt.password, config.mqtt.result_key)
         setup_logging(config.logging.level, config.logging.levels, secrets)
-        asyncio.run(_serve(config, args.sim, options))
+        asyncio.run(_serve(config, args.sim, options, scratch_outbox=args.sim and not args.config))
     return 0
 
 
@@ -119,7 +119,9 @@ def _table_lock(config: TableConfig, simulated: bool) -> Any:
         yield
 
 
-async def _serve(config: TableConfig, simulated: bool, options: dict[str, Any]) -> None:
+async def _serve(
+    config: TableConfig, simulated: bool, options: dict[str, Any], scratch_outbox: bool
+) -> None:
     from controller.app import TableApp, serial_hardware, simulated_hardware
 
     main = asyncio.current_task()
@@ -128,6 +130,9 @@ async def _serve(config: TableConfig, simulated: bool, options: dict[str, Any]) 
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, main.cancel)
     with tempfile.TemporaryDirectory(prefix="mahjong-sim-") as scratch:
+        if scratch_outbox:  # a try-out table with no config file keeps nothing
+            outbox = dataclasses.replace(config.outbox, path=Path(scratch) / "outbox.sqlite3")
+            config = dataclasses.replace(config, outbox=outbox)
         if simulated:
             from controller.sim.hardware import SimOptions
             from firmware_bridge.sim.faults import Faults

@@ -25,6 +25,9 @@ seating_draw = {seating_draw}
 [hand]
 zone_settle_s = 0.2
 zone_absence_s = 0.2
+
+[outbox]
+path = "{outbox}"
 """
 
 
@@ -65,7 +68,10 @@ def daemon(
     """Start the daemon on the simulated table; yield it once its control socket listens."""
     config = tmp_path / "table.toml"
     draw = "true" if seating_draw else "false"
-    config.write_text(CONFIG.format(hands=hands, seating_draw=draw) + extra_config)
+    config.write_text(
+        CONFIG.format(hands=hands, seating_draw=draw, outbox=tmp_path / "outbox.sqlite3")
+        + extra_config
+    )
     socket = socket or tmp_path / "control.sock"
     command = [
         sys.executable,

@@ -10,7 +10,13 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.app import Hardware, TableApp
-from controller.config import HandSection, SessionSection, TableConfig, TableSection
+from controller.config import (
+    HandSection,
+    OutboxSection,
+    SessionSection,
+    TableConfig,
+    TableSection,
+)
 from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
@@ -44,6 +50,7 @@ async def play_session(tmp_path: Path, hands: int, seed: int) -> tuple[TableApp,
         table=TableSection(ruleset="zung-jung"),
         session=SessionSection(hands=hands),
         hand=HandSection(zone_settle_s=0.1, zone_absence_s=0.1),
+        outbox=OutboxSection(path=tmp_path / "outbox.sqlite3"),
     )
     sink = LogSink(keep=None)
     app = TableApp(
