@@ -145,6 +145,9 @@ class LinkMcu:
         self._handlers: list[Callable[[McuEvent], None]] = []
         self._pump: asyncio.Task[None] | None = None
         self._status_task: asyncio.Task[None] | None = None
+        self._reading = False
+        self._newest_ask: float | None = None
+        """The newest ask of a zone read that no read begun after it has answered yet."""
 
     def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
         """Call `handler` for every event of the MCU and its link."""
@@ -207,20 +210,40 @@ class LinkMcu:
         """Stop every motor now."""
         await self._run(McuCommand.STOP_ALL, StopAll())
 
-    async def read_zones(self) -> None:
-        """Read every zone antenna once more; the reads come as `ZoneRead` events. A read
-        that fails is left out (the next one will do): never raises."""
+    async def read_zones(self, asked_at: float) -> None:
+        """Read every zone antenna once more; the reads come as `ZoneRead` events, then
+        `ZonesReadAgain` naming the newest ask the read answers. Asks made while a read runs
+        are answered by one more read after it: on a lossy line, where a read takes seconds,
+        asks never pile up into reads that crowd the link. A read that fails answers nothing
+        (the next ask reads again): never raises."""
+        if self._newest_ask is None or asked_at > self._newest_ask:
+            self._newest_ask = asked_at
+        if self._reading:
+            return
+        self._reading = True
+        try:
+            while self._newest_ask is not None:
+                answers, self._newest_ask = self._newest_ask, None
+                if not await self._read_every_zone():
+                    if self._newest_ask is None:
+                        self._newest_ask = answers
+                    return
+                self._publish(ZonesReadAgain(answers))
+        finally:
+            self._reading = False
+
+    async def _read_every_zone(self) -> bool:
         for seat in range(len(SEATS)):
             for zone in WireZone:
                 try:
                     reply = await self.link.request(QueryZone(seat, zone))
                 except LinkError as error:
                     log.info("re-reading the zones stopped: %s", error)
-                    return
+                    return False
                 event = translate(reply)
                 if event is not None:
                     self._publish(event)
-        self._publish(ZonesReadAgain())
+        return True
 
     async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:

@@ -110,7 +110,7 @@ class HandCycle(CycleState):
             case ZoneRead():
                 self.on_zone(event)
             case ZonesReadAgain():
-                play.on_zones_read_again(self)
+                play.on_zones_read_again(self, event)
             case McuFault():
                 mcu_events.on_fault(self, event)
             case McuFaultCleared():

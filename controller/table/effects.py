@@ -120,6 +120,10 @@ class KeepInput:
 class ReadZones:
     """Ask the MCU to read every zone antenna again (a tag one read missed shows up)."""
 
+    asked_at: float
+    """The monotonic instant of the ask; the read's `ZonesReadAgain` names the newest ask it
+    answers."""
+
 
 @dataclass(frozen=True)
 class WakeAt:

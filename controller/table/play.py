@@ -10,7 +10,15 @@ from controller.table.clocks import TIME_INCIDENTS
 from controller.table.core import CycleState, InHand, Phase
 from controller.table.deal import describe_mismatch
 from controller.table.hand import Dealt, InPlay
-from controller.table.ports import Beep, DeclarePressed, DiceRolled, Motion, Zone, ZoneRead
+from controller.table.ports import (
+    Beep,
+    DeclarePressed,
+    DiceRolled,
+    Motion,
+    Zone,
+    ZoneRead,
+    ZonesReadAgain,
+)
 from controller.table.records import FinishedHand, IncidentKind, WinRecord
 from controller.table.referee import (
     Declare,
@@ -94,7 +102,7 @@ def check_deal_when_settled(cycle: CycleState) -> None:
             # Quiet but short of the deal: an antenna may have missed a tag. Read again once
             # (a seat really short of tiles reads the same and is told at the deal check).
             cycle.reread_at = cycle.board.last_change
-            cycle.emit(fx.ReadZones())
+            cycle.emit(fx.ReadZones(cycle.t))
         return
     mismatches = dealt.check(cycle.board)
     texts = tuple(describe_mismatch(m, dealt.expected, live.tiles) for m in mismatches)
@@ -162,13 +170,13 @@ def follow(cycle: CycleState) -> None:
         _tell(cycle, in_play, Elapsed())
 
 
-def on_zones_read_again(cycle: CycleState) -> None:
+def on_zones_read_again(cycle: CycleState, event: ZonesReadAgain) -> None:
     """Every zone was read again as the referee asked: it may now take what the reads still
     show out of place as moves out of turn."""
     in_play = _in_play(cycle)
     if in_play is not None:
         follow(cycle)
-        _tell(cycle, in_play, ReadDone())
+        _tell(cycle, in_play, ReadDone(event.asked_at))
 
 
 def on_declare(cycle: CycleState, event: DeclarePressed) -> None:
@@ -199,7 +207,7 @@ def _tell(cycle: CycleState, in_play: InPlay, event: RefereeInput) -> None:
             case TimeCalled(events):
                 cycle.emit(*clock_signals(events))
             case ReadAgain():
-                cycle.emit(fx.ReadZones())
+                cycle.emit(fx.ReadZones(cycle.t))
             case WinMade(win):
                 who = f"seat {seat_name(win.place)}"
                 cycle.say("info", f"{who} wins ({win.win_type.value}): {win.total} {win.unit}")

@@ -251,6 +251,10 @@ class McuEventsLost:
 class ZonesReadAgain:
     """Every zone antenna was read once more, as asked (the reads came before, as `ZoneRead`)."""
 
+    asked_at: float
+    """The newest ask (`ReadZones.asked_at`) this read answers: every ask made before it
+    began."""
+
 
 @dataclass(frozen=True)
 class McuResynced:
@@ -321,6 +325,7 @@ class Mcu(Protocol):
         """Stop every motor now."""
         ...
 
-    async def read_zones(self) -> None:
-        """Read every zone antenna again (the reads come as `ZoneRead` events); never raises."""
+    async def read_zones(self, asked_at: float) -> None:
+        """Read every zone antenna again (the reads come as `ZoneRead` events, then
+        `ZonesReadAgain(asked_at)`); never raises."""
         ...

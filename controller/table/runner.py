@@ -155,9 +155,9 @@ class TableRunner:
                 self.sink.incident(start, incident)
             case fx.RecordHand(hand):
                 self._record(hand)
-            case fx.ReadZones():
+            case fx.ReadZones(asked_at):
                 if self._group is not None:
-                    self._group.create_task(self.mcu.read_zones(), name="read-zones")
+                    self._group.create_task(self.mcu.read_zones(asked_at), name="read-zones")
             case fx.WakeAt(monotonic):
                 self._wake_at(monotonic)
             case fx.KeepInput(name, line):

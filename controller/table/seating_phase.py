@@ -100,7 +100,7 @@ def check_when_settled(cycle: CycleState) -> bool:
         if cycle.reread_at != cycle.board.last_change:
             # An antenna may have missed a tag: read once more before telling the players.
             cycle.reread_at = cycle.board.last_change
-            cycle.emit(fx.ReadZones())
+            cycle.emit(fx.ReadZones(cycle.t))
             return False
         text = f"seating draw: {error}"
         if text != seating.said:

@@ -21,9 +21,10 @@ from controller.table.ports import (
     WallTilePlaced,
     Zone,
     ZoneRead,
+    ZonesReadAgain,
 )
 from firmware_bridge.link import Link, LinkSettings
-from firmware_bridge.messages import Fault, FaultCode, MotionDone, Motor, ZoneInventory
+from firmware_bridge.messages import Fault, FaultCode, MotionDone, Motor, QueryZone, ZoneInventory
 from firmware_bridge.messages import Motion as WireMotion
 from firmware_bridge.messages import Outcome as WireOutcome
 from firmware_bridge.messages import Zone as WireZone
@@ -119,3 +120,21 @@ async def test_a_firmware_that_speaks_another_protocol_is_final() -> None:
     [offline] = events
     assert isinstance(offline, McuOffline) and offline.final
     assert "update the firmware or the daemon" in offline.reason
+
+
+async def test_zone_reads_asked_while_one_runs_are_answered_by_one_more_read(
+    adapter: Adapter,
+) -> None:
+    # On a lossy line a read of the twelve zones takes seconds, and the referee asks again
+    # meanwhile: the asks must not become reads side by side that crowd the link.
+    mcu, sim, events, _ = adapter
+    first = asyncio.create_task(mcu.read_zones(1.0))
+    await asyncio.sleep(0)  # the first read is under way
+    await asyncio.gather(mcu.read_zones(2.0), mcu.read_zones(3.0))
+    await first
+    queries = [c for c in sim.mcu.commands if isinstance(c, QueryZone)]
+    assert len(queries) == 2 * 4 * len(WireZone), "the first read, then one read for both later asks"
+    answered = [e.asked_at for e in events if isinstance(e, ZonesReadAgain)]
+    assert answered == [1.0, 3.0]
+    reads = [e for e in events if isinstance(e, ZoneRead)]
+    assert len(reads) == 2 * 4 * len(WireZone)

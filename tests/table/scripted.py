@@ -219,7 +219,7 @@ class Table:
         self.t += 0.01
         if any(isinstance(o, ReadAgain) for o in out):
             # The MCU reads every zone again: the zones here are exact, so nothing changed.
-            out += self.feed(ReadDone())
+            out += self.feed(ReadDone(now.monotonic))
         return out
 
     @property

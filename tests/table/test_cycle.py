@@ -159,7 +159,9 @@ def test_a_false_declaration_is_an_incident_and_play_goes_on() -> None:
     driver.feed(DeclarePressed(2))
     assert driver.view().declared == (2,), "a press may come before the tiles it follows"
     asked = driver.feed(ev.Tick(), after=1.5)
-    assert fx.ReadZones() in asked, "the zones are read again: an antenna may have missed"
+    assert any(isinstance(e, fx.ReadZones) for e in asked), (
+        "the zones are read again: an antenna may have missed"
+    )
     assert not [e for e in asked if isinstance(e, fx.NoteIncident)]
     out = driver.feed(ev.Tick(), after=1.5)
     [note] = [e for e in out if isinstance(e, fx.NoteIncident)]
@@ -227,7 +229,7 @@ def test_a_tag_one_antenna_read_missed_at_the_deal_is_read_again_not_a_wrong_dea
         driver.feed(ZoneRead(place, Zone.HAND, frozenset(held)), after=0.2)
         driver.feed(ZoneRead(place, Zone.MELD, expected.flowers[place]))
     out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
-    assert fx.ReadZones() in out and driver.view().phase is Phase.DEALING
+    assert any(isinstance(e, fx.ReadZones) for e in out) and driver.view().phase is Phase.DEALING
     driver.feed(ZoneRead(1, Zone.HAND, frozenset(expected.hands[1])), after=0.1)
     out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
     assert driver.view().phase is Phase.PLAYING

@@ -71,6 +71,8 @@ class InputLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     zones: list[tuple[int, str, list[int]]] = []
     place: int = -1
     reason: str = ""
+    asked: float = 0.0
+    """A read's newest ask."""
 
 
 _encoder = msgspec.json.Encoder()
@@ -140,8 +142,8 @@ def input_line(event: RefereeInput, now: Instant) -> bytes:
             line = InputLine(now.monotonic, now.wall, "pause")
         case Resume():
             line = InputLine(now.monotonic, now.wall, "resume")
-        case ReadDone():
-            line = InputLine(now.monotonic, now.wall, "read")
+        case ReadDone(asked_at):
+            line = InputLine(now.monotonic, now.wall, "read", asked=asked_at)
     return _encoder.encode(line)
 
 
@@ -206,7 +208,7 @@ def _input(line: InputLine) -> tuple[RefereeInput, Instant]:
     elif line.kind == "resume":
         event = Resume()
     elif line.kind == "read":
-        event = ReadDone()
+        event = ReadDone(line.asked)
     else:
         event = Elapsed()
     return event, now

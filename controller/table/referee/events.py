@@ -61,6 +61,9 @@ class Resume:
 class ReadDone:
     """The zones were read again as asked (`ReadAgain`); what changed came before."""
 
+    asked_at: float
+    """The newest ask the read answers (the instant of its `ReadAgain`)."""
+
 
 RefereeInput = Inventories | Declare | Elapsed | EndNow | Pause | Resume | ReadDone
 

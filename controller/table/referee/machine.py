@@ -98,8 +98,8 @@ class Referee:
                 claims.declare(play, place)
             case Elapsed():
                 pass
-            case ReadDone():
-                if play.asked:
+            case ReadDone(asked_at):
+                while play.asked and play.asked[0] <= asked_at:
                     play.read_done = play.asked.popleft()
             case Pause():
                 if not play.paused:

@@ -239,6 +239,8 @@ def _draw(play: Play, place: int, patient: bool) -> bool:
     replacing = play.need is Need.REPLACEMENT
     expected = play.wall.next_replacement() if replacing else play.wall.next_live()
     taken = _from_wall(play, place)
+    if not taken and expected is not None and _claimed_unseen(play, place, expected):
+        taken = [expected]
     if not taken or expected is None or (expected not in taken and not patient):
         return False  # another tile than the next: an antenna may have missed the next one
     if play.window is not None:
@@ -256,6 +258,14 @@ def _draw(play: Play, place: int, patient: bool) -> bool:
         )
     _take(play, place, uid, replacing)
     return True
+
+
+def _claimed_unseen(play: Play, place: int, uid: int) -> bool:
+    """The tile the seat on turn draws next lies in another seat's set: drawn, thrown and
+    claimed between two reads of the seat's zones (its river read lost or late). Taken as
+    its draw; its throw and the claim follow from the reads as they are."""
+    seen = play.at(uid) if uid in play.odd else None
+    return seen is not None and seen[1] is Zone.MELD and seen[0] != place and play.in_play(seen[0])
 
 
 def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
@@ -444,7 +454,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     gone = [u for u in gone if play.at(u) not in ((place, Zone.HAND), (place, Zone.MELD))]
     if not gone:
         return False
-    if not patient and _from_wall(play, place):
+    if not patient and (_from_wall(play, place) or _flower_kept(play, place)):
         return False  # a tile from the wall no move explains yet: a flower or kong unread
     if place in play.self_declared:
         claims.judge_self(play, place)
@@ -474,6 +484,18 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     timing.discarded(play, place, play.turn)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
+
+
+def _flower_kept(play: Play, place: int) -> bool:
+    """The seat's last draw was a flower it still holds: a player sets a flower aside before
+    throwing, so its read from the MELD zone is late (the HAND antenna holds it until then)."""
+    draw = play.last_draw
+    return (
+        draw is not None
+        and draw.place == place
+        and draw.uid in play.seats[place].concealed
+        and is_flower(play.tiles.kind(draw.uid) or 0)
+    )
 
 
 def _just_claimed(play: Play, place: int) -> bool:

@@ -1,0 +1,55 @@
+"""Reads that come late or never, as on a lossy line: an MCU event lost and the zones read again
+after the players have moved on. The referee must still see the moves that were made, in the
+order they were made, with no incident nobody caused."""
+
+from controller.table.ports import Zone
+from controller.table.referee import MoveKind
+from tests.table.scripted import Table
+from tests.table.test_referee import ZJ_E, moves
+from tests.table.test_referee_fouls import HANDS
+
+E, S, W, N = 0, 1, 2, 3
+
+
+def test_a_flower_read_after_the_throw_that_followed_it_is_set_aside_first() -> None:
+    # South draws a flower, sets it aside, draws its replacement and throws; the MELD read is
+    # late, so the throw is read while the HAND antenna's last read still holds the flower.
+    table = Table(
+        "shanghai",
+        {0: ZJ_E, 1: "111m222p333s444m5p", 2: "5566s7788s6m2345z", 3: "3377m88m55s9s5566z"},
+        draws="1f",
+        replacements="6p",
+    )
+    table.discard(E, "1z")
+    flower = table.draw(S)
+    table.discard(S, "4m")
+    table.move([flower], S, Zone.MELD)
+    table.replace(S)
+    assert moves(table)[1:] == [
+        (S, MoveKind.DRAW),
+        (S, MoveKind.FLOWER),
+        (S, MoveKind.REPLACEMENT),
+        (S, MoveKind.DISCARD),
+    ]
+    assert table.incidents() == []
+    assert table.referee.turn == W
+
+
+def test_a_draw_thrown_and_chowed_between_two_reads_is_a_draw_a_throw_and_a_chow() -> None:
+    # South draws the 4-bamboo and throws it, West chows it; South's HAND and river reads are
+    # lost, so the tile is first read in West's set.
+    table = Table("zung-jung", HANDS, draws="4s")
+    table.discard(E, "5m")
+    table.wait(3.1)  # no claim: South's turn
+    drawn = next(u for u in table.live if u not in table.taken)
+    table.taken.add(drawn)
+    two, three = table.uid(W, "2s"), table.uid(W, "3s")
+    table.move([two, three, drawn], W, Zone.MELD)
+    assert moves(table)[1:] == [
+        (S, MoveKind.DRAW),
+        (S, MoveKind.DISCARD),
+        (W, MoveKind.CHOW),
+    ]
+    table.wait(3.1)
+    assert table.incidents() == []
+    assert table.referee.turn == W
