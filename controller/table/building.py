@@ -61,8 +61,12 @@ def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
     if cycle.phase is Phase.FAULT or live is None:
         return
     if event.outcome is not Outcome.DONE:
-        if event.motion in EXPECTED.get(cycle.phase, ()):
-            cycle.stop(f"the table could not {event.motion.value}: it {event.outcome.value}")
+        if event.motion not in EXPECTED.get(cycle.phase, ()):
+            return
+        if cycle.resync_pending:  # the fault that stopped it may be among the lost events
+            cycle.failed_motion = (cycle.since, event)
+        else:
+            motion_failed(cycle, event)
         return
     hand = live.hand
     if cycle.phase is Phase.BUILDING and event.motion in (Motion.BUILD, Motion.LOWER):
@@ -73,6 +77,11 @@ def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
         cycle.enter(Phase.WALLS_RAISED)
         cycle.emit(fx.Sound(Beep.ACK))
         cycle.say("info", f"hand {hand.number}: walls up, {dice_prompt(live)}")
+
+
+def motion_failed(cycle: CycleState, event: MotionEnded) -> None:
+    """A movement the phase waits for failed, and the MCU named no fault for it."""
+    cycle.stop(f"the table could not {event.motion.value}: it {event.outcome.value}")
 
 
 def on_status(cycle: CycleState, event: McuStatusRead) -> None:

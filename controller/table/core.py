@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
-from controller.table.ports import Beep, McuStatusRead, Motion, StatusPattern
+from controller.table.ports import Beep, McuStatusRead, Motion, MotionEnded, StatusPattern
 from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.seating import SeatingDraw
 from controller.table.session import Session
@@ -149,6 +149,9 @@ class CycleState:
         self.stale_since = 0.0
         self.mcu_status: McuStatusRead | None = None
         """The MCU's status as last re-read."""
+        self.failed_motion: tuple[float, MotionEnded] | None = None
+        """A movement that failed while the MCU's state was incomplete, with the start of the
+        phase it failed in: its cause (a fault whose event was lost) shows in the re-read."""
         self.dice_rolls: int | None = None
         """Rolls the MCU has finished (None until its status was read)."""
         self.roll_base: int | None = None

@@ -147,12 +147,16 @@ def on_resynced(cycle: CycleState, _: McuResynced) -> None:
         return
     cycle.resync_pending = False
     cycle.events_lost = 0
+    failed, cycle.failed_motion = cycle.failed_motion, None
     status = cycle.mcu_status
     if status is not None and cycle.phase is not Phase.FAULT:
         for fault in status.faults:
             if fault.kind in MOTOR_STOPS:
                 on_fault(cycle, fault)  # its event was lost: the status shows it
                 return
+    if failed is not None and failed[0] == cycle.since and cycle.phase is not Phase.FAULT:
+        building.motion_failed(cycle, failed[1])
+        return
     building.after_resync(cycle)
     status = cycle.mcu_status
     rolled_unseen = (

@@ -133,7 +133,9 @@ async def test_zone_reads_asked_while_one_runs_are_answered_by_one_more_read(
     await asyncio.gather(mcu.read_zones(2.0), mcu.read_zones(3.0))
     await first
     queries = [c for c in sim.mcu.commands if isinstance(c, QueryZone)]
-    assert len(queries) == 2 * 4 * len(WireZone), "the first read, then one read for both later asks"
+    assert len(queries) == 2 * 4 * len(WireZone), (
+        "the first read, then one read for both later asks"
+    )
     answered = [e.asked_at for e in events if isinstance(e, ZonesReadAgain)]
     assert answered == [1.0, 3.0]
     reads = [e for e in events if isinstance(e, ZoneRead)]

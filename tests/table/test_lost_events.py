@@ -56,6 +56,31 @@ def test_a_jam_whose_fault_event_was_lost_stops_the_table_from_the_re_read_statu
     assert view.fault is not None and view.fault.startswith("the stacking head jammed: clear")
 
 
+def test_a_build_that_failed_after_lost_events_is_named_by_the_re_read_status() -> None:
+    # The jam's fault event is lost, the build's failed end arrives: the technician must be
+    # told what jammed, not that "the build failed".
+    driver = Driver()
+    driver.start()
+    driver.feed(McuEventsLost(1))
+    driver.feed(MotionEnded(Motion.BUILD, Outcome.FAILED))
+    assert driver.view().phase is Phase.BUILDING, "nothing decided before the re-read"
+    jammed = McuFault(McuFaultKind.JAM, "stacking head")
+    driver.feed(McuStatusRead(False, False, False, False, faults=(jammed,)), after=1.0)
+    driver.feed(McuResynced())
+    fault = driver.view().fault
+    assert fault is not None and fault.startswith("the stacking head jammed: clear")
+
+
+def test_a_build_that_failed_with_no_fault_in_the_re_read_status_says_so() -> None:
+    driver = Driver()
+    driver.start()
+    driver.feed(McuEventsLost(1))
+    driver.feed(MotionEnded(Motion.BUILD, Outcome.FAILED))
+    driver.feed(McuStatusRead(False, False, False, False), after=1.0)
+    driver.feed(McuResynced())
+    assert driver.view().fault == "the table could not build the walls: it failed"
+
+
 def test_a_build_whose_end_was_lost_ends_with_the_re_read_status() -> None:
     driver = Driver()
     driver.start()
