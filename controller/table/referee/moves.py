@@ -378,12 +378,17 @@ def _stray_discard(play: Play, place: int) -> bool:
 
 
 def _throw(play: Play, place: int, uid: int) -> None:
+    """A throw out of turn or a second one: into the river, no claim window of its own."""
+    _into_river(play, place, uid)
+    play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
+
+
+def _into_river(play: Play, place: int, uid: int) -> None:
     seat = play.seats[place]
     seat.concealed.discard(uid)
     seat.river.append(uid)
     play.put(uid, place, Zone.DISCARD)
     fouls.discarded(play, place, uid)
-    play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
 
 
 def _moved_to_meld(play: Play, place: int) -> list[int]:
@@ -464,10 +469,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     if play.window is not None:
         claims.close(play, Close.TIME)
     procedures.check_passed_own_win(play, place)
-    fouls.discarded(play, place, uid)
-    seat.concealed.discard(uid)
-    seat.river.append(uid)
-    play.put(uid, place, Zone.DISCARD)
+    _into_river(play, place, uid)
     play.discards += 1
     draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
     play.window = Window(
