@@ -305,13 +305,17 @@ def filler(ruleset: str, hands: dict[int, str], count: int, avoid: str) -> str:
     return format_tiles([k for k in left if k not in banned][:count])
 
 
+SHANGHAI_HANDS = {
+    0: ZJ_E,
+    1: "111m222p333s444m5p",
+    2: "5566s7788s6m2345z",
+    3: "3377m88m55s9s5566z",
+}
+"""South waits on 5p and may draw a flower."""
+
+
 def test_shanghai_a_flower_drawn_in_play_is_replaced_and_wins_on_the_replacement() -> None:
-    table = Table(
-        "shanghai",
-        {0: ZJ_E, 1: "111m222p333s444m5p", 2: "5566s7788s6m2345z", 3: "3377m88m55s9s5566z"},
-        draws="1f",
-        replacements="5p",
-    )
+    table = Table("shanghai", SHANGHAI_HANDS, draws="1f", replacements="5p")
     table.discard(0, "1z")
     flower = table.draw(1)
     table.move([flower], 1, Zone.MELD)

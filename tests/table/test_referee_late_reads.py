@@ -5,7 +5,7 @@ order they were made, with no incident nobody caused."""
 from controller.table.ports import Zone
 from controller.table.referee import MoveKind
 from tests.table.scripted import Table
-from tests.table.test_referee import ZJ_E, moves
+from tests.table.test_referee import SHANGHAI_HANDS, moves
 from tests.table.test_referee_fouls import HANDS
 
 E, S, W, N = 0, 1, 2, 3
@@ -14,12 +14,7 @@ E, S, W, N = 0, 1, 2, 3
 def test_a_flower_read_after_the_throw_that_followed_it_is_set_aside_first() -> None:
     # South draws a flower, sets it aside, draws its replacement and throws; the MELD read is
     # late, so the throw is read while the HAND antenna's last read still holds the flower.
-    table = Table(
-        "shanghai",
-        {0: ZJ_E, 1: "111m222p333s444m5p", 2: "5566s7788s6m2345z", 3: "3377m88m55s9s5566z"},
-        draws="1f",
-        replacements="6p",
-    )
+    table = Table("shanghai", SHANGHAI_HANDS, draws="1f", replacements="6p")
     table.discard(E, "1z")
     flower = table.draw(S)
     table.discard(S, "4m")
