@@ -265,7 +265,9 @@ def _claimed_unseen(play: Play, place: int, uid: int) -> bool:
     claimed between two reads of the seat's zones (its river read lost or late). Taken as
     its draw; its throw and the claim follow from the reads as they are."""
     seen = play.at(uid) if uid in play.odd else None
-    return seen is not None and seen[1] is Zone.MELD and seen[0] != place and play.in_play(seen[0])
+    if seen is None or is_flower(play.tiles.kind(uid) or 0):
+        return False  # a flower is set aside, never claimed
+    return seen[1] is Zone.MELD and seen[0] != place and play.in_play(seen[0])
 
 
 def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
