@@ -91,10 +91,7 @@ def test_an_untrusted_broker_and_a_dead_one(venue: Venue, tmp_path: Path) -> Non
 def test_through_the_daemon_the_outbox_and_its_link_are_shown(
     broker: Broker, tmp_path: Path
 ) -> None:
-    extra = (
-        f'[mqtt]\nurl = "{broker.url}"\nresult_key = "{"ab" * 32}"\n'
-        f'[outbox]\npath = "{tmp_path / "outbox.sqlite3"}"\n'
-    )
+    extra = f'[mqtt]\nurl = "{broker.url}"\nresult_key = "{"ab" * 32}"\n'
     with daemon(tmp_path, "--sim-think", "0", extra_config=extra) as table:
         table.wait_all("over (", "hub link up")
         sock = ("--socket", str(table.socket), "--config", str(table.config))
