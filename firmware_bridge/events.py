@@ -35,14 +35,18 @@ class EventGap:
     """Events from the MCU were lost; a state re-query follows (snapshots, then `Resynced`)."""
 
     missed: int
+    number: int
+    """Gaps are numbered from 1 over the link's life; `Resynced.covers` names them."""
 
 
 @dataclass(frozen=True, slots=True)
 class Resynced:
-    """The status, every zone inventory and every wall side were re-queried and delivered, and
-    no event was lost meanwhile: from here on the subscriber's picture of the MCU is complete."""
+    """The status, every zone inventory and every wall side were re-queried and delivered: what
+    events up to gap `covers` would have told is known. A gap numbered higher came during the
+    re-query; another re-query for it follows."""
 
     reason: str
+    covers: int
 
 
 Notice = Connected | Disconnected | EventGap | Resynced

@@ -177,6 +177,8 @@ class Link:
         self._tasks: list[asyncio.Task[None]] = []
         self._resync_task: asyncio.Task[None] | None = None
         self._resync_again = False
+        self._gaps = 0
+        """Event gaps seen so far (the newest gap's number)."""
 
     # ---- public API ------------------------------------------------------------------------
 
@@ -552,7 +554,8 @@ class Link:
 
     def _on_gap(self, missed: int) -> None:
         self._protocol_error(f"{missed} event(s) from the table MCU were lost")
-        self._publish(EventGap(missed))
+        self._gaps += 1
+        self._publish(EventGap(missed, self._gaps))
         self.resync(f"{missed} event(s) lost")
 
     def _publish(self, item: Item) -> None:
@@ -562,6 +565,7 @@ class Link:
     async def _resync(self, reason: str) -> None:
         while True:
             self._resync_again = False
+            covers = self._gaps
             identify = self._identify
             if identify is None:
                 return
@@ -579,8 +583,11 @@ class Link:
                 log.info("state re-query failed (%s): querying again", error)
                 self._resync_again = True
                 await asyncio.sleep(self.settings.min_rto)
+                continue
+            # Published even if gaps came meanwhile: on a lossy line they come faster than a
+            # re-query ends, and what came before this one began is known now.
+            self._publish(Resynced(reason, covers))
             if not self._resync_again:
-                self._publish(Resynced(reason))
                 return
 
     async def wall_side(self, side: int) -> WallSide:

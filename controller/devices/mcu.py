@@ -286,10 +286,10 @@ def translate(item: Item) -> McuEvent | None:
             return McuOnline(mcu_reset, reconnected, cause)
         case Disconnected(reason, final):
             return McuOffline(reason, final)
-        case EventGap(missed):
-            return McuEventsLost(missed)
-        case Resynced():
-            return McuResynced()
+        case EventGap(missed, number):
+            return McuEventsLost(missed, number)
+        case Resynced(_, covers):
+            return McuResynced(covers)
     return None
 
 

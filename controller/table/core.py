@@ -146,6 +146,10 @@ class CycleState:
         """Events from the MCU may be missing: nothing is decided from its state until the
         link has re-read it in full (McuResynced)."""
         self.events_lost = 0
+        """Events lost in the gaps no re-read has made good yet."""
+        self.gaps: list[tuple[int, float, int]] = []
+        """Gaps no re-read has made good yet: (number, when seen, events missed), oldest
+        first."""
         self.stale_since = 0.0
         self.mcu_status: McuStatusRead | None = None
         """The MCU's status as last re-read."""

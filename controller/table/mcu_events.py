@@ -136,14 +136,21 @@ MOTOR_STOPS = frozenset({McuFaultKind.JAM, McuFaultKind.OVERCURRENT, McuFaultKin
 def on_events_lost(cycle: CycleState, event: McuEventsLost) -> None:
     """The link lost events; it re-reads the MCU's state by itself."""
     state_incomplete(cycle)
+    cycle.gaps.append((event.gap, cycle.t, event.missed))
     cycle.events_lost += event.missed
     text = f"lost {event.missed} event(s) from the table MCU: re-reading its state"
     cycle.emit(fx.Announce("warning", text))  # the log only: routine on a noisy line
 
 
-def on_resynced(cycle: CycleState, _: McuResynced) -> None:
-    """The MCU's state is complete again: take the decisions that waited for it."""
+def on_resynced(cycle: CycleState, event: McuResynced) -> None:
+    """The MCU's state is complete again: take the decisions that waited for it. Gaps seen
+    after the re-read began wait for the next one (their grace from when they came)."""
     if not cycle.resync_pending:
+        return
+    cycle.gaps = [gap for gap in cycle.gaps if gap[0] > event.covers]
+    if cycle.gaps:
+        cycle.stale_since = cycle.gaps[0][1]
+        cycle.events_lost = sum(missed for _, _, missed in cycle.gaps)
         return
     cycle.resync_pending = False
     cycle.events_lost = 0

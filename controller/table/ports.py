@@ -245,6 +245,8 @@ class McuEventsLost:
     follows once the re-read is complete), so nothing may be decided from it until then."""
 
     missed: int
+    gap: int
+    """The gap's number (counted by the link); `McuResynced.covers` answers it."""
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,10 @@ class ZonesReadAgain:
 
 @dataclass(frozen=True)
 class McuResynced:
-    """The MCU's state was re-read in full and no event was lost meanwhile."""
+    """The MCU's state was re-read in full: every gap up to number `covers` is made good (a
+    later gap waits for the next re-read)."""
+
+    covers: int
 
 
 McuEvent = (

@@ -51,7 +51,7 @@ async def test_a_recorded_build_decodes_every_tile_and_motion() -> None:
 async def test_recorded_lost_events_are_a_gap_then_a_full_re_read() -> None:
     _, items = await replay("lost_events")
     gaps = [item for item in items if isinstance(item, EventGap)]
-    assert gaps == [EventGap(2)]
+    assert gaps == [EventGap(2, number=1)]
     assert sum(isinstance(item, WallTile) for item in items) == 134, "two tile events lost"
     seen = {(t.side, t.stack, t.layer) for t in items if isinstance(t, WallTile)}
     [side_0] = [item for item in items if isinstance(item, WallSide) and item.side == 0]
