@@ -120,12 +120,14 @@ def _inventory(tmp_path: Path) -> Path:
     return inventory
 
 
-def _playbook(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _playbook(
+    tmp_path: Path, *args: str, inventory: Path | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     extra = f"install_prefix={tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
     command = [
         str(BIN / "ansible-playbook"),
         "-i",
-        str(_inventory(tmp_path)),
+        str(inventory or _inventory(tmp_path)),
         str(REPO / "deploy/ansible/site.yml"),
         "-e",
         extra,
@@ -137,7 +139,7 @@ def _playbook(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "ANSIBLE_NOCOLOR": "1",
         "HOME": str(tmp_path),
     }
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def test_the_playbook_passes_its_syntax_check(tmp_path: Path) -> None:
@@ -180,22 +182,7 @@ def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(tmp_path: 
         )
         + "\n"
     )
-    extra = f"install_prefix={tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
-    command = [
-        str(BIN / "ansible-playbook"),
-        "-i",
-        str(inventory),
-        str(REPO / "deploy/ansible/site.yml"),
-        "-e",
-        extra,
-    ]
-    env = {
-        "ANSIBLE_LOCAL_TEMP": str(tmp_path / "ansible-tmp"),
-        "PATH": f"{BIN}:/usr/bin:/bin",
-        "ANSIBLE_NOCOLOR": "1",
-        "HOME": str(tmp_path),
-    }
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
+    done = _playbook(tmp_path, inventory=inventory, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
     root, secrets = tmp_path / "root", tmp_path / "secrets"
     table = (root / "etc/mahjong-table/table.toml").read_text()
