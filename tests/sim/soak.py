@@ -124,11 +124,19 @@ def aiomqtt_quirk(context: dict[str, Any]) -> bool:
 
 
 async def soak(plan: DemoPlan, scratch: Path, recorder: RecorderInProcess) -> SoakRun:
-    """Play `plan` against the running recorder; sample RSS after each hand."""
+    """Play `plan` against the running recorder; sample RSS after each hand. The log goes to
+    `scratch/soak.log`, not to the test runner's capture: that keeps every record in memory,
+    and a noisy line logs tens of megabytes in 200 hands (the RSS must be the table's)."""
     rss: dict[int, int] = {}
     errors: list[logging.LogRecord] = []
     handler = _Tracebacks(errors)
     root = logging.getLogger()
+    runner_handlers = root.handlers[:]
+    for other in runner_handlers:
+        root.removeHandler(other)
+    to_file = logging.FileHandler(scratch / "soak.log")
+    to_file.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(to_file)
     root.addHandler(handler)
     loop = asyncio.get_running_loop()
     unhandled: list[str] = []
@@ -154,4 +162,8 @@ async def soak(plan: DemoPlan, scratch: Path, recorder: RecorderInProcess) -> So
         outcome = await DemoSession(plan, scratch, on_result=sample).run()
     finally:
         root.removeHandler(handler)
+        root.removeHandler(to_file)
+        to_file.close()
+        for other in runner_handlers:
+            root.addHandler(other)
     return SoakRun(outcome, rss, errors, unhandled, lost[0])
