@@ -43,6 +43,16 @@ def choose_discard(hand: Sequence[int], ruleset: Ruleset) -> int:
     return min(sorted(counts), key=lambda kind: (worth(kind), -kind))
 
 
+def may_win(ruleset: Ruleset, concealed: Sequence[int]) -> bool:
+    """Whether these concealed tiles can make a win at all (no flowers among them, a winning
+    shape): `wins` says no to every hand this says no to, at a fraction of the cost."""
+    if any(is_flower(k) for k in concealed):
+        return False
+    return Form.SPECIAL in ruleset.forms or is_win(
+        count_tiles(concealed), ruleset.forms, ruleset.four_in_pairs
+    )
+
+
 def wins(
     ruleset: Ruleset,
     concealed: Sequence[int],
@@ -59,12 +69,7 @@ def wins(
 ) -> bool:
     """Whether these tiles (the winning tile among `concealed`) make a valid win; `win_type`
     says how the tile came (default: a plain discard or self-draw)."""
-    if any(is_flower(k) for k in concealed):
-        return False
-    counts = count_tiles(concealed)
-    if Form.SPECIAL not in ruleset.forms and not is_win(
-        counts, ruleset.forms, ruleset.four_in_pairs
-    ):
+    if not may_win(ruleset, concealed):
         return False
     win = Win(
         tuple(sorted(concealed)),
