@@ -87,6 +87,8 @@ class Ruleset(ABC):
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
         self._allowed_counts = frozenset(range(self.tiles.copies + 1))
+        self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
+        """Wall plans already worked out (a plan is immutable and the dice have few values)."""
 
     # --- hooks a ruleset module writes or may override
 
@@ -148,7 +150,11 @@ class Ruleset(ABC):
 
     def wall_plan(self, dice: tuple[int, ...], dealer: Seat = Seat.E) -> WallPlan:
         """The break, the deal and the draw order these dice give."""
-        return self.wall.plan(dice, dealer)
+        key = (tuple(dice), dealer)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self.wall.plan(key[0], dealer)
+        return plan
 
     def next_deal(
         self, state: DealState, outcome: HandOutcome, dice: tuple[int, int] | None = None
