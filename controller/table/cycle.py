@@ -88,15 +88,17 @@ class HandCycle(CycleState):
                 self._hardware(event)
 
     def _hardware(self, event: McuEvent | PanelEvent) -> None:
-        match event:
+        match event:  # the commonest first: a hand brings hundreds of zone reads
+            case ZoneRead():
+                self.on_zone(event)
+            case WallTilePlaced():
+                building.on_wall_tile(self, event)
             case DicePressed():
                 self.on_dice_pressed(event)
             case DeclarePressed():
                 self.on_declare(event)
             case EmergencyStop(engaged):
                 mcu_events.on_estop(self, "panel", engaged)
-            case WallTilePlaced():
-                building.on_wall_tile(self, event)
             case WallSideRead():
                 building.on_side_read(self, event)
             case WallSideBuilt():
@@ -107,8 +109,6 @@ class HandCycle(CycleState):
                 building.on_status(self, event)
             case DiceRolled():
                 mcu_events.on_dice_rolled(self, event)
-            case ZoneRead():
-                self.on_zone(event)
             case ZonesReadAgain():
                 play.on_zones_read_again(self)
             case McuFault():
