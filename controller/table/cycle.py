@@ -46,6 +46,9 @@ from controller.table.settings import CycleSettings
 
 __all__ = ["CycleSettings", "HandCycle", "Phase", "TableView"]
 
+_TIMED = frozenset({Phase.BUILDING, Phase.WALLS_CHECKED, Phase.DICE, Phase.SEATING})
+"""The phases with a time limit of their own (`_timed_out`)."""
+
 
 class HandCycle(CycleState):
     """The table's hand cycle; feed `handle(input, now)` and carry out the effects returned."""
@@ -298,6 +301,8 @@ class HandCycle(CycleState):
         )
 
     def _timed_out(self) -> str:
+        if self.phase not in _TIMED:
+            return ""
         elapsed, settings = self.t - self.since, self.settings
         if self.phase is Phase.BUILDING and elapsed > settings.build_timeout_s:
             return (

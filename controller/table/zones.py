@@ -44,19 +44,26 @@ class ZoneBoard:
         """Take one read of a zone; True if what the board shows changed."""
         key = (seat, zone)
         changed = False
+        missing, misses, where = self._missing_since, self._misses, self._where
         for uid in uids:
-            self._missing_since.pop(uid, None)
-            self._misses.pop(uid, None)
-            if self._where.get(uid) != key:
+            if missing:
+                missing.pop(uid, None)
+            if misses:
+                misses.pop(uid, None)
+            if where.get(uid) != key:
                 self._move(uid, key, now)
                 changed = True
-        for uid in self._tiles.get(key, set()) - uids:
-            self._missing_since.setdefault(uid, now)
-            self._misses[uid] = self._misses.get(uid, 0) + 1
+        held = self._tiles.get(key)
+        if held:
+            for uid in held - uids:
+                missing.setdefault(uid, now)
+                misses[uid] = misses.get(uid, 0) + 1
         return self.expire(now) or changed
 
     def expire(self, now: float) -> bool:
         """Let tags missing for `absence_s` go; True if any went."""
+        if not self._missing_since:
+            return False
         gone = [
             u
             for u, t in self._missing_since.items()
