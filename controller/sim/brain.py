@@ -47,7 +47,7 @@ def choose_discard(hand: Sequence[int], ruleset: Ruleset) -> int:
             value -= 1
         return value
 
-    return min(sorted(counts), key=lambda kind: (worth(kind), -kind))
+    return min(counts, key=lambda kind: (worth(kind), -kind))  # keys are unique: no sort
 
 
 def may_win(ruleset: Ruleset, concealed: Sequence[int]) -> bool:

@@ -65,6 +65,8 @@ class HandCycle(CycleState):
         match event:
             case ev.Tick():
                 self.on_time()
+            case ZoneRead() | WallTilePlaced():  # the commonest, sent on at once
+                self._hardware(event)
             case ev.StartSession():
                 self.start_session(event)
             case ev.EndSession():
