@@ -262,7 +262,9 @@ def _ms(seconds: float) -> int:
 
 def translate(item: Item) -> McuEvent | None:
     """The hand cycle's event for one link item (None: nothing the cycle needs)."""
-    match item:
+    match item:  # the commonest first: a hand brings hundreds of zone reads and wall tiles
+        case ZoneInventory(seat, zone, uids):
+            return ZoneRead(seat, ZONES[zone], frozenset(uids))
         case WallTile(side, stack, layer, uid):
             return WallTilePlaced(side, stack, layer, uid)
         case WallBuilt(side, count):
@@ -277,8 +279,6 @@ def translate(item: Item) -> McuEvent | None:
             return _fault(code, detail)
         case FaultCleared(code, _):
             return McuFaultCleared(FAULTS[code])
-        case ZoneInventory(seat, zone, uids):
-            return ZoneRead(seat, ZONES[zone], frozenset(uids))
         case Status():
             return _status(item)
         case Connected(identify, reconnected, mcu_reset):

@@ -43,6 +43,10 @@ _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_RE
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 
 
+_PLANS_KEPT = 4
+"""Wall plans a ruleset keeps worked out (`Ruleset.wall_plan`)."""
+
+
 @dataclass(frozen=True)
 class SeatAtDraw:
     """One player's state when the wall runs out (input to draw settlement)."""
@@ -87,6 +91,9 @@ class Ruleset(ABC):
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
         self._allowed_counts = frozenset(range(self.tiles.copies + 1))
+        self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
+        """The last few wall plans worked out (immutable; a hand asks for its plan three
+        times). Few are kept: a plan is large and four dice give over a thousand of them."""
 
     # --- hooks a ruleset module writes or may override
 
@@ -148,7 +155,13 @@ class Ruleset(ABC):
 
     def wall_plan(self, dice: tuple[int, ...], dealer: Seat = Seat.E) -> WallPlan:
         """The break, the deal and the draw order these dice give."""
-        return self.wall.plan(dice, dealer)
+        key = (tuple(dice), dealer)
+        plan = self._plans.get(key)
+        if plan is None:
+            if len(self._plans) >= _PLANS_KEPT:
+                del self._plans[next(iter(self._plans))]  # the oldest
+            plan = self._plans[key] = self.wall.plan(key[0], dealer)
+        return plan
 
     def next_deal(
         self, state: DealState, outcome: HandOutcome, dice: tuple[int, int] | None = None

@@ -8,6 +8,7 @@ steering: a pung or kong of a kind the hand keeps, a chow from two loose neighbo
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 
 from controller.rules import Claim, Meld, RulesError, Ruleset, Seat, Win, WinType
 from controller.rules.shapes import Form, count_tiles, is_win
@@ -16,11 +17,17 @@ from controller.rules.tiles import is_flower, is_suited, suit
 _KEEP_BY_COUNT = {1: 0, 2: 4, 3: 8, 4: 8}
 
 
+@cache
+def _suits(kinds: frozenset[int]) -> tuple[int, ...]:
+    """The suits among a tile set's kinds, in order (asked at every discard and claim)."""
+    return tuple(sorted({suit(k) for k in kinds if is_suited(k)}))
+
+
 def choose_discard(hand: Sequence[int], ruleset: Ruleset) -> int:
     """The tile kind to throw away from `hand` (flowers are never in it)."""
     counts = Counter(hand)
     held = Counter(suit(k) for k in hand if is_suited(k))
-    suits = sorted({suit(k) for k in ruleset.tiles.kinds if is_suited(k)})
+    suits = _suits(ruleset.tiles.kinds)
     weakest = min(suits, key=lambda s: (held[s], s))
     strongest = max(suits, key=lambda s: (held[s], -s))
 
@@ -40,7 +47,17 @@ def choose_discard(hand: Sequence[int], ruleset: Ruleset) -> int:
             value -= 1
         return value
 
-    return min(sorted(counts), key=lambda kind: (worth(kind), -kind))
+    return min(counts, key=lambda kind: (worth(kind), -kind))  # keys are unique: no sort
+
+
+def may_win(ruleset: Ruleset, concealed: Sequence[int]) -> bool:
+    """Whether these concealed tiles can make a win at all (no flowers among them, a winning
+    shape): `wins` says no to every hand this says no to, at a fraction of the cost."""
+    if any(is_flower(k) for k in concealed):
+        return False
+    return Form.SPECIAL in ruleset.forms or is_win(
+        count_tiles(concealed), ruleset.forms, ruleset.four_in_pairs
+    )
 
 
 def wins(
@@ -59,12 +76,7 @@ def wins(
 ) -> bool:
     """Whether these tiles (the winning tile among `concealed`) make a valid win; `win_type`
     says how the tile came (default: a plain discard or self-draw)."""
-    if any(is_flower(k) for k in concealed):
-        return False
-    counts = count_tiles(concealed)
-    if Form.SPECIAL not in ruleset.forms and not is_win(
-        counts, ruleset.forms, ruleset.four_in_pairs
-    ):
+    if not may_win(ruleset, concealed):
         return False
     win = Win(
         tuple(sorted(concealed)),
@@ -87,8 +99,10 @@ def _wanted(kind: int, hand: Sequence[int], ruleset: Ruleset) -> bool:
     """Whether a set of this kind fits the hand the ruleset steers towards."""
     if not is_suited(kind):
         return ruleset.name != "sichuan"
+    if ruleset.name not in ("sichuan", "shanghai"):
+        return True
     held = Counter(suit(k) for k in hand if is_suited(k))
-    suits = sorted({suit(k) for k in ruleset.tiles.kinds if is_suited(k)})
+    suits = _suits(ruleset.tiles.kinds)
     if ruleset.name == "sichuan":
         return suit(kind) != min(suits, key=lambda s: (held[s], s))
     if ruleset.name == "shanghai":

@@ -31,7 +31,14 @@ from controller.rules import (
     parse_tile,
 )
 from controller.rules.tiles import is_flower
-from controller.sim.brain import added_kong, choose_discard, claim_on, concealed_kong, wins
+from controller.sim.brain import (
+    added_kong,
+    choose_discard,
+    claim_on,
+    concealed_kong,
+    may_win,
+    wins,
+)
 from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import Move, MoveKind, Slip, SlipKind
 from controller.table.geometry import physical_slot
@@ -373,7 +380,7 @@ class HandPlay:
         kinds = _kinds(self.hand(place))
         if extra is not None:
             kinds.append(extra)
-        if not kinds:
+        if not kinds or not may_win(self.ruleset, kinds):
             return False
         how = self._win_type(how, place)
         self_drawn = self.ruleset.is_self_drawn(how)

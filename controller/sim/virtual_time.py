@@ -30,6 +30,11 @@ from controller.clock import Clock
 T = TypeVar("T")
 REAL_SLICE_S = 0.005
 """While real work is pending, the selector waits in slices this long (then looks again)."""
+BUSY_LOOKS = 8
+"""While callbacks are ready (the loop asks not to wait), the selector looks at the real
+descriptors only every this many turns: a look costs a system call, the loop turns about a
+thousand times per simulated hand, and whatever is ready is still seen a few turns later (and
+always before the virtual clock moves)."""
 
 
 class _VirtualSelector(selectors.BaseSelector):
@@ -38,6 +43,7 @@ class _VirtualSelector(selectors.BaseSelector):
     def __init__(self, loop_time: "VirtualTimeLoop") -> None:
         self._real = selectors.DefaultSelector()
         self._loop = loop_time
+        self._busy_turns = 0
 
     def register(self, fileobj: Any, events: int, data: Any = None) -> selectors.SelectorKey:
         """As the real selector."""
@@ -62,6 +68,11 @@ class _VirtualSelector(selectors.BaseSelector):
     def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
         """Ready descriptors now; else the virtual clock moves to the next timer, unless real
         work is pending (then wait for real and let the virtual clock follow)."""
+        if timeout == 0:
+            self._busy_turns += 1
+            if self._busy_turns < BUSY_LOOKS:
+                return []
+        self._busy_turns = 0
         events = self._real.select(0)
         if events or timeout == 0:
             return events

@@ -1,6 +1,12 @@
 """Black boxes on disk: one JSON-lines file per hand in a directory beside the outbox, kept
-for a configured number of days. A disk problem is logged and counted; play never stops."""
+for a configured number of days. A disk problem is logged and counted; play never stops.
 
+Lines are buffered and reach the operating system at each `flush()`: the table runner flushes
+at every tick (four times a second), so a crash loses at most the lines of the last quarter
+second; a hand's file is flushed whole when the next hand starts, before it is sent and when
+the store closes."""
+
+import contextlib
 import logging
 import re
 import zlib
@@ -26,8 +32,8 @@ class BlackBoxFiles:
         self.failures = 0
         self._current = ""
         self._file: BinaryIO | None = None
-        """The current hand's file, open for appending unbuffered: each line reaches the
-        operating system as it is written, without opening the file per line."""
+        """The current hand's file, open for appending (buffered until `flush`), so that a
+        line costs no system call of its own and the file is not opened per line."""
 
     def path(self, name: str) -> Path:
         """The file of one hand's black box."""
@@ -37,6 +43,8 @@ class BlackBoxFiles:
         """One hand's black box, zlib-compressed, at most `limit` bytes; BlackBoxMissing
         says why not."""
         path = self.path(name)
+        if name == self._current:
+            self.flush()
         try:
             with path.open("rb") as file:
                 content = file.read(MAX_FILE + 1)
@@ -51,7 +59,8 @@ class BlackBoxFiles:
         return packed
 
     def write(self, name: str, line: bytes, wall_time: float) -> None:
-        """Append one line (a new hand first prunes boxes older than the kept days)."""
+        """Append one line (a new hand first prunes boxes older than the kept days); it
+        reaches the operating system at the next `flush`."""
         try:
             if name != self._current:
                 self.close()
@@ -59,19 +68,40 @@ class BlackBoxFiles:
                 self.directory.mkdir(parents=True, exist_ok=True)
                 self.prune(wall_time)
             if self._file is None:
-                self._file = self.path(name).open("ab", buffering=0)
+                self._file = self.path(name).open("ab")
             self._file.write(line + b"\n")
         except OSError as error:
-            self.close()  # opened again for the next line
-            self.failures += 1
-            if self.failures == 1 or self.failures % 1000 == 0:
-                log.warning("black box %s not written (%d so far): %s", name, self.failures, error)
+            self._failed(error)
+
+    def flush(self) -> None:
+        """Hand the lines written so far to the operating system."""
+        if self._file is not None:
+            try:
+                self._file.flush()
+            except OSError as error:
+                self._failed(error)
 
     def close(self) -> None:
-        """Close the current hand's file (the next line opens it again)."""
+        """Flush and close the current hand's file (the next line opens it again)."""
         if self._file is not None:
             file, self._file = self._file, None
-            file.close()
+            try:
+                file.close()
+            except OSError as error:
+                self._count(error)
+
+    def _failed(self, error: OSError) -> None:
+        file, self._file = self._file, None
+        if file is not None:  # opened again for the next line; what it still held is lost
+            with contextlib.suppress(OSError):
+                file.close()
+        self._count(error)
+
+    def _count(self, error: OSError) -> None:
+        self.failures += 1
+        if self.failures == 1 or self.failures % 1000 == 0:
+            name = self._current
+            log.warning("black box %s not written (%d so far): %s", name, self.failures, error)
 
     def prune(self, wall_time: float) -> int:
         """Delete black boxes last written more than the kept days ago; returns how many."""

@@ -7,6 +7,7 @@ pure: an input and its instant in, effects out.
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.table import effects as fx
 from controller.table.effects import Effect
@@ -210,30 +211,62 @@ class CycleState:
 
     def view(self) -> TableView:
         """The table as people see it now."""
+        return TableView(*self.view_fields())
+
+    def view_fields(self) -> tuple[Any, ...]:
+        """The fields of `view()`, in TableView's order: comparing these after every input
+        is cheaper than building a view each time (the runner builds one when they change)."""
         session, hand, seating = self.session, self.hand, self.seating
         dice = tuple(hand.dice) if hand else tuple(seating.dice) if seating else ()
-        return TableView(
-            phase=self.phase,
-            pattern=PATTERNS[self.phase],
-            fault=self.fault.reason if self.fault else None,
-            notice=self.notice,
-            session=session.plan.id if session else None,
-            ruleset=session.ruleset.name if session else None,
-            players=session.plan.players if session else (),
-            hand=hand.number if hand else None,
-            round_wind=session.round_wind if session else None,
-            dealer=session.deal.dealer if session else None,
-            dice=dice,
-            rolling=self.rolling,
-            turn=self.turn,
-            declared=hand.declared if hand else (),
-            winners=hand.winners if hand else (),
-            moves=hand.moves if hand else 0,
-            scores=tuple(session.scores) if session else (0, 0, 0, 0),
-            hands_played=len(session.history) if session else 0,
-            paused=self.paused,
-            over_reason=session.over_reason(self.t) if session else "",
-            penalties=hand.penalties() if hand else (0, 0, 0, 0),
+        phase = self.phase
+        fault = self.fault
+        if session is None:
+            return (
+                phase,
+                PATTERNS[phase],
+                fault.reason if fault else None,
+                self.notice,
+                None,
+                None,
+                (),
+                hand.number if hand else None,
+                None,
+                None,
+                dice,
+                self.rolling,
+                self.turn,
+                hand.declared if hand else (),
+                hand.winners if hand else (),
+                hand.moves if hand else 0,
+                (0, 0, 0, 0),
+                0,
+                self.paused,
+                "",
+                hand.penalties() if hand else (0, 0, 0, 0),
+            )
+        plan = session.plan
+        return (
+            phase,
+            PATTERNS[phase],
+            fault.reason if fault else None,
+            self.notice,
+            plan.id,
+            session.ruleset.name,
+            plan.players,
+            hand.number if hand else None,
+            session.round_wind,
+            session.deal.dealer,
+            dice,
+            self.rolling,
+            self.turn,
+            hand.declared if hand else (),
+            hand.winners if hand else (),
+            hand.moves if hand else 0,
+            tuple(session.scores),
+            len(session.history),
+            self.paused,
+            session.over_reason(self.t),
+            hand.penalties() if hand else (0, 0, 0, 0),
         )
 
     def emit(self, *effects: Effect) -> None:
@@ -277,8 +310,9 @@ class CycleState:
             self.show_turn(None)
             return
         place = referee.turn
-        clock = referee.seat_time(place, self.t) if place is not None else None
-        self.show_turn(place, clock is not None and clock.overtime)
+        if place != self.turn:  # the seat's clock only matters for a seat lit anew
+            clock = referee.seat_time(place, self.t) if place is not None else None
+            self.show_turn(place, clock is not None and clock.overtime)
         deadline = referee.next_deadline
         if deadline is not None and deadline != self.wake_at:
             self.wake_at = deadline

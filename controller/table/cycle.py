@@ -46,6 +46,9 @@ from controller.table.settings import CycleSettings
 
 __all__ = ["CycleSettings", "HandCycle", "Phase", "TableView"]
 
+_TIMED = frozenset({Phase.BUILDING, Phase.WALLS_CHECKED, Phase.DICE, Phase.SEATING})
+"""The phases with a time limit of their own (`_timed_out`)."""
+
 
 class HandCycle(CycleState):
     """The table's hand cycle; feed `handle(input, now)` and carry out the effects returned."""
@@ -62,6 +65,8 @@ class HandCycle(CycleState):
         match event:
             case ev.Tick():
                 self.on_time()
+            case ZoneRead() | WallTilePlaced():  # the commonest, sent on at once
+                self._hardware(event)
             case ev.StartSession():
                 self.start_session(event)
             case ev.EndSession():
@@ -88,15 +93,17 @@ class HandCycle(CycleState):
                 self._hardware(event)
 
     def _hardware(self, event: McuEvent | PanelEvent) -> None:
-        match event:
+        match event:  # the commonest first: a hand brings hundreds of zone reads
+            case ZoneRead():
+                self.on_zone(event)
+            case WallTilePlaced():
+                building.on_wall_tile(self, event)
             case DicePressed():
                 self.on_dice_pressed(event)
             case DeclarePressed():
                 self.on_declare(event)
             case EmergencyStop(engaged):
                 mcu_events.on_estop(self, "panel", engaged)
-            case WallTilePlaced():
-                building.on_wall_tile(self, event)
             case WallSideRead():
                 building.on_side_read(self, event)
             case WallSideBuilt():
@@ -107,8 +114,6 @@ class HandCycle(CycleState):
                 building.on_status(self, event)
             case DiceRolled():
                 mcu_events.on_dice_rolled(self, event)
-            case ZoneRead():
-                self.on_zone(event)
             case ZonesReadAgain():
                 play.on_zones_read_again(self, event)
             case McuFault():
@@ -298,6 +303,8 @@ class HandCycle(CycleState):
         )
 
     def _timed_out(self) -> str:
+        if self.phase not in _TIMED:
+            return ""
         elapsed, settings = self.t - self.since, self.settings
         if self.phase is Phase.BUILDING and elapsed > settings.build_timeout_s:
             return (

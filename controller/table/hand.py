@@ -92,7 +92,11 @@ class HandState:
 
     def penalties(self) -> tuple[int, ...]:
         """Penalty points each seat has lost in this hand so far (>= 0), from its incidents."""
-        return tuple(sum(i.penalty for i in self.incidents if i.place == p) for p in range(4))
+        totals = [0, 0, 0, 0]
+        for incident in self.incidents:  # one pass: the view asks after every input
+            if incident.place is not None and 0 <= incident.place < 4:
+                totals[incident.place] += incident.penalty
+        return tuple(totals)
 
     def dice_needed(self, ruleset: Ruleset) -> int:
         """Dice values still to roll for the break."""

@@ -136,8 +136,12 @@ def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
     _tell(cycle, hand.play, Elapsed())  # the clocks start at the deal
 
 
+_KEYS = tuple((p, z) for p in range(4) for z in Zone)
+
+
 def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
-    return {(p, z): cycle.board.tiles(p, z) for p in range(4) for z in Zone}
+    tiles = cycle.board.tiles
+    return {key: tiles(*key) for key in _KEYS}
 
 
 def on_zone(cycle: CycleState, event: ZoneRead) -> None:
@@ -161,7 +165,10 @@ def follow(cycle: CycleState) -> None:
         return
     now = _zones(cycle)
     in_play.shown_at = cycle.board.changes
-    changed = [key for key, uids in now.items() if in_play.shown.get(key) != uids]
+    shown = in_play.shown  # the board hands out the same set for a zone that did not change
+    changed = [
+        key for key, uids in now.items() if (was := shown.get(key)) is not uids and was != uids
+    ]
     if changed:
         in_play.shown = now
         zones = tuple(ZoneContent(p, z, now[(p, z)]) for p, z in changed)

@@ -51,6 +51,10 @@ class BlackBoxStore(Protocol):
         """Append one line to the named hand's black box; never raises."""
         ...
 
+    def flush(self) -> None:
+        """Hand the lines written so far to the operating system; never raises."""
+        ...
+
 
 class TableRunner:
     """Feeds the hand cycle and carries out what it asks, one input at a time."""
@@ -73,7 +77,8 @@ class TableRunner:
         self.handled = 0
         """Inputs handled so far (tests use it to see that the table has gone quiet)."""
         self._queue: asyncio.Queue[ev.Input] = asyncio.Queue()
-        self._view = cycle.view()
+        self._fields = cycle.view_fields()
+        self._view = TableView(*self._fields)
         self._changed = asyncio.Event()
         self._observers: list[Callable[[TableView], None]] = []
         self._group: asyncio.TaskGroup | None = None
@@ -129,16 +134,22 @@ class TableRunner:
         for effect in self.cycle.handle(event, self.now()):
             self._carry_out(effect)
         self.handled += 1
-        view = self.cycle.view()
-        if view != self._view:
-            self._view = view
+        if self.blackbox is not None and isinstance(event, ev.Tick):
+            self.blackbox.flush()  # black box lines reach the disk at least every tick
+        fields = self.cycle.view_fields()
+        if fields != self._fields:
+            self._fields = fields
+            view = self._view = TableView(*fields)
             self._changed.set()
             self.sink.status(view)
             for observer in list(self._observers):
                 observer(view)
 
     def _carry_out(self, effect: fx.Effect) -> None:
-        match effect:
+        match effect:  # the commonest first: nearly every input in play keeps a line
+            case fx.KeepInput(name, line):
+                if self.blackbox is not None:
+                    self.blackbox.write(name, line, self.clock.wall())
             case fx.ShowStatus(pattern):
                 self.panel.show_status(pattern)
             case fx.ShowTurn(place, overtime):
@@ -160,9 +171,6 @@ class TableRunner:
                     self._group.create_task(self.mcu.read_zones(asked_at), name="read-zones")
             case fx.WakeAt(monotonic):
                 self._wake_at(monotonic)
-            case fx.KeepInput(name, line):
-                if self.blackbox is not None:
-                    self.blackbox.write(name, line, self.clock.wall())
             case (
                 fx.BuildWalls()
                 | fx.RaiseWalls()

@@ -29,6 +29,8 @@ class ZoneBoard:
         self.last_change = -math.inf
         self._where: dict[int, ZoneKey] = {}
         self._tiles: dict[ZoneKey, set[int]] = {}
+        self._frozen: dict[ZoneKey, frozenset[int]] = {}
+        """`tiles()` of the zones unchanged since it was last asked (asked after every input)."""
         self._missing_since: dict[int, float] = {}
         self._misses: dict[int, int] = {}
         """Reads in a row of its zone that missed the tag."""
@@ -42,19 +44,26 @@ class ZoneBoard:
         """Take one read of a zone; True if what the board shows changed."""
         key = (seat, zone)
         changed = False
+        missing, misses, where = self._missing_since, self._misses, self._where
         for uid in uids:
-            self._missing_since.pop(uid, None)
-            self._misses.pop(uid, None)
-            if self._where.get(uid) != key:
+            if missing:
+                missing.pop(uid, None)
+            if misses:
+                misses.pop(uid, None)
+            if where.get(uid) != key:
                 self._move(uid, key, now)
                 changed = True
-        for uid in self._tiles.get(key, set()) - uids:
-            self._missing_since.setdefault(uid, now)
-            self._misses[uid] = self._misses.get(uid, 0) + 1
+        held = self._tiles.get(key)
+        if held:
+            for uid in held - uids:
+                missing.setdefault(uid, now)
+                misses[uid] = misses.get(uid, 0) + 1
         return self.expire(now) or changed
 
     def expire(self, now: float) -> bool:
         """Let tags missing for `absence_s` go; True if any went."""
+        if not self._missing_since:
+            return False
         gone = [
             u
             for u, t in self._missing_since.items()
@@ -65,6 +74,7 @@ class ZoneBoard:
             self._misses.pop(uid, None)
             key = self._where.pop(uid)
             self._tiles[key].discard(uid)
+            self._frozen.pop(key, None)
             self._touch(key[0], now)
         return bool(gone)
 
@@ -74,10 +84,12 @@ class ZoneBoard:
         self._misses.pop(uid, None)
         if before is not None:
             self._tiles[before].discard(uid)
+            self._frozen.pop(before, None)
             self._touch(before[0], now)
         self._came_from[uid] = before
         self._where[uid] = key
         self._tiles.setdefault(key, set()).add(uid)
+        self._frozen.pop(key, None)
         self._arrivals += 1
         self._arrival[uid] = self._arrivals
         self._touch(key[0], now)
@@ -89,7 +101,11 @@ class ZoneBoard:
 
     def tiles(self, seat: int, zone: Zone) -> frozenset[int]:
         """The tags in one zone now."""
-        return frozenset(self._tiles.get((seat, zone), ()))
+        key = (seat, zone)
+        tiles = self._frozen.get(key)
+        if tiles is None:
+            tiles = self._frozen[key] = frozenset(self._tiles.get(key, ()))
+        return tiles
 
     def zone_of(self, uid: int) -> ZoneKey | None:
         """The zone a tag lies in (None: not on the board)."""

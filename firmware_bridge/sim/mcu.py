@@ -241,8 +241,11 @@ class SoftwareMcu:
             self.raise_fault(FaultCode.READER_ERROR, antenna)
             return ()
         miss = self.faults.zone_miss.get(zone, 0.0)
-        tiles = self.model.zone_tiles(seat, zone)
-        uids = {t.uid for t in tiles if not miss or self._read_rng.random() >= miss}
+        tiles = self.model.zones[(seat, zone)]
+        if miss:
+            uids = {t.uid for t in tiles if self._read_rng.random() >= miss}
+        else:
+            uids = {t.uid for t in tiles}
         if len(uids) < len(tiles):
             self._poll_again(seat, zone)
         return tuple(sorted(uids))[:MAX_ZONE_UIDS]

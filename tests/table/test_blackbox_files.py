@@ -16,6 +16,7 @@ def test_each_hand_gets_its_own_file_and_old_boxes_are_pruned(tmp_path: Path) ->
     boxes.write("s-1-hand-1", b'{"a":1}', wall_time=10 * DAY)
     boxes.write("s-1-hand-1", b'{"b":2}', wall_time=10 * DAY)
     old = boxes.path("s-1-hand-1")
+    boxes.flush()  # the runner flushes at every tick
     assert old.read_bytes() == b'{"a":1}\n{"b":2}\n'
     os.utime(old, (7 * DAY, 7 * DAY))
     boxes.write("s-1-hand-2", b"{}", wall_time=10 * DAY)
