@@ -71,7 +71,8 @@ def on_motion_ended(cycle: CycleState, event: MotionEnded) -> None:
     hand = live.hand
     if cycle.phase is Phase.BUILDING and event.motion in (Motion.BUILD, Motion.LOWER):
         hand.built = hand.built or event.motion is Motion.BUILD
-        hand.lowered = hand.lowered or event.motion is Motion.LOWER
+        if event.motion is Motion.LOWER:
+            lowered(cycle, live)
         walls_ready(cycle, live)
     elif cycle.phase is Phase.WALLS_CHECKED and event.motion is Motion.RAISE:
         cycle.enter(Phase.WALLS_RAISED)
@@ -103,10 +104,18 @@ def after_resync(cycle: CycleState) -> None:
             hand.built = True
         if status.walls_built and not status.platform_moving and not hand.lowered:
             cycle.motions.discard(Motion.LOWER)  # lowering was asked for before the build
-            hand.lowered = True
+            lowered(cycle, live)
         walls_ready(cycle, live)
     elif cycle.phase is Phase.WALLS_CHECKED and status.lifts_up and not status.walls_built:
         on_motion_ended(cycle, MotionEnded(Motion.RAISE, Outcome.DONE))
+
+
+def lowered(cycle: CycleState, live: InHand) -> None:
+    """The platform is down: the surface is empty, whatever reads made before or during the
+    lowering still show (a zone read asked in the last hand can come after the board was
+    cleared, and one empty read is not enough to count its tags gone)."""
+    live.hand.lowered = True
+    cycle.board.clear()
 
 
 def walls_ready(cycle: CycleState, live: InHand) -> None:

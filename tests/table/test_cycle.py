@@ -95,6 +95,26 @@ def test_the_deal_checked_then_play() -> None:
     assert any(isinstance(e, fx.HandBegan) for e in driver.effects)
 
 
+def test_a_zone_read_of_the_last_hand_that_comes_after_the_next_began_is_not_dealt() -> None:
+    # A re-read asked in the last hand answers after the new hand cleared the board: the
+    # last hand's set shows in a MELD zone again, and the lowering's one empty read of it
+    # would not count its tags gone (two reads must miss a tag). The lowered platform does.
+    driver = Driver()
+    driver.start()
+    old_set = frozenset(list(full_wall(driver.ruleset).values())[:3])
+    driver.feed(ZoneRead(2, Zone.MELD, old_set))
+    driver.feed(ZoneRead(2, Zone.MELD, frozenset()))
+    driver.build()
+    assert driver.cycle.board.count(Zone.MELD) == 0
+    driver.raise_and_roll((3, 4), (2, 2))
+    hand = driver.cycle.hand
+    assert hand is not None and hand.dealt is not None
+    for place in range(4):  # the players take their tiles; no MELD zone changes
+        driver.feed(ZoneRead(place, Zone.HAND, hand.dealt.expected.hands[place]), after=0.2)
+    driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
+    assert driver.cycle.deal_checks == [(1, ())], "no tile of the last hand is dealt"
+
+
 def test_the_result_is_stored_before_the_next_hand_starts() -> None:
     driver = Driver()
     driver.to_playing()
