@@ -218,54 +218,29 @@ class CycleState:
         is cheaper than building a view each time (the runner builds one when they change)."""
         session, hand, seating = self.session, self.hand, self.seating
         dice = tuple(hand.dice) if hand else tuple(seating.dice) if seating else ()
-        phase = self.phase
-        fault = self.fault
-        if session is None:
-            return (
-                phase,
-                PATTERNS[phase],
-                fault.reason if fault else None,
-                self.notice,
-                None,
-                None,
-                (),
-                hand.number if hand else None,
-                None,
-                None,
-                dice,
-                self.rolling,
-                self.turn,
-                hand.declared if hand else (),
-                hand.winners if hand else (),
-                hand.moves if hand else 0,
-                (0, 0, 0, 0),
-                0,
-                self.paused,
-                "",
-                hand.penalties() if hand else (0, 0, 0, 0),
-            )
-        plan = session.plan
+        phase, fault = self.phase, self.fault
+        plan = session.plan if session else None
         return (
             phase,
             PATTERNS[phase],
             fault.reason if fault else None,
             self.notice,
-            plan.id,
-            session.ruleset.name,
-            plan.players,
+            plan.id if plan else None,
+            session.ruleset.name if session else None,
+            plan.players if plan else (),
             hand.number if hand else None,
-            session.round_wind,
-            session.deal.dealer,
+            session.round_wind if session else None,
+            session.deal.dealer if session else None,
             dice,
             self.rolling,
             self.turn,
             hand.declared if hand else (),
             hand.winners if hand else (),
             hand.moves if hand else 0,
-            tuple(session.scores),
-            len(session.history),
+            tuple(session.scores) if session else (0, 0, 0, 0),
+            len(session.history) if session else 0,
             self.paused,
-            session.over_reason(self.t),
+            session.over_reason(self.t) if session else "",
             hand.penalties() if hand else (0, 0, 0, 0),
         )
 

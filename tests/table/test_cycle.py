@@ -1,5 +1,7 @@
 """The hand cycle as a pure machine: inputs and instants in, effects out."""
 
+import dataclasses
+
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.cycle import CycleSettings, Phase
@@ -254,3 +256,23 @@ def test_a_tag_one_antenna_read_missed_at_the_deal_is_read_again_not_a_wrong_dea
     out = driver.feed(ev.Tick(), after=driver.cycle.settings.settle_s)
     assert driver.view().phase is Phase.PLAYING
     assert not [e for e in driver.effects if isinstance(e, fx.NoteIncident)], "no wrong deal"
+
+
+def test_the_view_is_built_field_by_field_in_its_own_order() -> None:
+    driver = Driver()
+    driver.to_playing()
+    view, session = driver.view(), driver.cycle.session
+    assert session is not None
+    assert len(driver.cycle.view_fields()) == len(dataclasses.fields(view))
+    assert (view.phase, view.ruleset, view.hand, view.dealer, view.turn) == (
+        Phase.PLAYING,
+        "zung-jung",
+        1,
+        0,
+        0,
+    )
+    assert (view.session, view.players, view.scores) == (
+        session.plan.id,
+        session.plan.players,
+        (0, 0, 0, 0),
+    )
