@@ -146,8 +146,6 @@ class LinkMcu:
         self._pump: asyncio.Task[None] | None = None
         self._status_task: asyncio.Task[None] | None = None
         self._reading = False
-        self._newest_ask: float | None = None
-        """The newest ask of a zone read that no read begun after it has answered yet."""
 
     def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
         """Call `handler` for every event of the MCU and its link."""
@@ -212,23 +210,16 @@ class LinkMcu:
 
     async def read_zones(self, asked_at: float) -> None:
         """Read every zone antenna once more; the reads come as `ZoneRead` events, then
-        `ZonesReadAgain` naming the newest ask the read answers. Asks made while a read runs
-        are answered by one more read after it: on a lossy line, where a read takes seconds,
-        asks never pile up into reads that crowd the link. A read that fails answers nothing
-        (the next ask reads again): never raises."""
-        if self._newest_ask is None or asked_at > self._newest_ask:
-            self._newest_ask = asked_at
+        `ZonesReadAgain(asked_at)`. An ask made while a read runs is dropped: on a lossy line
+        a read takes seconds, and reads side by side or back to back crowd the link until
+        the MCU drops events; whoever still needs a read asks again (the referee does, while
+        tiles stay out of place). A read that fails answers nothing: never raises."""
         if self._reading:
             return
         self._reading = True
         try:
-            while self._newest_ask is not None:
-                answers, self._newest_ask = self._newest_ask, None
-                if not await self._read_every_zone():
-                    if self._newest_ask is None:
-                        self._newest_ask = answers
-                    return
-                self._publish(ZonesReadAgain(answers))
+            if await self._read_every_zone():
+                self._publish(ZonesReadAgain(asked_at))
         finally:
             self._reading = False
 

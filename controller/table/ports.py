@@ -254,8 +254,7 @@ class ZonesReadAgain:
     """Every zone antenna was read once more, as asked (the reads came before, as `ZoneRead`)."""
 
     asked_at: float
-    """The newest ask (`ReadZones.asked_at`) this read answers: every ask made before it
-    began."""
+    """The ask (`ReadZones.asked_at`) that began this read: it answers every ask made before."""
 
 
 @dataclass(frozen=True)
