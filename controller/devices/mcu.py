@@ -145,7 +145,6 @@ class LinkMcu:
         self._handlers: list[Callable[[McuEvent], None]] = []
         self._pump: asyncio.Task[None] | None = None
         self._status_task: asyncio.Task[None] | None = None
-        self._reading = False
 
     def subscribe(self, handler: Callable[[McuEvent], None]) -> None:
         """Call `handler` for every event of the MCU and its link."""
@@ -210,18 +209,10 @@ class LinkMcu:
 
     async def read_zones(self, asked_at: float) -> None:
         """Read every zone antenna once more; the reads come as `ZoneRead` events, then
-        `ZonesReadAgain(asked_at)`. An ask made while a read runs is dropped: on a lossy line
-        a read takes seconds, and reads side by side or back to back crowd the link until
-        the MCU drops events; whoever still needs a read asks again (the referee does, while
-        tiles stay out of place). A read that fails answers nothing: never raises."""
-        if self._reading:
-            return
-        self._reading = True
-        try:
-            if await self._read_every_zone():
-                self._publish(ZonesReadAgain(asked_at))
-        finally:
-            self._reading = False
+        `ZonesReadAgain(asked_at)`. A read that fails answers nothing (the next ask reads
+        again): never raises."""
+        if await self._read_every_zone():
+            self._publish(ZonesReadAgain(asked_at))
 
     async def _read_every_zone(self) -> bool:
         for seat in range(len(SEATS)):

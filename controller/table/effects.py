@@ -121,8 +121,7 @@ class ReadZones:
     """Ask the MCU to read every zone antenna again (a tag one read missed shows up)."""
 
     asked_at: float
-    """The monotonic instant of the ask; the read's `ZonesReadAgain` names the ask that began
-    it."""
+    """The monotonic instant of the ask; the read's `ZonesReadAgain` names it."""
 
 
 @dataclass(frozen=True)

@@ -254,7 +254,8 @@ class ZonesReadAgain:
     """Every zone antenna was read once more, as asked (the reads came before, as `ZoneRead`)."""
 
     asked_at: float
-    """The ask (`ReadZones.asked_at`) that began this read: it answers every ask made before."""
+    """The ask (`ReadZones.asked_at`) this read answers: the referee counts every ask made
+    before it as answered too."""
 
 
 @dataclass(frozen=True)
