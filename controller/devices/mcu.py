@@ -211,21 +211,17 @@ class LinkMcu:
         """Read every zone antenna once more; the reads come as `ZoneRead` events, then
         `ZonesReadAgain(asked_at)`. A read that fails answers nothing (the next ask reads
         again): never raises."""
-        if await self._read_every_zone():
-            self._publish(ZonesReadAgain(asked_at))
-
-    async def _read_every_zone(self) -> bool:
         for seat in range(len(SEATS)):
             for zone in WireZone:
                 try:
                     reply = await self.link.request(QueryZone(seat, zone))
                 except LinkError as error:
                     log.info("re-reading the zones stopped: %s", error)
-                    return False
+                    return
                 event = translate(reply)
                 if event is not None:
                     self._publish(event)
-        return True
+        self._publish(ZonesReadAgain(asked_at))
 
     async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:

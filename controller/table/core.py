@@ -146,8 +146,6 @@ class CycleState:
         self.resync_pending = False
         """Events from the MCU may be missing: nothing is decided from its state until the
         link has re-read it in full (McuResynced)."""
-        self.events_lost = 0
-        """Events lost in the gaps no re-read has made good yet."""
         self.gaps: list[tuple[int, float, int]] = []
         """Gaps no re-read has made good yet: (number, when seen, events missed), oldest
         first."""
@@ -203,6 +201,11 @@ class CycleState:
         if hand is not None:
             return hand.rolling
         return seating is not None and seating.rolling
+
+    @property
+    def events_lost(self) -> int:
+        """Events lost in the gaps no re-read has made good yet."""
+        return sum(missed for _, _, missed in self.gaps)
 
     @property
     def t(self) -> float:

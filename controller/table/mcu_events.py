@@ -137,7 +137,6 @@ def on_events_lost(cycle: CycleState, event: McuEventsLost) -> None:
     """The link lost events; it re-reads the MCU's state by itself."""
     state_incomplete(cycle)
     cycle.gaps.append((event.gap, cycle.t, event.missed))
-    cycle.events_lost += event.missed
     text = f"lost {event.missed} event(s) from the table MCU: re-reading its state"
     cycle.emit(fx.Announce("warning", text))  # the log only: routine on a noisy line
 
@@ -150,10 +149,8 @@ def on_resynced(cycle: CycleState, event: McuResynced) -> None:
     cycle.gaps = [gap for gap in cycle.gaps if gap[0] > event.covers]
     if cycle.gaps:
         cycle.stale_since = cycle.gaps[0][1]
-        cycle.events_lost = sum(missed for _, _, missed in cycle.gaps)
         return
     cycle.resync_pending = False
-    cycle.events_lost = 0
     failed, cycle.failed_motion = cycle.failed_motion, None
     status = cycle.mcu_status
     if status is not None and cycle.phase is not Phase.FAULT:
