@@ -72,7 +72,7 @@ class InputLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     place: int = -1
     reason: str = ""
     asked: float = 0.0
-    """A read's newest ask."""
+    """The ask a read answers."""
 
 
 _encoder = msgspec.json.Encoder()

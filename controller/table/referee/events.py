@@ -62,7 +62,8 @@ class ReadDone:
     """The zones were read again as asked (`ReadAgain`); what changed came before."""
 
     asked_at: float
-    """The newest ask the read answers (the instant of its `ReadAgain`)."""
+    """The ask the read answers (the instant of its `ReadAgain`); earlier asks are answered
+    with it."""
 
 
 RefereeInput = Inventories | Declare | Elapsed | EndNow | Pause | Resume | ReadDone
