@@ -49,7 +49,14 @@ class Resynced:
     covers: int
 
 
-Notice = Connected | Disconnected | EventGap | Resynced
+@dataclass(frozen=True, slots=True)
+class ZonesRead:
+    """Every zone inventory a `Link.read_zones(token)` asked for was delivered before this."""
+
+    token: float
+
+
+Notice = Connected | Disconnected | EventGap | Resynced | ZonesRead
 Item = Message | Notice
 ItemT = TypeVar("ItemT", bound=Item)
 

@@ -28,9 +28,18 @@ from firmware_bridge.errors import (
     McuReset,
     MessageError,
     ProtocolMismatch,
+    StaleState,
     UnexpectedReply,
 )
-from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced, Subscription
+from firmware_bridge.events import (
+    Connected,
+    Disconnected,
+    EventGap,
+    Item,
+    Resynced,
+    Subscription,
+    ZonesRead,
+)
 from firmware_bridge.fields import Command, Message, ReplyT, decode_payload, encode_payload
 from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, FrameDecoder
 from firmware_bridge.link_stats import Counters, FrameRing, LinkStats
@@ -70,6 +79,8 @@ from firmware_bridge.session import (
 log = logging.getLogger(__name__)
 _SYNC, _UNSEQUENCED = int(Flag.SYNC), int(Flag.UNSEQUENCED)
 PROBES_PER_INTERVAL = 5
+LATE_TRIES = 3
+"""Times a state read is asked, while its replies may be older than the events since."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +125,11 @@ class _Call:
     reply: type[Message]
     future: asyncio.Future[Message]
     deliver: bool
+    """Publish the reply to subscribers, in its place among the events."""
+    fresh: bool = False
+    """Only a reply no newer event may contradict will do (see `Answered.late`)."""
+    late: bool = False
+    """The reply came, but may be older than events seen since: not delivered."""
 
 
 @dataclass
@@ -317,7 +333,7 @@ class Link:
             self._port.write(b"\0")
         self._state = State.HANDSHAKE
         self._last_rx = self._now()
-        reply = await self._send(Identify(), _SYNC)
+        reply = await self._send(Identify(), _SYNC).future
         assert isinstance(reply, IdentifyReply)
         self._check_identity(reply)
         self._established(reply)
@@ -400,14 +416,15 @@ class Link:
             raise LinkDown(f"the {self.name} is not connected: {reason}")
 
     def _send(
-        self, command: Command[Any], flags: int = 0, deliver: bool = False
-    ) -> asyncio.Future[Message]:
+        self, command: Command[Any], flags: int = 0, deliver: bool = False, fresh: bool = False
+    ) -> _Call:
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         seq, out = self._session.send(command.TYPE, encode_payload(command), self._now(), flags)
-        self._calls[seq] = _Call(type(command).__name__, command.REPLY, future, deliver)
+        call = _Call(type(command).__name__, command.REPLY, future, deliver, fresh)
+        self._calls[seq] = call
         self._write(out)
         self._arm()
-        return future
+        return call
 
     def _write(self, out: Transmit) -> None:
         if self._port is None:
@@ -487,8 +504,8 @@ class Link:
             match outcome:
                 case Transmit():
                     self._write(outcome)
-                case Answered(seq, frame):
-                    self._on_answer(seq, frame)
+                case Answered(seq, frame, late):
+                    self._on_answer(seq, frame, late)
                 case GaveUp(seq, tries):
                     self._on_given_up(seq, tries)
                 case EventArrived(frame):
@@ -518,10 +535,11 @@ class Link:
         self._protocol_error(str(self._fatal))
         self._fail_all(self._fatal)
 
-    def _on_answer(self, seq: int, frame: Frame) -> None:
+    def _on_answer(self, seq: int, frame: Frame, late: bool) -> None:
         call = self._calls.get(seq)
         if call is None:
             return
+        call.late = late and call.fresh
         try:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
@@ -530,7 +548,9 @@ class Link:
             return
         if isinstance(reply, call.reply):
             self._finish(seq, result=reply)
-            if call.deliver:
+            if call.late:
+                self._counters.late_replies += 1
+            elif call.deliver:
                 self._publish(reply)
         elif isinstance(reply, Rejected):
             refused = CommandRejected(call.name, reply.reason, reply.reason.name, reply.detail)
@@ -574,8 +594,7 @@ class Link:
             identify = self._identify
             if identify is None:
                 return
-            queries: list[Command[Any]] = [QueryStatus()]
-            queries += [QueryZone(s, z) for s in range(identify.seats) for z in Zone]
+            queries: list[Command[Any]] = [QueryStatus(), *_zone_queries(identify)]
             try:
                 await asyncio.gather(
                     *(self._request(query, deliver=True) for query in queries),
@@ -595,15 +614,27 @@ class Link:
             if not self._resync_again:
                 return
 
+    async def read_zones(self, token: float) -> None:
+        """Read every zone antenna once more, one zone after another: each inventory goes to
+        subscribers in its place among the events, then `ZonesRead(token)`. A LinkError
+        stops the read (no `ZonesRead`)."""
+        identify = self._identify
+        if identify is None:
+            raise LinkDown(f"the {self.name} is not connected: no handshake yet")
+        for query in _zone_queries(identify):
+            await self._request(query, deliver=True)
+        self._publish(ZonesRead(token))
+
     async def wall_side(self, side: int) -> WallSide:
         """Every tile placed so far on one side, read page by page (`query_wall`)."""
         return await self._query_side(side, deliver=False)
 
     async def _query_side(self, side: int, deliver: bool = True) -> WallSide:
-        first = cast(WallSide, await self._request(QueryWall(side, 0, WALL_PAGE_STACKS), False))
+        page = QueryWall(side, 0, WALL_PAGE_STACKS)
+        first = cast(WallSide, await self._request(page, deliver=False, fresh=deliver))
         stacks = -(-first.tiles_per_side // first.layers) if first.layers else 0
         pages = [
-            self._request(QueryWall(side, start, WALL_PAGE_STACKS), deliver=False)
+            self._request(QueryWall(side, start, WALL_PAGE_STACKS), deliver=False, fresh=deliver)
             for start in range(WALL_PAGE_STACKS, stacks, WALL_PAGE_STACKS)
         ]
         rest = cast(list[WallSide], await asyncio.gather(*pages))
@@ -613,14 +644,21 @@ class Link:
             self._publish(whole)
         return whole
 
-    async def _request(self, command: Command[Any], deliver: bool) -> Message:
-        self._require_up()
-        if self._waiters or self._window_full():
-            await self._wait_turn()
-        reply = self._send(command, deliver=deliver)
-        if not self._window_full():
-            self._wake_next()
-        return await reply
+    async def _request(self, command: Command[Any], deliver: bool, fresh: bool = False) -> Message:
+        """Send, wait for the reply; `deliver` publishes it among the events. A state read
+        (`fresh`, and always when delivered) whose reply may be older than events seen since
+        is asked again, up to LATE_TRIES times; then it fails with StaleState."""
+        for _ in range(LATE_TRIES):
+            self._require_up()
+            if self._waiters or self._window_full():
+                await self._wait_turn()
+            call = self._send(command, deliver=deliver, fresh=fresh or deliver)
+            if not self._window_full():
+                self._wake_next()
+            reply = await call.future
+            if not call.late:
+                return reply
+        raise StaleState(f"{type(command).__name__}: {LATE_TRIES} replies older than the events")
 
     async def _wait_turn(self) -> None:
         """Wait, first come first served, for a free place in the window (a waiter keeps its
@@ -660,6 +698,10 @@ class Link:
     def _now(self) -> float:
         loop = self._loop
         return (loop if loop is not None else asyncio.get_running_loop()).time()
+
+
+def _zone_queries(identify: IdentifyReply) -> list[QueryZone]:
+    return [QueryZone(seat, zone) for seat in range(identify.seats) for zone in Zone]
 
 
 def _consume_exception(future: asyncio.Future[Message]) -> None:

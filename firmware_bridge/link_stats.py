@@ -29,6 +29,8 @@ class LinkStats:
     mcu_resets: int
     event_gaps: int
     duplicate_replies: int
+    late_replies: int
+    """State reads sent again whose replies may be older than the events since (read again)."""
     rtt_samples: int
     rtt_ms_p50: float | None
     rtt_ms_p99: float | None
@@ -55,6 +57,7 @@ class Counters:
         self.mcu_resets = 0
         self.event_gaps = 0
         self.duplicate_replies = 0
+        self.late_replies = 0
         self.rtt: deque[float] = deque(maxlen=rtt_window)
 
     def snapshot(self) -> LinkStats:

@@ -42,10 +42,15 @@ class Transmit:
 
 @dataclass(frozen=True, slots=True)
 class Answered:
-    """The MCU answered command `seq` with `frame` (exactly once per command)."""
+    """The MCU answered command `seq` with `frame` (exactly once per command).
+
+    `late`: the command was sent again and events came after its first send. The MCU resends
+    the reply it kept from the first time it ran the command, so the reply may tell a state
+    older than those events (a zone read then would undo the moves they told)."""
 
     seq: int
     frame: Frame
+    late: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +119,8 @@ class _Pending:
     frame: Frame
     data: bytes
     sent_at: float
+    events_then: int
+    """The MCU events seen when the command was first sent."""
     tries: int = 1
     """Transmissions counted while this command was the oldest unanswered one."""
     resent: bool = False
@@ -167,7 +174,7 @@ class HostSession:
         self.next_seq = (seq + 1) & 0xFF
         frame = Frame(kind, payload, seq, self.events_seen & 0xFF, flags)
         data = encode_frame(frame)
-        self._pending[seq] = _Pending(frame, data, now)
+        self._pending[seq] = _Pending(frame, data, now, self.events_seen)
         return seq, Transmit(frame, data)
 
     def unsequenced(self, kind: int, flags: int) -> Transmit:
@@ -245,7 +252,8 @@ class HostSession:
             return []
         if not pending.resent:
             self._rtt_sample(now - pending.sent_at)
-        return [Answered(frame.seq, frame)]
+            return [Answered(frame.seq, frame)]
+        return [Answered(frame.seq, frame, self.events_seen != pending.events_then)]
 
     def _event(self, frame: Frame) -> list[Outcome]:
         if not self.up:

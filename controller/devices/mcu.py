@@ -38,7 +38,7 @@ from firmware_bridge.errors import (
     McuReset,
     ProtocolMismatch,
 )
-from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced
+from firmware_bridge.events import Connected, Disconnected, EventGap, Item, Resynced, ZonesRead
 from firmware_bridge.fields import Command
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
@@ -53,7 +53,6 @@ from firmware_bridge.messages import (
     MotionDone,
     Motor,
     QueryStatus,
-    QueryZone,
     RaiseWalls,
     RejectReason,
     RollDice,
@@ -208,20 +207,13 @@ class LinkMcu:
         await self._run(McuCommand.STOP_ALL, StopAll())
 
     async def read_zones(self, asked_at: float) -> None:
-        """Read every zone antenna once more; the reads come as `ZoneRead` events, then
-        `ZonesReadAgain(asked_at)`. A read that fails answers nothing (the next ask reads
-        again): never raises."""
-        for seat in range(len(SEATS)):
-            for zone in WireZone:
-                try:
-                    reply = await self.link.request(QueryZone(seat, zone))
-                except LinkError as error:
-                    log.info("re-reading the zones stopped: %s", error)
-                    return
-                event = translate(reply)
-                if event is not None:
-                    self._publish(event)
-        self._publish(ZonesReadAgain(asked_at))
+        """Read every zone antenna once more; the reads come as `ZoneRead` events in their
+        place among the MCU's events, then `ZonesReadAgain(asked_at)`. A read that fails
+        answers nothing (the next ask reads again): never raises."""
+        try:
+            await self.link.read_zones(asked_at)
+        except LinkError as error:
+            log.info("re-reading the zones stopped: %s", error)
 
     async def _run(self, what: McuCommand, command: Command[Accepted]) -> None:
         try:
@@ -268,6 +260,8 @@ def translate(item: Item) -> McuEvent | None:
             return McuEventsLost(missed, number)
         case Resynced(_, covers):
             return McuResynced(covers)
+        case ZonesRead(token):
+            return ZonesReadAgain(token)
     return None
 
 

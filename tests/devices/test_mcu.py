@@ -124,7 +124,11 @@ async def test_a_firmware_that_speaks_another_protocol_is_final() -> None:
 
 async def test_a_zone_read_again_reads_every_zone_then_names_its_ask(adapter: Adapter) -> None:
     mcu, sim, events, _ = adapter
+    read = asyncio.Event()
+    mcu.subscribe(lambda event: read.set() if isinstance(event, ZonesReadAgain) else None)
     await mcu.read_zones(7.5)
+    async with asyncio.timeout(3):
+        await read.wait()
     queries = [c for c in sim.mcu.commands if isinstance(c, QueryZone)]
     assert len(queries) == 4 * len(WireZone)
     reads = [e for e in events if isinstance(e, ZoneRead)]

@@ -5,7 +5,8 @@ import asyncio
 import pytest
 
 from firmware_bridge.errors import CommandRejected, CommandTimeout, LinkDown
-from firmware_bridge.events import Connected, Disconnected, EventGap, Resynced
+from firmware_bridge.events import Connected, Disconnected, EventGap, Resynced, ZonesRead
+from firmware_bridge.frame import Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
     BuildWalls,
@@ -28,8 +29,10 @@ from firmware_bridge.messages import (
     Zone,
     ZoneInventory,
 )
+from firmware_bridge.port import PortListener
 from firmware_bridge.sim.faults import Faults
 from firmware_bridge.sim.table import SimulatedTable
+from tests.firmware_bridge.conftest import FAST
 
 
 async def test_handshake_reports_who_the_mcu_is(hardware_link: Link) -> None:
@@ -198,3 +201,42 @@ async def test_a_watchdog_reset_of_the_mcu_fails_nothing_silently(
     assert connected.mcu_reset and connected.identify.reset_cause is ResetCause.WATCHDOG
     assert connected.identify.boot_count == 2
     await events.next(Resynced, within=3)
+
+
+async def test_a_zone_read_never_delivers_a_reply_older_than_the_events_before_it(
+    sim: SimulatedTable,
+) -> None:
+    """The first reply to a zone read is lost; the tile is put on the zone before the read is
+    sent again, and the MCU resends the reply it kept (without the tile). That reply does not
+    undo the event; the zone is read again."""
+    tile = sim.spare_tile()
+    lost: list[Frame] = []
+
+    def line(listener: PortListener) -> PortListener:
+        decoder = FrameDecoder()
+
+        class Lossy:
+            def data_received(self, data: bytes) -> None:
+                for frame in decoder.feed(data):
+                    assert isinstance(frame, Frame), "a clean line"
+                    reply = frame.flags & Flag.RESPONSE and frame.type == ZoneInventory.TYPE
+                    if reply and not lost:
+                        lost.append(frame)
+                        sim.put(tile, 0, Zone.HAND)  # its inventory event follows
+                        continue
+                    listener.data_received(encode_frame(frame))
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                listener.connection_lost(exc)
+
+        return Lossy()
+
+    opener = sim.memory_opener()
+    async with Link(lambda listener: opener(line(listener)), FAST) as link:
+        events = link.subscribe(ZoneInventory, ZonesRead)
+        await link.read_zones(1.0)
+        seen = await events.until(ZonesRead, within=3)
+    hand = [item for item in seen if isinstance(item, ZoneInventory) and item.zone is Zone.HAND]
+    assert lost and hand[0].seat == 0, "the event for seat 0's hand, then the zones read"
+    assert [item.uids for item in hand if item.seat == 0] == [(tile.uid,), (tile.uid,)]
+    assert link.stats().late_replies == 1

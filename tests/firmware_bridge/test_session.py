@@ -200,3 +200,32 @@ def test_the_window_counts_from_the_oldest_unanswered_command() -> None:
     assert deadline is not None
     resent = host.on_time(deadline)
     assert [type(outcome) for outcome in resent] == [Transmit]
+
+
+def test_a_reply_resent_from_the_cache_after_newer_events_is_late() -> None:
+    host, line, tally = HostSession(SETTINGS), Line(), Tally()
+    _connect(host, line)
+
+    def answer_lost_then_resent(events_meanwhile: int) -> Answered:
+        seq, out = host.send(Ping.TYPE, encode_payload(Ping(seq_token := len(line.ran))), 0.0)
+        line.mcu.receive(_frame(out.data), line.execute)
+        line.to_host.clear()  # the reply is lost on the line
+        for _ in range(events_meanwhile):
+            line.mcu.send_event(Dice(1, 2))
+        for event in line.to_host:
+            _take(host, tally, line, host.receive(_frame(event), 0.0))
+        line.to_host.clear()
+        deadline = host.next_deadline()
+        assert deadline is not None
+        for outcome in host.on_time(deadline):
+            assert isinstance(outcome, Transmit)
+            line.mcu.receive(_frame(outcome.data), line.execute)
+        [reply] = line.to_host
+        line.to_host.clear()
+        [answered] = host.receive(_frame(reply), deadline)
+        assert isinstance(answered, Answered) and answered.seq == seq
+        assert line.ran[-1] == seq_token and line.ran.count(seq_token) == 1, "run once"
+        return answered
+
+    assert answer_lost_then_resent(events_meanwhile=1).late, "the kept reply predates an event"
+    assert not answer_lost_then_resent(events_meanwhile=0).late, "no event came meanwhile"
