@@ -78,6 +78,12 @@ def register(commands: Any) -> None:
         metavar="FILE",
         help="write every move and mistake of the players to FILE (JSON lines)",
     )
+    sim.add_argument(
+        "--socket",
+        type=Path,
+        metavar="PATH",
+        help="serve diag on this control socket (default: one in the session's temp folder)",
+    )
     hub = sim.add_argument_group("hub link")
     hub.add_argument("--mqtt", metavar="URL", help="send results to this broker's recorder")
     hub.add_argument("--db", type=Path, help="the table's outbox file (default: a temp file)")
@@ -152,6 +158,7 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         ground_truth=args.ground_truth,
         faults=FaultProfile(args.faults),
         json_results=args.json_results,
+        control_socket=args.socket,
     )
 
 

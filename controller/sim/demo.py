@@ -14,6 +14,7 @@ import msgspec
 
 from controller.app import Hardware, TableApp, simulated_hardware
 from controller.config import (
+    ControlSection,
     HandSection,
     MqttSection,
     OutboxSection,
@@ -93,6 +94,9 @@ class DemoPlan:
     """The session's own broker and recorder, restarted under `hostile` (None: not ours)."""
     json_results: Path | None = None
     """Write each hand's result here, one JSON line each (the payload the hub gets)."""
+    control_socket: Path | None = None
+    """Serve `diag` on this socket (None: one in the scratch folder, so a simulation never
+    takes the socket of the table's own daemon)."""
 
     @property
     def budget_s(self) -> float:
@@ -109,6 +113,7 @@ def demo_config(plan: DemoPlan, scratch: Path) -> TableConfig:
         table=TableSection(id=plan.table, ruleset=plan.ruleset),
         mqtt=mqtt,
         outbox=OutboxSection(path=plan.outbox or scratch / "outbox.sqlite3"),
+        control=ControlSection(socket=plan.control_socket or scratch / "control.sock"),
         session=SessionSection(hands=plan.hands),
         hand=HandSection(zone_settle_s=plan.pace.settle_s, zone_absence_s=plan.pace.settle_s),
     )

@@ -15,10 +15,11 @@ from gpiozero.pins.mock import MockFactory
 from rich.console import Console, RenderableType
 
 from controller.cli import main
+from controller.config import TableConfig
 from controller.devices.pinout import load_pinout
 from controller.rules import RULESET_NAMES
 from controller.sim.board import board
-from controller.sim.demo import FAST, REAL, DemoPlan, DemoSession, Outcome, Pace
+from controller.sim.demo import FAST, REAL, DemoPlan, DemoSession, Outcome, Pace, demo_config
 from controller.sim.view import summary_lines
 from controller.table.cycle import Phase
 
@@ -184,3 +185,11 @@ def test_sloppy_players_log_what_they_did_wrong_and_the_table_sees_the_false_win
     assert main([*args[:-2], "--ground-truth", str(truth)]) == 0  # clean players, new file
     capsys.readouterr()
     assert all(json.loads(line)["record"] == "move" for line in truth.read_text().splitlines())
+
+
+def test_a_simulated_daemon_serves_diag_on_its_own_socket_not_the_tables(tmp_path: Path) -> None:
+    table_socket = TableConfig().control.socket
+    assert demo_config(DemoPlan(), tmp_path).control.socket == tmp_path / "control.sock"
+    assert demo_config(DemoPlan(), tmp_path).control.socket != table_socket
+    asked = DemoPlan(control_socket=tmp_path / "diag.sock")
+    assert demo_config(asked, tmp_path).control.socket == tmp_path / "diag.sock"
