@@ -64,10 +64,5 @@ class CommandRejected(LinkError):
         self.detail = detail
 
 
-class StaleState(LinkError):
-    """A state read kept being answered with replies that may be older than the events since
-    (each was sent again after events came; the MCU resends the reply it kept)."""
-
-
 class UnexpectedReply(LinkError):
     """The table MCU answered a command with a message of the wrong type."""

@@ -28,7 +28,6 @@ from firmware_bridge.errors import (
     McuReset,
     MessageError,
     ProtocolMismatch,
-    StaleState,
     UnexpectedReply,
 )
 from firmware_bridge.events import (
@@ -57,8 +56,11 @@ from firmware_bridge.messages import (
     QueryWall,
     QueryZone,
     Rejected,
+    WallBuilt,
     WallSide,
+    WallTile,
     Zone,
+    ZoneInventory,
 )
 from firmware_bridge.port import Port, PortOpener
 from firmware_bridge.session import (
@@ -126,10 +128,14 @@ class _Call:
     future: asyncio.Future[Message]
     deliver: bool
     """Publish the reply to subscribers, in its place among the events."""
+    part: "Part"
+    """The part of the MCU's state the command reads."""
+    events_then: int
+    """How many events had come when it was sent."""
     fresh: bool = False
-    """Only a reply no newer event may contradict will do (see `Answered.late`)."""
+    """Only a reply no newer event may contradict will do."""
     late: bool = False
-    """The reply came, but may be older than events seen since: not delivered."""
+    """The reply came, but may be older than an event about the same part: not delivered."""
 
 
 @dataclass
@@ -181,6 +187,10 @@ class Link:
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
         self._identify: IdentifyReply | None = None
+        self._events = 0
+        """Events delivered over the link's life."""
+        self._newest: dict[Part, int] = {}
+        """The number (in `_events`) of the newest event about each part of the state."""
         self._subscriptions: list[Subscription] = []
         self._ring = FrameRing(self.settings.ring_size)
         self._loss: _Loss | None = None
@@ -420,7 +430,8 @@ class Link:
     ) -> _Call:
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         seq, out = self._session.send(command.TYPE, encode_payload(command), self._now(), flags)
-        call = _Call(type(command).__name__, command.REPLY, future, deliver, fresh)
+        name, part = type(command).__name__, part_read(command)
+        call = _Call(name, command.REPLY, future, deliver, part, self._events, fresh)
         self._calls[seq] = call
         self._write(out)
         self._arm()
@@ -539,7 +550,9 @@ class Link:
         call = self._calls.get(seq)
         if call is None:
             return
-        call.late = late and call.fresh
+        # The MCU resent the reply it kept: older than an event since about the same part?
+        newest = self._events if call.part is None else self._newest.get(call.part, 0)
+        call.late = late and call.fresh and newest > call.events_then
         try:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
@@ -562,9 +575,15 @@ class Link:
 
     def _on_event(self, frame: Frame) -> None:
         try:
-            self._publish(decode_payload(frame.type, frame.payload))
+            event = decode_payload(frame.type, frame.payload)
         except MessageError as error:
             self._protocol_error(f"event: {error}")
+            return
+        self._events += 1
+        part = part_told(event)
+        if part is not None:
+            self._newest[part] = self._events
+        self._publish(event)
 
     def _on_heartbeat_reply(self, frame: Frame) -> None:
         try:
@@ -647,7 +666,8 @@ class Link:
     async def _request(self, command: Command[Any], deliver: bool, fresh: bool = False) -> Message:
         """Send, wait for the reply; `deliver` publishes it among the events. A state read
         (`fresh`, and always when delivered) whose reply may be older than events seen since
-        is asked again, up to LATE_TRIES times; then it fails with StaleState."""
+        is asked again, up to LATE_TRIES times; the last reply is then returned undelivered:
+        the events since told that part anyway."""
         for _ in range(LATE_TRIES):
             self._require_up()
             if self._waiters or self._window_full():
@@ -657,8 +677,8 @@ class Link:
                 self._wake_next()
             reply = await call.future
             if not call.late:
-                return reply
-        raise StaleState(f"{type(command).__name__}: {LATE_TRIES} replies older than the events")
+                break
+        return reply
 
     async def _wait_turn(self) -> None:
         """Wait, first come first served, for a free place in the window (a waiter keeps its
@@ -698,6 +718,31 @@ class Link:
     def _now(self) -> float:
         loop = self._loop
         return (loop if loop is not None else asyncio.get_running_loop()).time()
+
+
+Part = tuple[str, int, int] | None
+"""A part of the MCU's state: one zone ("zone", seat, zone), one wall side ("wall", side, 0);
+None: the whole status (any event may change it)."""
+
+
+def part_read(command: Command[Any]) -> Part:
+    """The part of the MCU's state a command reads."""
+    match command:
+        case QueryZone(seat, zone):
+            return ("zone", seat, zone)
+        case QueryWall(side, _, _):
+            return ("wall", side, 0)
+    return None
+
+
+def part_told(event: Message) -> Part:
+    """The part of the MCU's state an event tells of."""
+    match event:
+        case ZoneInventory(seat, zone, _):
+            return ("zone", seat, zone)
+        case WallTile(side, _, _, _) | WallBuilt(side, _):
+            return ("wall", side, 0)
+    return None
 
 
 def _zone_queries(identify: IdentifyReply) -> list[QueryZone]:
