@@ -28,6 +28,8 @@ from controller.table.referee.blackbox import BlackBox
 from controller.table.tiles import TileMap
 from tests.table.helpers import uid_of
 
+Key = tuple[int, Zone]
+"""(seat, zone)"""
 DICE = {"zung-jung": (3, 4, 2, 2), "sichuan": (3, 4), "shanghai": (3, 4)}
 
 
@@ -177,8 +179,11 @@ class Table:
         """The newest tile of a river."""
         return self._rivers[place][-1]
 
-    def move(self, uids: Iterable[int], place: int, zone: Zone) -> None:
-        """Tags into a zone; the zones they left and the one they reach are read together."""
+    def move(
+        self, uids: Iterable[int], place: int, zone: Zone, unread: Iterable[Key] = ()
+    ) -> None:
+        """Tags into a zone; the zones they left and the one they reach are read together
+        (but the `unread` ones: their reads are lost, until `read`)."""
         changed = {(place, zone)}
         for uid in uids:
             for key, content in self.zones.items():
@@ -188,7 +193,7 @@ class Table:
             self.zones[(place, zone)].add(uid)
             if zone is Zone.DISCARD:
                 self._rivers.setdefault(place, []).append(uid)
-        self._read(sorted(changed, key=lambda k: (k[0], k[1].value)))
+        self._read(sorted(changed - set(unread), key=lambda k: (k[0], k[1].value)))
 
     def take_discard(self, place: int, of: int) -> None:
         """The newest discard of `of` into the own HAND (to win on it)."""
@@ -205,7 +210,11 @@ class Table:
 
     # ---- the referee --------------------------------------------------------------------------
 
-    def _read(self, keys: list[tuple[int, Zone]]) -> None:
+    def read(self, *keys: Key) -> None:
+        """These zones are read (as they are now)."""
+        self._read(list(keys))
+
+    def _read(self, keys: list[Key]) -> None:
         self.feed(
             Inventories(tuple(ZoneContent(p, z, frozenset(self.zones[(p, z)])) for p, z in keys))
         )

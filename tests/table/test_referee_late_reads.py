@@ -48,3 +48,18 @@ def test_a_draw_thrown_and_chowed_between_two_reads_is_a_draw_a_throw_and_a_chow
     table.wait(3.1)
     assert table.incidents() == []
     assert table.referee.turn == W
+
+
+def test_a_pung_whose_set_is_read_only_after_the_claim_window_came_in_time() -> None:
+    # West pungs East's 5-character at once. East's river and West's HAND are read as the
+    # tiles leave them; the MELD antenna's event is lost, so the set is read after the window.
+    table = Table("zung-jung", HANDS)
+    thrown = table.discard(E, "5m")
+    kind = table.tiles.kind(thrown)
+    pair = sorted(u for u in table.zones[(W, Zone.HAND)] if table.tiles.kind(u) == kind)[:2]
+    table.move([thrown, *pair], W, Zone.MELD, unread=[(W, Zone.MELD)])
+    table.wait(3.1)  # longer than the claim window
+    table.read((W, Zone.MELD))
+    assert moves(table) == [(E, MoveKind.DISCARD), (W, MoveKind.PUNG)]
+    assert table.incidents() == []
+    assert table.referee.turn == W

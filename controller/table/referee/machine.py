@@ -138,13 +138,14 @@ class Referee:
     def _time(self) -> None:
         play = self.play
         window = play.window
-        # The time is up, unless the tile is on its way to a claimer (the rest of its set
-        # not read yet): the claim came in time, the reads are late.
+        # The time is up, unless the tile is on its way to a claimer: read in a set whose
+        # rest is not read yet, or gone from the river and read nowhere yet (a lost read).
+        # The claim came in time; the reads are late.
         taking = (
             window is not None
             and window.taken_by is None
             and not window.refused
-            and window.uid in play.odd
+            and (window.uid in play.odd or window.uid in play.unseen)
         )
         if window is not None and play.t - window.opened >= play.settings.window_s and not taking:
             claims.close(play, Close.TIME)
