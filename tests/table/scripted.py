@@ -179,9 +179,7 @@ class Table:
         """The newest tile of a river."""
         return self._rivers[place][-1]
 
-    def move(
-        self, uids: Iterable[int], place: int, zone: Zone, unread: Iterable[Key] = ()
-    ) -> None:
+    def move(self, uids: Iterable[int], place: int, zone: Zone, unread: Iterable[Key] = ()) -> None:
         """Tags into a zone; the zones they left and the one they reach are read together
         (but the `unread` ones: their reads are lost, until `read`)."""
         changed = {(place, zone)}

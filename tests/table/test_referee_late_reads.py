@@ -63,3 +63,25 @@ def test_a_pung_whose_set_is_read_only_after_the_claim_window_came_in_time() -> 
     assert moves(table) == [(E, MoveKind.DISCARD), (W, MoveKind.PUNG)]
     assert table.incidents() == []
     assert table.referee.turn == W
+
+
+def test_a_discard_won_on_then_laid_in_the_winners_hand_is_where_it_belongs() -> None:
+    # Blood battle: West wins on East's 5-bamboo (the window closes with the tile still in the
+    # river), then lays it with its hand; North draws and wins at once.
+    hands = {
+        0: "111m222m333m444m9m5s",
+        1: "46s111p222p333p99p",
+        2: "55s777s444p555p66p",
+        3: "666m777m888m99s11s",
+    }
+    table = Table("sichuan", hands, draws="9s")
+    thrown = table.discard(E, "5s")
+    table.declare(W)
+    table.wait(3.1)
+    assert [win.place for win in table.referee.play.wins] == [W]
+    table.move([thrown], W, Zone.HAND)
+    table.draw(N)
+    table.declare(N)
+    table.wait(2.0)  # the tiles settled; no tile is out of place
+    assert [win.place for win in table.referee.play.wins] == [W, N]
+    assert table.incidents() == []

@@ -91,6 +91,7 @@ def _tile_to_winner(play: Play, window: Window, place: int) -> None:
         if window.uid in record.uids:
             record.uids.remove(window.uid)
     play.seats[place].concealed.add(window.uid)
+    play.won_on[window.uid] = place
     seen = play.at(window.uid)
     if seen is not None and seen[0] == place:
         play.put(window.uid, place, Zone.HAND)

@@ -139,13 +139,13 @@ class Referee:
         play = self.play
         window = play.window
         # The time is up, unless the tile is on its way to a claimer: read in a set whose
-        # rest is not read yet, or gone from the river and read nowhere yet (a lost read).
-        # The claim came in time; the reads are late.
+        # rest is not read yet, or (no win declared on it) gone from the river and read
+        # nowhere yet (a lost read). The claim came in time; the reads are late.
         taking = (
             window is not None
             and window.taken_by is None
             and not window.refused
-            and (window.uid in play.odd or window.uid in play.unseen)
+            and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
         )
         if window is not None and play.t - window.opened >= play.settings.window_s and not taking:
             claims.close(play, Close.TIME)

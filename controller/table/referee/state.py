@@ -168,6 +168,8 @@ class Play:
         self.reported: set[int] = set()
         """Tags already named in an incident (a late claim): not named again as strays."""
         self.finished: list[int] = []
+        self.won_on: dict[int, int] = {}
+        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
         self.claims_made = False
         self.discards = 0
         self.moves: list[Move] = []
@@ -227,13 +229,16 @@ class Play:
             self.unseen.discard(uid)
         # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
         # and a tile on its way (off the river, not yet in a meld) is no move yet.
-        if want == got or got is None or self._revealed(want, got):
+        if want == got or got is None or self._revealed(uid, want, got):
             self.odd.discard(uid)
         else:
             self.odd.add(uid)
 
-    def _revealed(self, want: Place | None, got: Place | None) -> bool:
-        """A winner who left the hand may lay its tiles out as it likes."""
+    def _revealed(self, uid: int, want: Place | None, got: Place | None) -> bool:
+        """A winner who left the hand may lay its tiles out as it likes, the discard it won on
+        among them."""
+        if got is not None and self.won_on.get(uid) == got[0]:
+            return True
         return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
 
     def forget(self, uid: int) -> None:
