@@ -35,9 +35,12 @@ WAITING_ON_STATE = (
 )
 """Phases whose next step is decided from the MCU's state (dice and the seating draw, walls,
 lifts, the deal).
-Play is not among them: each zone read is that zone's whole inventory, sent on every change
-and every inventory period, so a lost one is replaced by the next and the referee (which
-already rides out antenna misses) follows play from reads without waiting for a re-read."""
+Play is not among them: each zone read is that zone's whole inventory, so the referee follows
+play from the reads as they come. Only what it would decide from a tile it does not see (a
+claim window closing on time, a press out of turn, strays) waits for the re-read
+(`ReadsMissing`)."""
+STALE_LIMITED = (*WAITING_ON_STATE, Phase.PLAYING)
+"""Phases in which a state that stays incomplete past the grace is a link fault."""
 
 
 def on_estop(cycle: CycleState, source: str, engaged: bool) -> None:
@@ -127,6 +130,7 @@ def state_incomplete(cycle: CycleState) -> None:
     if not cycle.resync_pending:
         cycle.resync_pending = True
         cycle.stale_since = cycle.t
+        play.follow(cycle)  # the referee hears it before the next zone read
 
 
 MOTOR_STOPS = frozenset({McuFaultKind.JAM, McuFaultKind.OVERCURRENT, McuFaultKind.MOTOR_TIMEOUT})
@@ -151,6 +155,7 @@ def on_resynced(cycle: CycleState, event: McuResynced) -> None:
         cycle.stale_since = cycle.gaps[0][1]
         return
     cycle.resync_pending = False
+    play.follow(cycle)  # the re-read's zones, then that the reads are complete
     failed, cycle.failed_motion = cycle.failed_motion, None
     status = cycle.mcu_status
     if status is not None and cycle.phase is not Phase.FAULT:
@@ -188,7 +193,7 @@ def on_dice_rolled(cycle: CycleState, event: DiceRolled, counted: bool = True) -
 def stale_too_long(cycle: CycleState) -> str:
     """A link fault if the MCU's state stayed incomplete too long while the table waits on it."""
     waited = cycle.t - max(cycle.stale_since, cycle.since)  # waiting began in this phase
-    if not cycle.resync_pending or cycle.phase not in WAITING_ON_STATE:
+    if not cycle.resync_pending or cycle.phase not in STALE_LIMITED:
         return ""
     if waited <= cycle.settings.link_grace_s:
         return ""

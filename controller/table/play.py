@@ -31,6 +31,8 @@ from controller.table.referee import (
     Pause,
     ReadAgain,
     ReadDone,
+    ReadsComplete,
+    ReadsMissing,
     Referee,
     RefereeInput,
     RefereeResult,
@@ -134,6 +136,7 @@ def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
     hand.play = InPlay(Referee(setup), box, name, shown)
     cycle.emit(fx.KeepInput(name, box.lines[0]))
     _tell(cycle, hand.play, Elapsed())  # the clocks start at the deal
+    follow(cycle)
 
 
 _KEYS = tuple((p, z) for p in range(4) for z in Zone)
@@ -156,10 +159,21 @@ def _in_play(cycle: CycleState) -> InPlay | None:
 
 
 def follow(cycle: CycleState) -> None:
-    """In play: the zones that changed since the referee last saw them, then the time."""
+    """In play: the zones that changed since the referee last saw them, then the time.
+    Whether reads may be missing (MCU events lost, the state not yet read again) is told
+    before the zones; that they are complete again, after them (the re-read's zones)."""
     in_play = _in_play(cycle)
     if in_play is None:
         return
+    missing = cycle.resync_pending
+    if missing and not in_play.referee.reads_missing:
+        _tell(cycle, in_play, ReadsMissing())
+    _show_zones(cycle, in_play)
+    if not missing and in_play.referee.reads_missing:
+        _tell(cycle, in_play, ReadsComplete())
+
+
+def _show_zones(cycle: CycleState, in_play: InPlay) -> None:
     if cycle.board.changes == in_play.shown_at:  # nothing moved: only the time goes on
         _tell(cycle, in_play, Elapsed())
         return

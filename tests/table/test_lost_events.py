@@ -176,3 +176,28 @@ def test_a_gap_no_re_read_makes_good_is_a_link_fault_after_its_grace() -> None:
         "lost 1 events from the table MCU and could not read its state again within 10 s: "
         "check the USB cable"
     )
+
+
+def test_in_play_the_referee_holds_its_decisions_on_unseen_tiles_until_the_re_read() -> None:
+    driver = Driver()
+    driver.to_playing()
+    hand = driver.cycle.hand
+    assert hand is not None and hand.play is not None
+    referee = hand.play.referee
+    driver.feed(McuEventsLost(1, gap=1))
+    assert referee.reads_missing, "told before the next zone read"
+    driver.feed(ev.Tick(), after=2.0)
+    assert referee.reads_missing and driver.view().phase is Phase.PLAYING
+    driver.feed(McuResynced(covers=1))
+    assert not referee.reads_missing
+
+
+def test_in_play_a_state_that_cannot_be_read_again_is_a_link_fault() -> None:
+    driver = Driver()
+    driver.to_playing()
+    driver.feed(McuEventsLost(2, gap=1))
+    driver.feed(ev.Tick(), after=driver.cycle.settings.link_grace_s + 0.5)
+    assert driver.view().fault == (
+        "lost 2 events from the table MCU and could not read its state again within 10 s: "
+        "check the USB cable"
+    )

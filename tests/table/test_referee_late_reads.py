@@ -2,10 +2,11 @@
 after the players have moved on. The referee must still see the moves that were made, in the
 order they were made, with no incident nobody caused."""
 
+from controller.rules.hand import WinType
 from controller.table.ports import Zone
-from controller.table.referee import MoveKind
+from controller.table.referee import EndNow, MoveKind, ReadsComplete, ReadsMissing
 from tests.table.scripted import Table
-from tests.table.test_referee import SHANGHAI_HANDS, moves
+from tests.table.test_referee import SHANGHAI_HANDS, moves, replays_the_same
 from tests.table.test_referee_fouls import HANDS
 
 E, S, W, N = 0, 1, 2, 3
@@ -85,3 +86,29 @@ def test_a_discard_won_on_then_laid_in_the_winners_hand_is_where_it_belongs() ->
     table.wait(2.0)  # the tiles settled; no tile is out of place
     assert [win.place for win in table.referee.play.wins] == [W, N]
     assert table.incidents() == []
+
+
+def test_a_win_declared_while_reads_are_missing_waits_for_the_state_read_again() -> None:
+    # MCU events are lost: East's throw is not read, and West declares a win on it. A
+    # declaration with no discard in sight would be out of turn; the referee waits until the
+    # MCU's state is read again, then sees the discard and judges the win on it.
+    hands = {
+        0: "111m222m333m444m9m5s",
+        1: "46s111p222p333p99p",
+        2: "55s777s444p555p66p",
+        3: "666m777m888m99s11s",
+    }
+    table = Table("sichuan", hands)
+    table.feed(ReadsMissing())
+    thrown = table.uid(E, "5s")
+    table.move([thrown], E, Zone.DISCARD, unread=[(E, Zone.HAND), (E, Zone.DISCARD)])
+    table.declare(W)
+    table.wait(20.0)  # longer than any settle, claim window or strays time
+    assert table.incidents() == [] and table.referee.play.wins == []
+    table.read((E, Zone.HAND), (E, Zone.DISCARD))
+    table.feed(ReadsComplete())
+    table.wait(3.1)
+    assert [(win.place, win.win_type) for win in table.referee.play.wins] == [(W, WinType.DISCARD)]
+    assert table.incidents() == []
+    table.feed(EndNow("the venue ends the hand"))
+    replays_the_same(table)

@@ -22,6 +22,8 @@ from controller.table.referee.events import (
     Inventories,
     Pause,
     ReadDone,
+    ReadsComplete,
+    ReadsMissing,
     RefereeInput,
     RefereeResult,
     Resume,
@@ -67,7 +69,9 @@ class InputLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     t: float
     wall: float
-    kind: Literal["zones", "declare", "tick", "end", "pause", "resume", "read"]
+    kind: Literal[
+        "zones", "declare", "tick", "end", "pause", "resume", "read", "missing", "complete"
+    ]
     zones: list[tuple[int, str, list[int]]] = []
     place: int = -1
     reason: str = ""
@@ -144,6 +148,10 @@ def input_line(event: RefereeInput, now: Instant) -> bytes:
             line = InputLine(now.monotonic, now.wall, "resume")
         case ReadDone(asked_at):
             line = InputLine(now.monotonic, now.wall, "read", asked=asked_at)
+        case ReadsMissing():
+            line = InputLine(now.monotonic, now.wall, "missing")
+        case ReadsComplete():
+            line = InputLine(now.monotonic, now.wall, "complete")
     return _encoder.encode(line)
 
 
@@ -209,6 +217,10 @@ def _input(line: InputLine) -> tuple[RefereeInput, Instant]:
         event = Resume()
     elif line.kind == "read":
         event = ReadDone(line.asked)
+    elif line.kind == "missing":
+        event = ReadsMissing()
+    elif line.kind == "complete":
+        event = ReadsComplete()
     else:
         event = Elapsed()
     return event, now

@@ -133,7 +133,8 @@ def place_declarations(play: Play) -> None:
         elif place == play.turn and play.need is Need.DISCARD:
             play.self_declared.setdefault(place, at)
             del play.early[place]
-        elif play.t - at.monotonic >= 2 * play.settings.settle_s:  # after a read again
+        # Too late or out of turn once the zones were read again, and no read is missing.
+        elif play.t - at.monotonic >= 2 * play.settings.settle_s and not play.missing:
             del play.early[place]
             who = f"seat {seat_name(place)}"
             closed = play.closed
@@ -165,5 +166,7 @@ def judge_settled(play: Play) -> None:
         # Nothing may still be on its way (a flower set aside, a kong's fourth tile read late)
         ready = play.turn == place and play.need is Need.DISCARD and not play.odd | play.unseen
         waited = play.t - at.monotonic
+        if play.missing:
+            continue
         if (ready and waited >= play.settings.settle_s) or waited >= play.settings.stray_s:
             judge_self(play, place)

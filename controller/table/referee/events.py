@@ -66,7 +66,29 @@ class ReadDone:
     with it."""
 
 
-RefereeInput = Inventories | Declare | Elapsed | EndNow | Pause | Resume | ReadDone
+@dataclass(frozen=True)
+class ReadsMissing:
+    """MCU events were lost on the link: zone reads may be missing until the MCU's state is
+    read again (`ReadsComplete`). Until then nothing is decided from a tile not seen: no
+    claim window closes on time, no press is too late or out of turn, no tile is a stray."""
+
+
+@dataclass(frozen=True)
+class ReadsComplete:
+    """The MCU's state was read again after every loss: the reads are complete."""
+
+
+RefereeInput = (
+    Inventories
+    | Declare
+    | Elapsed
+    | EndNow
+    | Pause
+    | Resume
+    | ReadDone
+    | ReadsMissing
+    | ReadsComplete
+)
 
 
 class MoveKind(enum.Enum):

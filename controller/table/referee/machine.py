@@ -16,6 +16,8 @@ from controller.table.referee.events import (
     Pause,
     ReadAgain,
     ReadDone,
+    ReadsComplete,
+    ReadsMissing,
     RefereeInput,
     RefereeOutput,
     Resume,
@@ -56,6 +58,11 @@ class Referee:
     def winners(self) -> tuple[int, ...]:
         """Places of the winners so far, in order."""
         return tuple(win.place for win in self.play.wins)
+
+    @property
+    def reads_missing(self) -> bool:
+        """Told that zone reads may be missing (`ReadsMissing`), and not yet `ReadsComplete`."""
+        return self.play.missing
 
     @property
     def paused(self) -> bool:
@@ -109,6 +116,14 @@ class Referee:
                 if play.paused:
                     play.paused = False
                     timing.resume(play)
+            case ReadsMissing():
+                play.missing = True
+            case ReadsComplete():
+                play.missing = False
+                self._reconcile()
+                # What the complete reads still show out of place gets its full time again.
+                play.odd_since = play.t if play.odd else None
+                play.unseen_since = play.t if play.unseen else None
             case EndNow(reason):
                 if play.window is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
@@ -147,7 +162,8 @@ class Referee:
             and not window.refused
             and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
         )
-        if window is not None and play.t - window.opened >= play.settings.window_s and not taking:
+        due = window is not None and play.t - window.opened >= play.settings.window_s
+        if due and not taking and not play.missing:
             claims.close(play, Close.TIME)
             self._reconcile()
         claims.place_declarations(play)
@@ -177,6 +193,8 @@ class Referee:
             play.reads += 1
             play.asked.append(play.t)
             play.out.append(ReadAgain())
+        if play.missing:
+            return  # what is not seen may be in the reads still to come
         if self._read_since_odd():
             self._reconcile(patient=True)
         stray = play.settings.stray_s

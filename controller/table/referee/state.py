@@ -181,6 +181,8 @@ class Play:
         self.clock_events: list[ClockEvent] = []
         """What the clocks said during the input being handled."""
         self.paused = False
+        self.missing = False
+        """Zone reads may be missing (MCU events lost, not yet read again): wait to decide."""
         self.rights = [Rights.ALL for _ in range(4)]
         """What each seat may still do this hand (a short or long hand loses rights)."""
         self.miscounted: set[int] = set()
