@@ -41,9 +41,10 @@ class EventGap:
 
 @dataclass(frozen=True, slots=True)
 class Resynced:
-    """The status, every zone inventory and every wall side were re-queried and delivered: what
-    events up to gap `covers` would have told is known. A gap numbered higher came during the
-    re-query; another re-query for it follows."""
+    """The status, every zone inventory and every wall side were re-queried and delivered (the
+    walls only if a build or a wall event came since they were last read: in play they stand
+    still): what events up to gap `covers` would have told is known. A gap numbered higher
+    came during the re-query; another re-query for it follows."""
 
     reason: str
     covers: int

@@ -48,6 +48,7 @@ from firmware_bridge.messages import (
     SIDES,
     TABLE_HASH,
     WALL_PAGE_STACKS,
+    BuildWalls,
     Heartbeat,
     HeartbeatReply,
     Identify,
@@ -191,6 +192,11 @@ class Link:
         """Events delivered over the link's life."""
         self._newest: dict[Part, int] = {}
         """The number (in `_events`) of the newest event about each part of the state."""
+        self._wall_changes = 0
+        """Builds asked for and wall events seen over the link's life."""
+        self._walls_read_at: int | None = None
+        """`_wall_changes` when a re-query last read every wall side (None: not since the
+        handshake): while it stands, the walls need no re-read (in play, none are built)."""
         self._subscriptions: list[Subscription] = []
         self._ring = FrameRing(self.settings.ring_size)
         self._loss: _Loss | None = None
@@ -361,6 +367,7 @@ class Link:
         previous = self._identify
         mcu_reset = previous is not None and reply.boot_count != previous.boot_count
         self._identify = reply
+        self._walls_read_at = None
         self._session.begin(reply.event_counter)
         self._loss = None
         self._state = State.UP
@@ -431,6 +438,8 @@ class Link:
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         seq, out = self._session.send(command.TYPE, encode_payload(command), self._now(), flags)
         name, part = type(command).__name__, part_read(command)
+        if isinstance(command, BuildWalls):
+            self._wall_changes += 1
         call = _Call(name, command.REPLY, future, deliver, part, self._events, fresh)
         self._calls[seq] = call
         self._write(out)
@@ -583,6 +592,8 @@ class Link:
         part = part_told(event)
         if part is not None:
             self._newest[part] = self._events
+            if part[0] == "wall":
+                self._wall_changes += 1
         self._publish(event)
 
     def _on_heartbeat_reply(self, frame: Frame) -> None:
@@ -614,10 +625,12 @@ class Link:
             if identify is None:
                 return
             queries: list[Command[Any]] = [QueryStatus(), *_zone_queries(identify)]
+            changes = self._wall_changes
+            sides = range(SIDES) if self._walls_read_at != changes else range(0)
             try:
                 await asyncio.gather(
                     *(self._request(query, deliver=True) for query in queries),
-                    *(self._query_side(side) for side in range(SIDES)),
+                    *(self._query_side(side) for side in sides),
                 )
             except (LinkDown, McuReset, CommandTimeout, ProtocolMismatch) as error:
                 log.info("state re-query interrupted: %s", error)
@@ -627,6 +640,8 @@ class Link:
                 self._resync_again = True
                 await asyncio.sleep(self.settings.min_rto)
                 continue
+            if sides and self._wall_changes == changes:
+                self._walls_read_at = changes
             # Published even if gaps came meanwhile: on a lossy line they come faster than a
             # re-query ends, and what came before this one began is known now.
             self._publish(Resynced(reason, covers))

@@ -117,6 +117,8 @@ class SimulatedPlayers:
         self._wake = asyncio.Event()
         self._runner: TableRunner | None = None
         self._followed = 0
+        self._hand: int | None = None
+        """The hand being played."""
         self._seating_draws = 0
 
     async def run(self, runner: TableRunner) -> None:
@@ -190,6 +192,7 @@ class SimulatedPlayers:
     async def _play(self, view: TableView) -> None:
         assert view.ruleset is not None and view.dealer is not None
         self._followed = view.moves
+        self._hand = view.hand
         play = HandPlay(
             self.table,
             self,
@@ -217,25 +220,38 @@ class SimulatedPlayers:
         places whose win it accepted (all of them if the hand ended meanwhile). A press the
         table does not show within `FOLLOW_LIMIT_S` (a stuck button) counts as refused."""
         assert self._runner is not None
+        await self._through_faults()
         for place in places:
             self.buttons.press_declare(place)
         view, clock = self._runner.view, self._runner.clock
         start = clock.monotonic()
         while (
-            view.phase is Phase.PLAYING
+            self.playing()
             and not all(p in view.declared or p in view.winners for p in places)
             and clock.monotonic() - start < FOLLOW_LIMIT_S  # a press the table never saw
         ):
             view = await self._next_view()
-        while view.phase is Phase.PLAYING and any(p in view.declared for p in places):
+        while self.playing() and any(p in view.declared for p in places):
             view = await self._next_view()
-        if view.phase is not Phase.PLAYING:
+        if not self.playing():
             return list(places)
         return [p for p in places if p in view.winners]
 
     def playing(self) -> bool:
-        """The table still says 'playing'."""
-        return self._runner is not None and self._runner.view.phase is Phase.PLAYING
+        """The table still plays this hand (a fault only stops play until it is cleared)."""
+        if self._runner is None:
+            return False
+        view = self._runner.view
+        return view.phase is Phase.PLAYING or (
+            view.phase is Phase.FAULT and view.hand == self._hand
+        )
+
+    async def _through_faults(self) -> None:
+        """A fault stopped play: make no move until the technician has cleared it."""
+        while (
+            self._runner is not None and self._runner.view.phase is Phase.FAULT and self.playing()
+        ):
+            await self._next_view()
 
     async def wall_empty(self) -> None:
         """Nobody can draw: wait until the referee ends the hand."""
@@ -258,6 +274,7 @@ class SimulatedPlayers:
         await self.think()
         if self._runner is None:
             return
+        await self._through_faults()
         if self.habits.move_s:
             await self.stall(self.habits.move_s)
         view, clock = self._runner.view, self._runner.clock

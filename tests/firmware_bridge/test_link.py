@@ -240,3 +240,26 @@ async def test_a_zone_read_never_delivers_a_reply_older_than_the_events_before_i
     assert lost and hand[0].seat == 0, "the event for seat 0's hand, then the zones read"
     assert [item.uids for item in hand if item.seat == 0] == [(tile.uid,), (tile.uid,)]
     assert link.stats().late_replies == 1
+
+
+async def test_in_play_a_re_query_reads_the_zones_but_not_the_walls_read_since_the_build(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe()
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    await events.next(MotionDone, within=2)
+    await link.request(RaiseWalls(10_000))
+    await events.next(MotionDone, within=2)
+
+    async def lose_an_event_in_play(seat: int) -> list[object]:
+        sim.drop_next_events(1)
+        tile = sim.draw(seat=seat, side=0, stack=seat, layer=1)
+        sim.discard(seat=seat, uid=tile.uid)
+        await events.next(EventGap, within=2)
+        return [type(item) for item in await events.until(Resynced, within=2)]
+
+    first = await lose_an_event_in_play(2)
+    assert first.count(WallSide) == 4, "the walls were not read since the handshake"
+    second = await lose_an_event_in_play(3)
+    assert WallSide not in second, "nothing was built since: the walls stand as read"
+    assert second.count(ZoneInventory) >= 12 and Status in second
