@@ -203,6 +203,14 @@ class CycleState:
         return seating is not None and seating.rolling
 
     @property
+    def reads_missing_since(self) -> float | None:
+        """Since when MCU events may be missing: the oldest loss no re-read has made good
+        yet (None: the MCU's state is complete)."""
+        if not self.resync_pending:
+            return None
+        return self.gaps[0][1] if self.gaps else self.stale_since
+
+    @property
     def events_lost(self) -> int:
         """Events lost in the gaps no re-read has made good yet."""
         return sum(missed for _, _, missed in self.gaps)

@@ -153,6 +153,7 @@ def on_resynced(cycle: CycleState, event: McuResynced) -> None:
     cycle.gaps = [gap for gap in cycle.gaps if gap[0] > event.covers]
     if cycle.gaps:
         cycle.stale_since = cycle.gaps[0][1]
+        play.follow(cycle)  # the re-read's zones; reads are complete up to the oldest loss left
         return
     cycle.resync_pending = False
     play.follow(cycle)  # the re-read's zones, then that the reads are complete

@@ -165,11 +165,11 @@ def follow(cycle: CycleState) -> None:
     in_play = _in_play(cycle)
     if in_play is None:
         return
-    missing = cycle.resync_pending
-    if missing and not in_play.referee.reads_missing:
-        _tell(cycle, in_play, ReadsMissing())
+    since = cycle.reads_missing_since
+    if since is not None and since != in_play.referee.reads_missing_since:
+        _tell(cycle, in_play, ReadsMissing(since))
     _show_zones(cycle, in_play)
-    if not missing and in_play.referee.reads_missing:
+    if since is None and in_play.referee.reads_missing_since is not None:
         _tell(cycle, in_play, ReadsComplete())
 
 

@@ -185,11 +185,15 @@ def test_in_play_the_referee_holds_its_decisions_on_unseen_tiles_until_the_re_re
     assert hand is not None and hand.play is not None
     referee = hand.play.referee
     driver.feed(McuEventsLost(1, gap=1))
-    assert referee.reads_missing, "told before the next zone read"
-    driver.feed(ev.Tick(), after=2.0)
-    assert referee.reads_missing and driver.view().phase is Phase.PLAYING
+    lost_at = driver.cycle.t
+    assert referee.reads_missing_since == lost_at, "told before the next zone read"
+    driver.feed(McuEventsLost(1, gap=2), after=2.0)
+    assert referee.reads_missing_since == lost_at, "the oldest loss not made good"
     driver.feed(McuResynced(covers=1))
-    assert not referee.reads_missing
+    assert referee.reads_missing_since == lost_at + 2.0, "the first loss is made good"
+    assert driver.view().phase is Phase.PLAYING
+    driver.feed(McuResynced(covers=2))
+    assert referee.reads_missing_since is None
 
 
 def test_in_play_a_state_that_cannot_be_read_again_is_a_link_fault() -> None:

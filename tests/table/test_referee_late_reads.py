@@ -99,7 +99,7 @@ def test_a_win_declared_while_reads_are_missing_waits_for_the_state_read_again()
         3: "666m777m888m99s11s",
     }
     table = Table("sichuan", hands)
-    table.feed(ReadsMissing())
+    table.feed(ReadsMissing(since=table.t))
     thrown = table.uid(E, "5s")
     table.move([thrown], E, Zone.DISCARD, unread=[(E, Zone.HAND), (E, Zone.DISCARD)])
     table.declare(W)
@@ -112,3 +112,17 @@ def test_a_win_declared_while_reads_are_missing_waits_for_the_state_read_again()
     assert table.incidents() == []
     table.feed(EndNow("the venue ends the hand"))
     replays_the_same(table)
+
+
+def test_only_what_falls_due_after_a_loss_waits_for_its_re_read() -> None:
+    # On a noisy line losses come faster than re-reads end: a claim window that fell due
+    # before the oldest loss not yet made good closes on time; one due after it waits.
+    def window_after_a_loss(found_after_the_discard: float) -> bool:
+        table = Table("zung-jung", HANDS)
+        table.discard(E, "5m")
+        table.feed(ReadsMissing(since=table.t + found_after_the_discard))
+        table.wait(3.1)
+        return table.referee.play.window is not None
+
+    assert not window_after_a_loss(found_after_the_discard=5.0), "due 2 s before the loss"
+    assert window_after_a_loss(found_after_the_discard=2.0), "the loss may hide a claim"

@@ -77,6 +77,8 @@ class InputLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     reason: str = ""
     asked: float = 0.0
     """The ask a read answers."""
+    since: float = 0.0
+    """Since when reads may be missing."""
 
 
 _encoder = msgspec.json.Encoder()
@@ -148,8 +150,8 @@ def input_line(event: RefereeInput, now: Instant) -> bytes:
             line = InputLine(now.monotonic, now.wall, "resume")
         case ReadDone(asked_at):
             line = InputLine(now.monotonic, now.wall, "read", asked=asked_at)
-        case ReadsMissing():
-            line = InputLine(now.monotonic, now.wall, "missing")
+        case ReadsMissing(since):
+            line = InputLine(now.monotonic, now.wall, "missing", since=since)
         case ReadsComplete():
             line = InputLine(now.monotonic, now.wall, "complete")
     return _encoder.encode(line)
@@ -218,7 +220,7 @@ def _input(line: InputLine) -> tuple[RefereeInput, Instant]:
     elif line.kind == "read":
         event = ReadDone(line.asked)
     elif line.kind == "missing":
-        event = ReadsMissing()
+        event = ReadsMissing(line.since)
     elif line.kind == "complete":
         event = ReadsComplete()
     else:

@@ -134,7 +134,7 @@ def place_declarations(play: Play) -> None:
             play.self_declared.setdefault(place, at)
             del play.early[place]
         # Too late or out of turn once the zones were read again, and no read is missing.
-        elif play.t - at.monotonic >= 2 * play.settings.settle_s and not play.missing:
+        elif play.t >= (due := at.monotonic + 2 * play.settings.settle_s) and play.reads_in(due):
             del play.early[place]
             who = f"seat {seat_name(place)}"
             closed = play.closed
@@ -166,7 +166,7 @@ def judge_settled(play: Play) -> None:
         # Nothing may still be on its way (a flower set aside, a kong's fourth tile read late)
         ready = play.turn == place and play.need is Need.DISCARD and not play.odd | play.unseen
         waited = play.t - at.monotonic
-        if play.missing:
+        if not play.reads_in(at.monotonic + play.settings.settle_s):
             continue
         if (ready and waited >= play.settings.settle_s) or waited >= play.settings.stray_s:
             judge_self(play, place)

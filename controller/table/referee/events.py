@@ -68,9 +68,13 @@ class ReadDone:
 
 @dataclass(frozen=True)
 class ReadsMissing:
-    """MCU events were lost on the link: zone reads may be missing until the MCU's state is
-    read again (`ReadsComplete`). Until then nothing is decided from a tile not seen: no
-    claim window closes on time, no press is too late or out of turn, no tile is a stray."""
+    """MCU events were lost on the link: zone reads from about `since` on may be missing until
+    the MCU's state is read again (a newer `ReadsMissing`, or `ReadsComplete`). Nothing due
+    after that is decided from a tile not seen: no claim window closes on time, no press is
+    too late or out of turn, no tile is a stray; what fell due before is decided."""
+
+    since: float
+    """When the oldest loss not yet made good was found (monotonic)."""
 
 
 @dataclass(frozen=True)

@@ -60,9 +60,9 @@ class Referee:
         return tuple(win.place for win in self.play.wins)
 
     @property
-    def reads_missing(self) -> bool:
-        """Told that zone reads may be missing (`ReadsMissing`), and not yet `ReadsComplete`."""
-        return self.play.missing
+    def reads_missing_since(self) -> float | None:
+        """Since when zone reads may be missing, as last told (None: complete)."""
+        return self.play.missing_since
 
     @property
     def paused(self) -> bool:
@@ -116,14 +116,10 @@ class Referee:
                 if play.paused:
                     play.paused = False
                     timing.resume(play)
-            case ReadsMissing():
-                play.missing = True
+            case ReadsMissing(since):
+                play.missing_since = since
             case ReadsComplete():
-                play.missing = False
-                self._reconcile()
-                # What the complete reads still show out of place gets its full time again.
-                play.odd_since = play.t if play.odd else None
-                play.unseen_since = play.t if play.unseen else None
+                play.missing_since = None
             case EndNow(reason):
                 if play.window is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
@@ -162,8 +158,8 @@ class Referee:
             and not window.refused
             and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
         )
-        due = window is not None and play.t - window.opened >= play.settings.window_s
-        if due and not taking and not play.missing:
+        due = None if window is None else window.opened + play.settings.window_s
+        if due is not None and play.t >= due and not taking and play.reads_in(due):
             claims.close(play, Close.TIME)
             self._reconcile()
         claims.place_declarations(play)
@@ -193,14 +189,23 @@ class Referee:
             play.reads += 1
             play.asked.append(play.t)
             play.out.append(ReadAgain())
-        if play.missing:
-            return  # what is not seen may be in the reads still to come
-        if self._read_since_odd():
+        # What is not seen may be in reads still to come: each waits until the reads up to
+        # its time have come.
+        if self._read_since_odd() and play.reads_in((play.odd_since or play.t) + settle):
             self._reconcile(patient=True)
         stray = play.settings.stray_s
-        if play.odd_since is not None and play.t - play.odd_since >= stray:
+        odd_since, unseen_since = play.odd_since, play.unseen_since
+        if (
+            odd_since is not None
+            and play.t - odd_since >= stray
+            and play.reads_in(odd_since + stray)
+        ):
             self._adopt()
-        if play.unseen_since is not None and play.t - play.unseen_since >= stray:
+        if (
+            unseen_since is not None
+            and play.t - unseen_since >= stray
+            and play.reads_in(unseen_since + stray)
+        ):
             self._gone()
 
     def _read_since_odd(self) -> bool:

@@ -36,6 +36,8 @@ class Need(enum.Enum):
     DISCARD = "discard"
 
 
+READ_LAG = 1.0
+"""Longest a lost MCU event goes unnoticed (the next event or heartbeat reply shows it)."""
 ASKED_KEPT = 8
 """Reads again under way that the referee keeps count of."""
 PASSED_KEPT = 4
@@ -181,8 +183,9 @@ class Play:
         self.clock_events: list[ClockEvent] = []
         """What the clocks said during the input being handled."""
         self.paused = False
-        self.missing = False
-        """Zone reads may be missing (MCU events lost, not yet read again): wait to decide."""
+        self.missing_since: float | None = None
+        """Zone reads from about then on may be missing (MCU events lost, not yet read
+        again): what falls due after it waits."""
         self.rights = [Rights.ALL for _ in range(4)]
         """What each seat may still do this hand (a short or long hand loses rights)."""
         self.miscounted: set[int] = set()
@@ -198,6 +201,12 @@ class Play:
     def t(self) -> float:
         """The monotonic time of the input being handled."""
         return self.now.monotonic
+
+    def reads_in(self, due: float) -> bool:
+        """Every read up to `due` has come: a decision due then may be taken. A loss is found
+        at the next event or heartbeat, so one found up to READ_LAG after `due` counts."""
+        since = self.missing_since
+        return since is None or due < since - READ_LAG
 
     # ---- places -------------------------------------------------------------------------
 
