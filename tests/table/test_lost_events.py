@@ -196,12 +196,11 @@ def test_in_play_the_referee_holds_its_decisions_on_unseen_tiles_until_the_re_re
     assert referee.reads_missing_since is None
 
 
-def test_in_play_a_state_that_cannot_be_read_again_is_a_link_fault() -> None:
+def test_in_play_a_re_read_that_takes_long_is_no_fault() -> None:
+    # A noisy line's re-read can outlast the grace; the referee follows the reads as they
+    # come (and waits on unseen tiles at most the strays time), so play goes on.
     driver = Driver()
     driver.to_playing()
     driver.feed(McuEventsLost(2, gap=1))
     driver.feed(ev.Tick(), after=driver.cycle.settings.link_grace_s + 0.5)
-    assert driver.view().fault == (
-        "lost 2 events from the table MCU and could not read its state again within 10 s: "
-        "check the USB cable"
-    )
+    assert driver.view().phase is Phase.PLAYING and driver.view().fault is None

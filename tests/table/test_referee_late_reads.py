@@ -103,7 +103,7 @@ def test_a_win_declared_while_reads_are_missing_waits_for_the_state_read_again()
     thrown = table.uid(E, "5s")
     table.move([thrown], E, Zone.DISCARD, unread=[(E, Zone.HAND), (E, Zone.DISCARD)])
     table.declare(W)
-    table.wait(20.0)  # longer than any settle, claim window or strays time
+    table.wait(9.0)  # longer than the settle time and the claim window
     assert table.incidents() == [] and table.referee.play.wins == []
     table.read((E, Zone.HAND), (E, Zone.DISCARD))
     table.feed(ReadsComplete())
@@ -126,3 +126,13 @@ def test_only_what_falls_due_after_a_loss_waits_for_its_re_read() -> None:
 
     assert not window_after_a_loss(found_after_the_discard=5.0), "due 2 s before the loss"
     assert window_after_a_loss(found_after_the_discard=2.0), "the loss may hide a claim"
+
+
+def test_a_decision_waits_for_missing_reads_at_most_the_strays_time() -> None:
+    table = Table("zung-jung", HANDS)
+    table.discard(E, "5m")
+    table.feed(ReadsMissing(since=table.t))  # a re-read that never ends
+    table.wait(9.0)
+    assert table.referee.play.window is not None, "3 s due, waiting for the reads"
+    table.wait(4.5)
+    assert table.referee.play.window is None and table.referee.turn == S

@@ -203,10 +203,11 @@ class Play:
         return self.now.monotonic
 
     def reads_in(self, due: float) -> bool:
-        """Every read up to `due` has come: a decision due then may be taken. A loss is found
-        at the next event or heartbeat, so one found up to READ_LAG after `due` counts."""
+        """Every read up to `due` has come, so a decision due then may be taken; or it waited
+        the strays time for them (a re-read on a noisy line can take that long). A loss is
+        found at the next event or heartbeat, so one found up to READ_LAG after `due` counts."""
         since = self.missing_since
-        return since is None or due < since - READ_LAG
+        return since is None or due < since - READ_LAG or self.t >= due + self.settings.stray_s
 
     # ---- places -------------------------------------------------------------------------
 
