@@ -1,18 +1,17 @@
 """The control socket wired into the running daemon (part of the composition root): the
 daemon's own MCU link, panel, view and hub link as the diag target, and its feed of events."""
 
-import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from controller import __version__
 from controller.devices.bench import LinkBench, PinBench, TileSetFiles
 from controller.devices.panel import GpioPanel
 from controller.diag.events import EventFeed
 from controller.diag.ports import NobodyAtTheTable, Technician
 from controller.diag.server import ControlServer
-from controller.diag.status import StatusSources
 from controller.diag.target import DiagTarget
+from controller.diag_direct import config_status
 
 if TYPE_CHECKING:
     from controller.app import TableApp
@@ -26,17 +25,11 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
     feed = EventFeed()
     app.runner.observe(lambda view: feed.add("table", _move_words(view)))
     cycle = app.cycle
-    status = StatusSources(
-        table=config.table.id,
-        daemon_version=__version__,
-        ruleset=config.table.ruleset,
-        ruleset_file=config.table.ruleset_file,
-        started=time.monotonic(),
-        now=time.monotonic,
+    status = replace(
+        config_status(config),
         view=lambda: app.runner.view,
         holds=lambda: sorted(cycle.fault.holds) if cycle.fault else [],
         hub=app.hub,
-        hub_configured=bool(config.mqtt.result_key),
         setup_problem=app.setup_problem,
     )
     panel = app.hardware.panel

@@ -109,15 +109,7 @@ async def direct_target(
             panel=PinBench(panel) if panel is not None else None,
             store=TileSetFiles(),
             tileset=tileset,
-            status=StatusSources(
-                table=config.table.id,
-                daemon_version=__version__,
-                ruleset=config.table.ruleset,
-                ruleset_file=config.table.ruleset_file,
-                started=time.monotonic(),
-                now=time.monotonic,
-                hub_configured=bool(config.mqtt.result_key),
-            ),
+            status=config_status(config),
             technician=technician,
             feed=feed,
         )
@@ -128,3 +120,17 @@ async def direct_target(
             panel.close()
         if hardware is not None:
             await hardware.stop()
+
+
+def config_status(config: TableConfig) -> StatusSources:
+    """What the status tells from the configuration alone (a direct check has no more; the
+    running daemon adds its view, holds and hub link)."""
+    return StatusSources(
+        table=config.table.id,
+        daemon_version=__version__,
+        ruleset=config.table.ruleset,
+        ruleset_file=config.table.ruleset_file,
+        started=time.monotonic(),
+        now=time.monotonic,
+        hub_configured=bool(config.mqtt.result_key),
+    )
