@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, cast
 
+from firmware_bridge.bounds import out_of_bounds
 from firmware_bridge.errors import (
     BridgeError,
     CommandRejected,
@@ -45,6 +46,7 @@ from firmware_bridge.link_stats import Counters, FrameRing, LinkStats
 from firmware_bridge.messages import (
     HEARTBEAT_INTERVAL_MS,
     MAX_WINDOW,
+    SEATS,
     SIDES,
     TABLE_HASH,
     WALL_PAGE_STACKS,
@@ -568,7 +570,10 @@ class Link:
             self._protocol_error(f"reply to {call.name}: {error}")
             self._finish(seq, error=error)
             return
-        if isinstance(reply, call.reply):
+        if isinstance(reply, call.reply) and (wrong := self._out_of_bounds(reply)):
+            self._protocol_error(f"reply to {call.name}: {wrong}")
+            self._finish(seq, error=UnexpectedReply(f"{call.name} answered with {wrong}"))
+        elif isinstance(reply, call.reply):
             self._finish(seq, result=reply)
             if call.late:
                 self._counters.late_replies += 1
@@ -588,6 +593,9 @@ class Link:
         except MessageError as error:
             self._protocol_error(f"event: {error}")
             return
+        if wrong := self._out_of_bounds(event):
+            self._protocol_error(f"event: {wrong}")
+            return
         self._events += 1
         part = part_told(event)
         if part is not None:
@@ -595,6 +603,10 @@ class Link:
             if part[0] == "wall":
                 self._wall_changes += 1
         self._publish(event)
+
+    def _out_of_bounds(self, message: Message) -> str:
+        identify = self._identify
+        return out_of_bounds(message, identify.seats if identify is not None else SEATS)
 
     def _on_heartbeat_reply(self, frame: Frame) -> None:
         try:

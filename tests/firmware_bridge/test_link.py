@@ -10,6 +10,7 @@ from firmware_bridge.frame import Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
     BuildWalls,
+    Dice,
     Fault,
     FaultCleared,
     FaultCode,
@@ -263,3 +264,17 @@ async def test_in_play_a_re_query_reads_the_zones_but_not_the_walls_read_since_t
     second = await lose_an_event_in_play(3)
     assert WallSide not in second, "nothing was built since: the walls stand as read"
     assert second.count(ZoneInventory) >= 12 and Status in second
+
+
+async def test_a_message_naming_a_seat_or_die_the_table_has_not_is_refused(
+    sim: SimulatedTable, link: Link
+) -> None:
+    # A damaged frame whose checksum still matches: the hand cycle indexes seats and walls by
+    # these numbers, so such a message is a protocol error, never handed on.
+    events = link.subscribe(ZoneInventory, Dice, Fault)
+    errors = link.stats().protocol_errors
+    for wrong in (ZoneInventory(9, Zone.HAND, (1,)), Dice(0, 7)):
+        sim.mcu.send_event(wrong)
+    sim.mcu.send_event(Fault(FaultCode.JAM, 1))
+    assert isinstance(await events.get(), Fault), "the refused ones never came through"
+    assert link.stats().protocol_errors == errors + 2

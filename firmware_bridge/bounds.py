@@ -1,0 +1,32 @@
+"""What a decoded MCU message may say: a frame that passes its checksum but names a seat the
+table does not have, dice that no die shows or a wall side past the fourth is refused as a
+protocol error, never handed on (the hand cycle indexes seats and walls by these numbers)."""
+
+from firmware_bridge.fields import Message
+from firmware_bridge.messages import (
+    SIDES,
+    Dice,
+    Status,
+    WallBuilt,
+    WallSide,
+    WallTile,
+    ZoneInventory,
+)
+
+DIE_FACES = range(1, 7)
+
+
+def out_of_bounds(message: Message, seats: int) -> str:
+    """Why the message cannot be true of a table with `seats` seats ("" when it can)."""
+    match message:
+        case ZoneInventory(seat, _, _) if seat >= seats:
+            return f"a zone inventory for seat {seat} (the table has {seats})"
+        case Dice(d1, d2) if d1 not in DIE_FACES or d2 not in DIE_FACES:
+            return f"dice {d1}+{d2}"
+        case WallTile(side, _, _, _) | WallBuilt(side, _) | WallSide(side, _, _, _) if (
+            side >= SIDES
+        ):
+            return f"wall side {side} (the table has {SIDES})"
+        case Status() if message.last_d1 > 6 or message.last_d2 > 6:
+            return f"last dice {message.last_d1}+{message.last_d2} in the status"
+    return ""
