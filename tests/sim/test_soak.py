@@ -124,21 +124,7 @@ def test_soak_on_a_quiet_line(
     print(f"{ruleset} on a quiet line: {figures}; {memory_stays_flat(run)}")
 
 
-STILL_STALLS = pytest.mark.xfail(
-    reason="open (issue 13): on the hostile line the referee can still lose track of a hand in "
-    "sichuan and shanghai (a few in 200; tiles it cannot explain are adopted as strays, the "
-    "players wait on it and the session stalls)",
-)
-
-
-@pytest.mark.parametrize(
-    "ruleset",
-    [
-        "zung-jung",
-        pytest.param("sichuan", marks=STILL_STALLS),
-        pytest.param("shanghai", marks=STILL_STALLS),
-    ],
-)
+@pytest.mark.parametrize("ruleset", RULESETS)
 def test_soak_hostile(tmp_path: Path, broker: Broker, pins: MockFactory, ruleset: str) -> None:
     run = play_soak(tmp_path, broker, ruleset, None, HOSTILE_PACE)
     figures = check_soak(run, tmp_path)
