@@ -3,6 +3,7 @@ gpiozero pins (the Pi's, or MockFactory's on the simulated table)."""
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable, Mapping
 from enum import IntEnum
 from pathlib import Path
@@ -12,6 +13,7 @@ from gpiozero import LED
 
 from controller.devices.mcu import TILE_SETS, antenna_words, part_words
 from controller.devices.panel import GpioPanel
+from controller.diag.events import Words
 from controller.diag.ports import McuFacts, Part, PartResult
 from controller.errors import RuntimeFailure
 from controller.table.ports import SEATS, DeclarePressed, DicePressed, EmergencyStop, PanelEvent
@@ -152,8 +154,9 @@ class LinkBench:
         """LowerPlatform, to its end."""
         await self._motion(LowerPlatform(MOTION_MS), Motion.LOWER)
 
-    def watch(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Pass each link item on in words, until the returned function is called."""
+    def watch(self, callback: Callable[[Words], None]) -> Callable[[], None]:
+        """Pass each link item on in words (made when asked for), until the returned function
+        is called."""
         events = self.link.subscribe()
         zones: dict[tuple[int, int], tuple[int, ...]] = {}
 
@@ -164,7 +167,7 @@ class LinkBench:
                     if zones.get(key) == item.uids:
                         continue
                     zones[key] = item.uids
-                callback(_item_words(item))
+                callback(functools.partial(_item_words, item))
 
         task = asyncio.get_running_loop().create_task(pump(), name="diag-watch")
 
