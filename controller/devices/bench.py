@@ -157,25 +157,17 @@ class LinkBench:
     def watch(self, callback: Callable[[Words], None]) -> Callable[[], None]:
         """Pass each link item on in words (made when asked for), until the returned function
         is called."""
-        events = self.link.subscribe()
         zones: dict[tuple[int, int], tuple[int, ...]] = {}
 
-        async def pump() -> None:
-            async for item in events:
-                if isinstance(item, ZoneInventory):  # periodic reports: only the changes
-                    key = (item.seat, int(item.zone))
-                    if zones.get(key) == item.uids:
-                        continue
-                    zones[key] = item.uids
-                callback(functools.partial(_item_words, item))
+        def seen(item: Item) -> None:
+            if isinstance(item, ZoneInventory):  # periodic reports: only the changes
+                key = (item.seat, int(item.zone))
+                if zones.get(key) == item.uids:
+                    return
+                zones[key] = item.uids
+            callback(functools.partial(_item_words, item))
 
-        task = asyncio.get_running_loop().create_task(pump(), name="diag-watch")
-
-        def stop() -> None:
-            task.cancel()
-            events.close()
-
-        return stop
+        return self.link.listen(seen)
 
     async def _motion(self, command: RaiseWalls | LowerPlatform, motion: Motion) -> None:
         events = self.link.subscribe(MotionDone)

@@ -198,3 +198,26 @@ async def test_a_watchdog_reset_of_the_mcu_fails_nothing_silently(
     assert connected.mcu_reset and connected.identify.reset_cause is ResetCause.WATCHDOG
     assert connected.identify.boot_count == 2
     await events.next(Resynced, within=3)
+
+
+async def test_a_watcher_sees_each_event_as_it_comes_and_one_that_fails_stops_nothing(
+    sim: SimulatedTable, link: Link
+) -> None:
+    seen: list[object] = []
+
+    def broken(item: object) -> None:
+        raise RuntimeError("a broken watcher")
+
+    link.listen(broken)
+    stop = link.listen(seen.append)
+    events = link.subscribe()
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    done = await events.next(MotionDone, within=2)
+    assert done in seen  # before the subscriber had it
+    assert link.connected
+    assert (await link.request(Ping(7))).token == 7
+    stop()
+    count = len(seen)
+    await link.request(RaiseWalls(10_000))
+    await events.next(MotionDone, within=2)
+    assert len(seen) == count
