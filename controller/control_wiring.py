@@ -1,6 +1,7 @@
 """The control socket wired into the running daemon (part of the composition root): the
 daemon's own MCU link, panel, view and hub link as the diag target, and its feed of events."""
 
+import functools
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +24,7 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
     """The control socket of `app` at `[control] socket`."""
     config = app.config
     feed = EventFeed()
-    app.runner.observe(lambda view: feed.add("table", _move_words(view)))
+    app.runner.observe(lambda view: feed.add("table", functools.partial(_move_words, view)))
     cycle = app.cycle
     status = replace(
         config_status(config),

@@ -1,6 +1,8 @@
 """What subscribers of the link receive: MCU messages and link notices, through a Subscription."""
 
 import asyncio
+import contextlib
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -67,23 +69,49 @@ class Subscription:
 
     def __init__(self, types: tuple[type, ...], on_close: Callable[["Subscription"], None]) -> None:
         self._types = types
-        self._queue: asyncio.Queue[Item] = asyncio.Queue()
+        self._items: deque[Item] = deque()
+        # Waiters are futures of the subscriber's loop, found once: asyncio's own queue asks
+        # for the running loop (a system call) every time a subscriber waits.
+        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._on_close = on_close
 
     def put(self, item: Item) -> None:
         """Queue `item` if this subscription wants its type (called by the link)."""
         if not self._types or isinstance(item, self._types):
-            self._queue.put_nowait(item)
+            self._items.append(item)
+            self._wake_next()
 
     async def get(self) -> Item:
         """The next item, waiting for it."""
-        return await self._queue.get()
+        while not self._items:
+            if self._loop is None:
+                self._loop = asyncio.get_running_loop()
+            waiter = self._loop.create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                waiter.cancel()
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)
+                if self._items and not waiter.cancelled():
+                    self._wake_next()
+                raise
+        return self._items.popleft()
+
+    def _wake_next(self) -> None:
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
 
     async def next(self, kind: type[ItemT], within: float | None = None) -> ItemT:
         """Skip items until one of type `kind` arrives (TimeoutError after `within` s)."""
         async with asyncio.timeout(within):
             while True:
-                item = await self._queue.get()
+                item = await self.get()
                 if isinstance(item, kind):
                     return item
 
@@ -92,14 +120,13 @@ class Subscription:
         items: list[Item] = []
         async with asyncio.timeout(within):
             while not items or not isinstance(items[-1], kind):
-                items.append(await self._queue.get())
+                items.append(await self.get())
         return items
 
     def pending(self) -> list[Item]:
         """Take every item already queued, without waiting."""
-        items = []
-        while not self._queue.empty():
-            items.append(self._queue.get_nowait())
+        items = list(self._items)
+        self._items.clear()
         return items
 
     def close(self) -> None:
@@ -110,7 +137,7 @@ class Subscription:
         return self
 
     async def __anext__(self) -> Item:
-        return await self._queue.get()
+        return await self.get()
 
     def __enter__(self) -> "Subscription":
         return self

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, cast
@@ -200,6 +201,7 @@ class Link:
         """`_wall_changes` when a re-query last read every wall side (None: not since the
         handshake): while it stands, the walls need no re-read (in play, none are built)."""
         self._subscriptions: list[Subscription] = []
+        self._listeners: list[Callable[[Item], None]] = []
         self._ring = FrameRing(self.settings.ring_size)
         self._loss: _Loss | None = None
         self._lost = asyncio.Event()
@@ -285,6 +287,13 @@ class Link:
         subscription = Subscription(types, self._subscriptions.remove)
         self._subscriptions.append(subscription)
         return subscription
+
+    def listen(self, callback: Callable[[Item], None]) -> Callable[[], None]:
+        """Call `callback` with every MCU event and link notice from now on, as it arrives
+        (no queue and no task in between: for a watcher that only looks, such as the event
+        feed); returns the way to stop. What it raises is logged, never raised into the link."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
 
     async def wait_connected(self, within: float | None = None) -> None:
         """Wait until the link is up (TimeoutError after `within` s)."""
@@ -628,6 +637,13 @@ class Link:
     def _publish(self, item: Item) -> None:
         for subscription in list(self._subscriptions):
             subscription.put(item)
+        for listener in list(self._listeners):
+            try:
+                listener(item)
+            except Exception:
+                log.exception(
+                    "a watcher of the %s link failed on %s", self.name, type(item).__name__
+                )
 
     async def _resync(self, reason: str) -> None:
         while True:

@@ -3,6 +3,7 @@ gpiozero pins (the Pi's, or MockFactory's on the simulated table)."""
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Callable, Mapping
 from enum import IntEnum
 from pathlib import Path
@@ -12,6 +13,7 @@ from gpiozero import LED
 
 from controller.devices.mcu import TILE_SETS, antenna_words, part_words
 from controller.devices.panel import GpioPanel
+from controller.diag.events import Words
 from controller.diag.ports import McuFacts, Part, PartResult
 from controller.errors import RuntimeFailure
 from controller.table.ports import SEATS, DeclarePressed, DicePressed, EmergencyStop, PanelEvent
@@ -152,27 +154,20 @@ class LinkBench:
         """LowerPlatform, to its end."""
         await self._motion(LowerPlatform(MOTION_MS), Motion.LOWER)
 
-    def watch(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Pass each link item on in words, until the returned function is called."""
-        events = self.link.subscribe()
+    def watch(self, callback: Callable[[Words], None]) -> Callable[[], None]:
+        """Pass each link item on in words (made when asked for), until the returned function
+        is called."""
         zones: dict[tuple[int, int], tuple[int, ...]] = {}
 
-        async def pump() -> None:
-            async for item in events:
-                if isinstance(item, ZoneInventory):  # periodic reports: only the changes
-                    key = (item.seat, int(item.zone))
-                    if zones.get(key) == item.uids:
-                        continue
-                    zones[key] = item.uids
-                callback(_item_words(item))
+        def seen(item: Item) -> None:
+            if isinstance(item, ZoneInventory):  # periodic reports: only the changes
+                key = (item.seat, int(item.zone))
+                if zones.get(key) == item.uids:
+                    return
+                zones[key] = item.uids
+            callback(functools.partial(_item_words, item))
 
-        task = asyncio.get_running_loop().create_task(pump(), name="diag-watch")
-
-        def stop() -> None:
-            task.cancel()
-            events.close()
-
-        return stop
+        return self.link.listen(seen)
 
     async def _motion(self, command: RaiseWalls | LowerPlatform, motion: Motion) -> None:
         events = self.link.subscribe(MotionDone)

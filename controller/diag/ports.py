@@ -11,6 +11,8 @@ from typing import Protocol
 
 import msgspec
 
+from controller.diag.events import Words
+
 SEAT_NAMES = ("E", "S", "W", "N")
 ZONE_NAMES = ("hand", "meld", "discard")
 
@@ -91,8 +93,9 @@ class BenchMcu(Protocol):
         """Drop every tile on the surface into the hopper."""
         ...
 
-    def watch(self, callback: Callable[[str], None]) -> Callable[[], None]:
-        """Call `callback` with each MCU event in words; returns the way to stop."""
+    def watch(self, callback: Callable[[Words], None]) -> Callable[[], None]:
+        """Call `callback` with each MCU event's words (made when called: an event feed
+        nobody reads formats nothing); returns the way to stop."""
         ...
 
 

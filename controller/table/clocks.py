@@ -146,6 +146,11 @@ class TableClocks:
         self._runs = [_Run(dealt)]
         self._seats = [_Seat() for _ in range(4)]
         self._on_turn: int | None = None
+        self._due: int | None = None
+        """The first instant at which anything falls due (None: nothing will), while
+        `_due_known`: the cycle asks after every input, and nothing but a turn starting or
+        ending, a pause, a resume or something falling due changes it."""
+        self._due_known = False
 
     # --- what the referee tells the clocks
 
@@ -157,6 +162,7 @@ class TableClocks:
         seat that would have drawn, and that seat's time was never its own. Points already
         charged to a voided turn stay (only a claim made after the turn limit can leave any).
         """
+        self._due_known = False
         events: list[ClockEvent] = []
         start = micros(now if since is None else since)
         if self._on_turn is not None:
@@ -178,6 +184,7 @@ class TableClocks:
         if seat != self._on_turn:
             return []
         events = self._settle(micros(now))
+        self._due_known = False
         state = self._seats[seat]
         state.hand_us += self._turn_counted(state, micros(now))
         self._on_turn = None
@@ -190,12 +197,14 @@ class TableClocks:
             return []
         events = self._settle(micros(now))
         last.end = max(micros(now), last.start)
+        self._due_known = False
         return events
 
     def resume(self, now: float) -> None:
         """Let the clocks run again from `now`."""
         if self._runs[-1].end is not None:
             self._runs.append(_Run(micros(now)))
+            self._due_known = False
 
     def tick(self, now: float) -> list[ClockEvent]:
         """The events that fell due up to `now`, in order."""
@@ -205,6 +214,16 @@ class TableClocks:
 
     def next_deadline(self) -> float | None:
         """The first instant at which `tick` will report something (None: nothing is due)."""
+        due = self._next_due()
+        return None if due is None else due / MICROS
+
+    def _next_due(self) -> int | None:
+        if not self._due_known:
+            self._due = self._first_due()
+            self._due_known = True
+        return self._due
+
+    def _first_due(self) -> int | None:
         seat = self._on_turn
         if seat is None or self._runs[-1].end is not None or self._seats[seat].forfeited:
             return None
@@ -218,8 +237,7 @@ class TableClocks:
         if not targets:
             return None
         # Due once a limit is exceeded: at the first microsecond counted past the target.
-        instant = self._instant_of(min(targets) + 1)
-        return None if instant is None else instant / MICROS
+        return self._instant_of(min(targets) + 1)
 
     @property
     def on_turn(self) -> int | None:
@@ -286,6 +304,10 @@ class TableClocks:
         ]
 
     def _settle(self, now_us: int) -> list[ClockEvent]:
+        first = self._next_due()
+        if first is None or now_us < first:
+            return []  # as the loop below would find, without counting
+        self._due_known = False  # something falls due now: the next is later
         seat = self._on_turn
         if seat is None or self._seats[seat].forfeited:
             return []

@@ -4,6 +4,7 @@ into the pure cycle, and its effects are carried out on the ports, the result si
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 from typing import Protocol
 
@@ -76,7 +77,10 @@ class TableRunner:
         self.sink = sink
         self.handled = 0
         """Inputs handled so far (tests use it to see that the table has gone quiet)."""
-        self._queue: asyncio.Queue[ev.Input] = asyncio.Queue()
+        self._inbox: deque[ev.Input] = deque()
+        """Inputs not handled yet, oldest first (a plain queue: asyncio's asks for the running
+        loop, a system call, each time the runner waits, some 600 times a hand)."""
+        self._waiting: asyncio.Future[None] | None = None
         self._fields = cycle.view_fields()
         self._view = TableView(*self._fields)
         self._changed = asyncio.Event()
@@ -96,8 +100,11 @@ class TableRunner:
         self._observers.append(callback)
 
     def submit(self, event: ev.Input) -> None:
-        """Queue an input (any thread-safe caller on the event loop)."""
-        self._queue.put_nowait(event)
+        """Queue an input (any caller on the event loop)."""
+        self._inbox.append(event)
+        waiting = self._waiting
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
 
     def now(self) -> Instant:
         """The current instant on the injected clock."""
@@ -109,11 +116,19 @@ class TableRunner:
 
     async def run(self, tick_s: float = 0.25) -> None:
         """Handle inputs until cancelled, ticking every `tick_s` seconds."""
+        loop = asyncio.get_running_loop()
+        inbox = self._inbox
         async with asyncio.TaskGroup() as group:
             self._group = group
             group.create_task(self._ticks(tick_s), name="table-ticks")
             while True:
-                self._process(await self._queue.get())
+                while inbox:
+                    self._process(inbox.popleft())
+                self._waiting = loop.create_future()
+                try:
+                    await self._waiting
+                finally:
+                    self._waiting = None
 
     async def changed(self, within: float) -> bool:
         """Wait up to `within` seconds for the view to change; True if it did."""

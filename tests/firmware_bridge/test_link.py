@@ -278,3 +278,26 @@ async def test_a_message_naming_a_seat_or_die_the_table_has_not_is_refused(
     sim.mcu.send_event(Fault(FaultCode.JAM, 1))
     assert isinstance(await events.get(), Fault), "the refused ones never came through"
     assert link.stats().protocol_errors == errors + 2
+
+
+async def test_a_watcher_sees_each_event_as_it_comes_and_one_that_fails_stops_nothing(
+    sim: SimulatedTable, link: Link
+) -> None:
+    seen: list[object] = []
+
+    def broken(item: object) -> None:
+        raise RuntimeError("a broken watcher")
+
+    link.listen(broken)
+    stop = link.listen(seen.append)
+    events = link.subscribe()
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    done = await events.next(MotionDone, within=2)
+    assert done in seen  # before the subscriber had it
+    assert link.connected
+    assert (await link.request(Ping(7))).token == 7
+    stop()
+    count = len(seen)
+    await link.request(RaiseWalls(10_000))
+    await events.next(MotionDone, within=2)
+    assert len(seen) == count

@@ -122,7 +122,7 @@ def test_only_what_falls_due_after_a_loss_waits_for_its_re_read() -> None:
         table.discard(E, "5m")
         table.feed(ReadsMissing(since=table.t + found_after_the_discard))
         table.wait(3.1)
-        return table.referee.play.window is not None
+        return open_window(table)
 
     assert not window_after_a_loss(found_after_the_discard=5.0), "due 2 s before the loss"
     assert window_after_a_loss(found_after_the_discard=2.0), "the loss may hide a claim"
@@ -133,6 +133,11 @@ def test_a_decision_waits_for_missing_reads_at_most_the_strays_time() -> None:
     table.discard(E, "5m")
     table.feed(ReadsMissing(since=table.t))  # a re-read that never ends
     table.wait(9.0)
-    assert table.referee.play.window is not None, "3 s due, waiting for the reads"
+    assert open_window(table), "3 s due, waiting for the reads"
     table.wait(4.5)
-    assert table.referee.play.window is None and table.referee.turn == S
+    assert not open_window(table) and table.referee.turn == S
+
+
+def open_window(table: Table) -> bool:
+    """A claim window is open."""
+    return table.referee.play.window is not None
