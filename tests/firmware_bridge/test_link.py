@@ -5,7 +5,14 @@ import asyncio
 import pytest
 
 from firmware_bridge.errors import CommandRejected, CommandTimeout, LinkDown
-from firmware_bridge.events import Connected, Disconnected, EventGap, Resynced, ZonesRead
+from firmware_bridge.events import (
+    Connected,
+    Disconnected,
+    EventGap,
+    Resynced,
+    Subscription,
+    ZonesRead,
+)
 from firmware_bridge.frame import Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
@@ -78,10 +85,7 @@ async def test_lost_events_are_noticed_and_the_state_is_queried_again(
     sim: SimulatedTable, link: Link
 ) -> None:
     events = link.subscribe()
-    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
-    await events.next(MotionDone, within=2)
-    await link.request(RaiseWalls(10_000))
-    await events.next(MotionDone, within=2)
+    await walls_up(link, events)
     sim.drop_next_events(1)
     tile = sim.draw(seat=2, side=0, stack=3, layer=1)
     sim.discard(seat=2, uid=tile.uid)
@@ -247,10 +251,7 @@ async def test_in_play_a_re_query_reads_the_zones_but_not_the_walls_read_since_t
     sim: SimulatedTable, link: Link
 ) -> None:
     events = link.subscribe()
-    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
-    await events.next(MotionDone, within=2)
-    await link.request(RaiseWalls(10_000))
-    await events.next(MotionDone, within=2)
+    await walls_up(link, events)
 
     async def lose_an_event_in_play(seat: int) -> list[object]:
         sim.drop_next_events(1)
@@ -301,3 +302,11 @@ async def test_a_watcher_sees_each_event_as_it_comes_and_one_that_fails_stops_no
     await link.request(RaiseWalls(10_000))
     await events.next(MotionDone, within=2)
     assert len(seen) == count
+
+
+async def walls_up(link: Link, events: Subscription) -> None:
+    """Build the walls and raise them, as before play."""
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    await events.next(MotionDone, within=2)
+    await link.request(RaiseWalls(10_000))
+    await events.next(MotionDone, within=2)

@@ -203,17 +203,17 @@ def test_robbing_an_added_kong_wins_and_the_kong_is_never_paid() -> None:
     assert table.referee.turn == 0
 
 
+TWO_WIN_ON_5S = {
+    0: "111m222m333m444m9m5s",
+    1: "46s111p222p333p99p",
+    2: "55s777s444p555p66p",
+    3: "666m777m888m99s11s",
+}
+"""Sichuan hands: East throws the 5-bamboo, South and West can both win on it."""
+
+
 def test_two_winners_on_one_discard_then_a_third_ends_the_blood_battle() -> None:
-    table = Table(
-        "sichuan",
-        {
-            0: "111m222m333m444m9m5s",
-            1: "46s111p222p333p99p",
-            2: "55s777s444p555p66p",
-            3: "666m777m888m99s11s",
-        },
-        draws="9s",
-    )
+    table = Table("sichuan", TWO_WIN_ON_5S, draws="9s")
     table.discard(0, "5s")
     table.declare(1)
     table.declare(2)

@@ -6,7 +6,7 @@ from controller.rules.hand import WinType
 from controller.table.ports import Zone
 from controller.table.referee import EndNow, MoveKind, ReadsComplete, ReadsMissing
 from tests.table.scripted import Table
-from tests.table.test_referee import SHANGHAI_HANDS, moves, replays_the_same
+from tests.table.test_referee import SHANGHAI_HANDS, TWO_WIN_ON_5S, moves, replays_the_same
 from tests.table.test_referee_fouls import HANDS
 
 E, S, W, N = 0, 1, 2, 3
@@ -69,13 +69,7 @@ def test_a_pung_whose_set_is_read_only_after_the_claim_window_came_in_time() -> 
 def test_a_discard_won_on_then_laid_in_the_winners_hand_is_where_it_belongs() -> None:
     # Blood battle: West wins on East's 5-bamboo (the window closes with the tile still in the
     # river), then lays it with its hand; North draws and wins at once.
-    hands = {
-        0: "111m222m333m444m9m5s",
-        1: "46s111p222p333p99p",
-        2: "55s777s444p555p66p",
-        3: "666m777m888m99s11s",
-    }
-    table = Table("sichuan", hands, draws="9s")
+    table = Table("sichuan", TWO_WIN_ON_5S, draws="9s")
     thrown = table.discard(E, "5s")
     table.declare(W)
     table.wait(3.1)
@@ -92,13 +86,7 @@ def test_a_win_declared_while_reads_are_missing_waits_for_the_state_read_again()
     # MCU events are lost: East's throw is not read, and West declares a win on it. A
     # declaration with no discard in sight would be out of turn; the referee waits until the
     # MCU's state is read again, then sees the discard and judges the win on it.
-    hands = {
-        0: "111m222m333m444m9m5s",
-        1: "46s111p222p333p99p",
-        2: "55s777s444p555p66p",
-        3: "666m777m888m99s11s",
-    }
-    table = Table("sichuan", hands)
+    table = Table("sichuan", TWO_WIN_ON_5S)
     table.feed(ReadsMissing(since=table.t))
     thrown = table.uid(E, "5s")
     table.move([thrown], E, Zone.DISCARD, unread=[(E, Zone.HAND), (E, Zone.DISCARD)])
