@@ -193,20 +193,18 @@ class Referee:
         # its time have come.
         if self._read_since_odd() and play.reads_in((play.odd_since or play.t) + settle):
             self._reconcile(patient=True)
-        stray = play.settings.stray_s
-        odd_since, unseen_since = play.odd_since, play.unseen_since
-        if (
-            odd_since is not None
-            and play.t - odd_since >= stray
-            and play.reads_in(odd_since + stray)
-        ):
+        if self._waited_out(play.odd_since):
             self._adopt()
-        if (
-            unseen_since is not None
-            and play.t - unseen_since >= stray
-            and play.reads_in(unseen_since + stray)
-        ):
+        if self._waited_out(play.unseen_since):
             self._gone()
+
+    def _waited_out(self, since: float | None) -> bool:
+        """Out of place (or unread) since `since` for the strays time, the reads up to then in."""
+        play = self.play
+        if since is None:
+            return False
+        due = since + play.settings.stray_s
+        return play.t >= due and play.reads_in(due)
 
     def _read_since_odd(self) -> bool:
         """The zones were read again since the tags went out of place (a missed tag would
