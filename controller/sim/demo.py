@@ -61,7 +61,7 @@ class Pace:
     """The session may take this long per hand (plus one hand's worth for power-on)."""
 
 
-FAST = Pace(speed=0.0, think_s=0.0, settle_s=0.1, tick_s=0.02, stall_s=20.0, hand_budget_s=30.0)
+FAST = Pace(speed=0.0, think_s=0.0, settle_s=0.1, tick_s=0.25, stall_s=20.0, hand_budget_s=30.0)
 REAL = Pace(speed=1.0, think_s=0.8, settle_s=1.5, tick_s=0.25, stall_s=180.0, hand_budget_s=900.0)
 
 
@@ -354,8 +354,9 @@ class DemoSession:
         sim = self._hardware.simulated if self._hardware else None
         if view.phase is Phase.HAND_OVER and self._phase is not Phase.HAND_OVER and sim:
             sim.forget_pin_history()
-        self._phase = view.phase
-        self._changed.set()
+        if view.phase is not self._phase:  # what the watch decides on
+            self._phase = view.phase
+            self._changed.set()
 
     async def _watch(self, task: "asyncio.Task[None]") -> str:
         """Wait for the session's end; returns why it stopped early ('' if it played out)."""

@@ -172,7 +172,7 @@ def rights_left(incidents: Iterable[Incident], seat: int) -> Rights:
 
 def unknown_tags(uids: Iterable[int], tiles: TileMap) -> tuple[int, ...]:
     """The tags among `uids` that are not in the tile set, sorted."""
-    return tuple(sorted(uid for uid in set(uids) if tiles.kind(uid) is None))
+    return tuple(sorted(tiles.unknown(uids)))
 
 
 def unknown_tile_incident(seat: int | None, at: Instant, uids: Collection[int]) -> Incident:

@@ -38,6 +38,10 @@ class TileMap:
         """The tile kind of a tag, None if the tag is not in the tile set."""
         return self._kinds.get(uid)
 
+    def unknown(self, uids: Iterable[int]) -> set[int]:
+        """The tags among `uids` that are not in the tile set."""
+        return set(uids).difference(self._kinds)
+
     def kinds(self, uids: Iterable[int]) -> list[int]:
         """The kinds of the known tags among `uids` (unknown ones are left out)."""
         return [k for k in (self._kinds.get(uid) for uid in uids) if k is not None]

@@ -21,6 +21,8 @@ def close(play: Play, why: Close, claimant: int | None = None) -> bool:
     if window is None:
         return False
     play.window = None
+    if window.taken_by is not None:
+        play.check(window.uid)  # out of place again unless it is won on
     if why is Close.DRAW:
         play.closed = window
         play.passed = [*play.passed[1 - PASSED_KEPT :], window]

@@ -1,6 +1,7 @@
 """The referee: a pure state machine from 'deal checked' to 'hand over'. Feed it
 `handle(input, now)`; it answers with moves, incidents, wins and, at the end, the result."""
 
+from collections.abc import Iterator
 from typing import assert_never
 
 from controller.table.clocks import SeatTime
@@ -71,9 +72,44 @@ class Referee:
 
     @property
     def next_deadline(self) -> float | None:
-        """The first instant (monotonic) at which a clock falls due (None: none)."""
-        clocks = self.play.clocks
-        return None if clocks is None or self.play.over else clocks.next_deadline()
+        """The first instant (monotonic) after the last input at which a clock or a wait
+        falls due: the claim window's time, a declaration's or out-of-place tags' settle
+        time, the next read again (None: none). A decision that also waits for missing reads
+        is taken at a later input or tick."""
+        play = self.play
+        if play.over:
+            return None
+        dues = [d for d in self._waits() if d > play.t]
+        clocks = play.clocks
+        deadline = None if clocks is None else clocks.next_deadline()
+        if deadline is not None:
+            dues.append(deadline)
+        return min(dues, default=None)
+
+    def _waits(self) -> Iterator[float]:
+        play = self.play
+        settings = play.settings
+        if play.window is not None:
+            yield play.window.opened + settings.window_s
+        for at in play.early.values():
+            yield at.monotonic + settings.settle_s
+            yield at.monotonic + 2 * settings.settle_s
+        for at in play.self_declared.values():
+            yield at.monotonic + settings.settle_s
+            yield at.monotonic + settings.stray_s
+        for since in (play.odd_since, play.unseen_since):
+            if since is not None:
+                yield since + settings.settle_s
+                yield since + settings.stray_s / 2
+                yield since + settings.stray_s
+        if play.read_at is not None:
+            yield self._next_read(play.read_at)
+
+    def _next_read(self, last: float) -> float:
+        """When to read the zones again for the same wait (the last read or its start at `last`)."""
+        play = self.play
+        factor: int = min(2 ** max(0, play.reads - 2), READ_BACKOFF)
+        return last + play.settings.settle_s * factor
 
     def seat_time(self, place: int, now: float) -> SeatTime | None:
         """A seat's clock for the live status (None before the first input)."""
@@ -183,8 +219,7 @@ class Referee:
         settle = play.settings.settle_s
         if play.read_at is None:
             play.reads = 0
-        last = since if play.read_at is None else play.read_at
-        if play.t - last >= settle * min(2 ** max(0, play.reads - 2), READ_BACKOFF):
+        if play.t >= self._next_read(since if play.read_at is None else play.read_at):
             play.read_at = play.t
             play.reads += 1
             play.asked.append(play.t)

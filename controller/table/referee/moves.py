@@ -20,8 +20,8 @@ def explain(play: Play, patient: bool = False) -> bool:
     """Find and apply one move; False when the tags out of place show none (yet). Moves out
     of turn are looked for only when `patient` (the tags stayed out of place a while: a
     missed read would have been read again by then)."""
-    if play.over:
-        return False
+    if play.over or not play.odd:
+        return False  # every move shows as tags out of place
     before = len(play.moves)
     found = (
         _claim(play)
@@ -55,6 +55,7 @@ def _claim(play: Play) -> bool:
     place, zone = seen
     if zone is Zone.HAND:
         window.taken_by = place
+        play.check(window.uid)
         kind = MoveKind.ROB_KONG if window.robbing else MoveKind.TAKE_FOR_WIN
         play.record(Move(play.now, place, kind, tuple(play.kinds([window.uid])), window.source))
         return True
@@ -191,10 +192,11 @@ def _turn(play: Play, patient: bool) -> bool:
         return False
     if play.need is not Need.DISCARD:
         return _draw(play, place, patient)
+    moved = _moved_to_meld(play, place)  # each look below leaves it as it is when it fails
     return (
-        _flower(play, place)
-        or _concealed_kong(play, place)
-        or _added_kong(play, place)
+        _flower(play, place, moved)
+        or _concealed_kong(play, place, moved)
+        or _added_kong(play, place, moved)
         or _discard(play, place, patient)
     )
 
@@ -397,8 +399,8 @@ def _moved_to_meld(play: Play, place: int) -> list[int]:
     return [u for u in play.odd_at(place, Zone.MELD) if play.where.get(u) == (place, Zone.HAND)]
 
 
-def _flower(play: Play, place: int) -> bool:
-    flowers = [u for u in _moved_to_meld(play, place) if is_flower(play.tiles.kind(u) or 0)]
+def _flower(play: Play, place: int, moved: list[int]) -> bool:
+    flowers = [u for u in moved if is_flower(play.tiles.kind(u) or 0)]
     if not flowers:
         return False
     uid = flowers[0]
@@ -413,8 +415,7 @@ def _flower(play: Play, place: int) -> bool:
     return True
 
 
-def _concealed_kong(play: Play, place: int) -> bool:
-    moved = _moved_to_meld(play, place)
+def _concealed_kong(play: Play, place: int, moved: list[int]) -> bool:
     for kind in sorted(set(play.kinds(moved))):
         four = [u for u in moved if play.tiles.kind(u) == kind]
         if len(four) == 4:
@@ -430,9 +431,9 @@ def _concealed_kong(play: Play, place: int) -> bool:
     return False
 
 
-def _added_kong(play: Play, place: int) -> bool:
+def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
     seat = play.seats[place]
-    for uid in _moved_to_meld(play, place):
+    for uid in moved:
         kind = play.tiles.kind(uid)
         pung = seat.pung_of(kind, play.tiles) if kind is not None else None
         if pung is None or kind is None:

@@ -248,9 +248,12 @@ class Play:
 
     def _revealed(self, uid: int, want: Place | None, got: Place | None) -> bool:
         """A winner who left the hand may lay its tiles out as it likes, the discard it won on
-        among them."""
+        among them; a discard taken to win on lies in the taker's hand until it is judged."""
         if got is not None and self.won_on.get(uid) == got[0]:
             return True
+        window = self.window
+        if window is not None and window.uid == uid and window.taken_by is not None:
+            return got == (window.taken_by, Zone.HAND)
         return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
 
     def forget(self, uid: int) -> None:
@@ -266,6 +269,10 @@ class Play:
             for record in seat.melds:
                 if uid in record.uids:
                     record.uids.remove(uid)
+
+    def check(self, uid: int) -> None:
+        """Look again at one tag (what play wants of it changed without a move)."""
+        self._check(uid)
 
     def recheck(self, place: int) -> None:
         """Look again at every tag of a seat (it just left the hand)."""
