@@ -417,8 +417,14 @@ class Link:
         return random.uniform(ceiling / 2, ceiling)
 
     async def _heartbeat(self) -> None:
+        """A heartbeat every interval; a fifth of it after one still unanswered then: a few
+        frames lost on a noisy line must not look like silence to either end."""
+        interval = self.settings.heartbeat_interval
+        probe = interval / PROBES_PER_INTERVAL
         while True:
-            await asyncio.sleep(self._heartbeat_delay())
+            await asyncio.sleep(probe)
+            if self._heartbeat_answered:
+                await asyncio.sleep(interval - probe)
             if self._state is not State.UP:
                 continue
             silent = self._now() - self._last_rx
@@ -427,12 +433,6 @@ class Link:
                 continue
             self._heartbeat_answered = False
             self._write(self._session.unsequenced(Heartbeat.TYPE, _UNSEQUENCED))
-
-    def _heartbeat_delay(self) -> float:
-        """The heartbeat interval, or a fifth of it while the last heartbeat is unanswered: a
-        few frames lost on a noisy line must not look like silence to either end."""
-        interval = self.settings.heartbeat_interval
-        return interval if self._heartbeat_answered else interval / PROBES_PER_INTERVAL
 
     # ---- sending ---------------------------------------------------------------------------
 
