@@ -75,6 +75,7 @@ class RepeatSpec:
     item: struct.Struct
     record: type | None
     fields: tuple[FieldSpec, ...]
+    converters: tuple[Callable[[int], Any] | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,8 @@ def _repeat(name: str, item: Any) -> RepeatSpec:
         if nested is not None:
             raise TypeError(f"record {item.__name__} cannot hold a repeated field")
         codes = "".join(spec.code for spec in scalars)
-        return RepeatSpec(name, struct.Struct("<" + codes), item, scalars)
+        converters = tuple(_converter(spec.kind) for spec in scalars)
+        return RepeatSpec(name, struct.Struct("<" + codes), item, scalars, converters)
     scalar = _scalar(name, item)
     return RepeatSpec(name, struct.Struct("<" + scalar.code), None, (scalar,))
 
@@ -204,7 +206,23 @@ def _converter(kind: type) -> Callable[[int], Any] | None:
         return None
     if kind is bool:
         return _strict_bool
+    if issubclass(kind, IntEnum):
+        return _member_of(kind)
     return kind
+
+
+def _member_of(kind: type[IntEnum]) -> Callable[[int], Any]:
+    """The enum member of a raw value (ValueError for none), by one dict lookup: the enum's
+    own call is slow, and every zone inventory carries one."""
+    members = {int(member): member for member in kind}
+
+    def member(value: int) -> IntEnum:
+        found = members.get(value)
+        if found is None:
+            raise ValueError(f"{value} is not a valid {kind.__name__}")
+        return found
+
+    return member
 
 
 def _strict_bool(value: int) -> bool:
@@ -285,7 +303,7 @@ def _unpack_items(name: str, repeat: RepeatSpec, data: bytes) -> tuple[Any, ...]
         raise MessageError(f"{name}: {len(data)} bytes is not a whole number of items")
     if repeat.record is None:
         return struct.unpack(f"<{count}{repeat.item.format[1:]}", data)
-    converters = tuple(_converter(spec.kind) for spec in repeat.fields)
+    converters = repeat.converters
     record = repeat.record
     try:
         return tuple(record(*_convert(converters, raw)) for raw in repeat.item.iter_unpack(data))

@@ -4,8 +4,8 @@ Pure code: bytes in, frames (or typed errors as values) out. Nothing here reads 
 """
 
 import struct
-from dataclasses import dataclass
 from enum import IntFlag
+from typing import NamedTuple
 
 from firmware_bridge.cobs import cobs_decode, cobs_encode
 from firmware_bridge.crc import crc16
@@ -39,9 +39,9 @@ class Flag(IntFlag):
     """MCU -> host: the MCU has no session (it restarted): identify again."""
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One decoded frame: header fields and the raw payload."""
+class Frame(NamedTuple):
+    """One decoded frame: header fields and the raw payload (a named tuple: a busy line
+    makes and reads thousands a second)."""
 
     type: int
     payload: bytes = b""

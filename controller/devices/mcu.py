@@ -151,21 +151,25 @@ class LinkMcu:
 
     async def run(self) -> None:
         """Connect (in the background, reconnecting) and pass events on until cancelled."""
-        subscription = self.link.subscribe()
+        stop_listening = self.link.listen(self._on_item)
         try:
             await self.link.start(wait=False)
-            async for item in subscription:
-                if isinstance(item, Connected) and not item.reconnected:
-                    self._status_task = asyncio.create_task(self._read_status())
-                event = translate(item)
-                if event is not None:
-                    self._publish(event)
+            await asyncio.Event().wait()
         finally:
-            subscription.close()
+            stop_listening()
             if self._status_task is not None:
                 self._status_task.cancel()
             await self._stop_motors()
             await self.link.close()
+
+    def _on_item(self, item: Item) -> None:
+        """Each MCU event and link notice as it comes off the line (no queue in between: the
+        handlers only take note)."""
+        if isinstance(item, Connected) and not item.reconnected:
+            self._status_task = asyncio.create_task(self._read_status())
+        event = translate(item)
+        if event is not None:
+            self._publish(event)
 
     async def _read_status(self) -> None:
         """At the first handshake, the status (the hand cycle counts dice rolls from it)."""

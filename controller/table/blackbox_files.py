@@ -15,6 +15,9 @@ from typing import BinaryIO
 
 log = logging.getLogger(__name__)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+PRUNE_EVERY_S = 3600.0
+"""Old boxes are looked for at a new hand, at most this often (a directory of a month's
+hands is not read at every hand)."""
 MAX_FILE = 32 * 1024 * 1024
 """Largest black box sent for a dispute (one hand's inputs are far below this)."""
 
@@ -31,6 +34,7 @@ class BlackBoxFiles:
         self.keep_s = keep_days * 86_400.0
         self.failures = 0
         self._current = ""
+        self._pruned_at: float | None = None
         self._file: BinaryIO | None = None
         """The current hand's file, open for appending (buffered until `flush`), so that a
         line costs no system call of its own and the file is not opened per line."""
@@ -59,14 +63,16 @@ class BlackBoxFiles:
         return packed
 
     def write(self, name: str, line: bytes, wall_time: float) -> None:
-        """Append one line (a new hand first prunes boxes older than the kept days); it
-        reaches the operating system at the next `flush`."""
+        """Append one line (a new hand first prunes boxes older than the kept days, at most
+        hourly); it reaches the operating system at the next `flush`."""
         try:
             if name != self._current:
                 self.close()
                 self._current = name
                 self.directory.mkdir(parents=True, exist_ok=True)
-                self.prune(wall_time)
+                if self._pruned_at is None or wall_time - self._pruned_at >= PRUNE_EVERY_S:
+                    self._pruned_at = wall_time
+                    self.prune(wall_time)
             if self._file is None:
                 self._file = self.path(name).open("ab")
             self._file.write(line + b"\n")

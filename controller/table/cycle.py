@@ -67,6 +67,13 @@ class HandCycle(CycleState):
                 self.on_time()
             case ZoneRead() | WallTilePlaced():  # the commonest, sent on at once
                 self._hardware(event)
+            case ev.ZoneReads(reads):
+                for read in reads:
+                    play.on_zone(self, read)
+                self.on_time()
+            case ev.WallTilesPlaced(tiles):
+                for tile in tiles:
+                    building.on_wall_tile(self, tile)
             case ev.StartSession():
                 self.start_session(event)
             case ev.EndSession():

@@ -3,13 +3,28 @@
 from dataclasses import dataclass
 
 from controller.rules import Ruleset
-from controller.table.ports import McuCommand, McuEvent, PanelEvent
+from controller.table.ports import McuCommand, McuEvent, PanelEvent, WallTilePlaced, ZoneRead
 from controller.table.session import SessionPlan
 
 
 @dataclass(frozen=True)
 class Tick:
     """Time passed (timeouts, settling zones); the instant comes with every input."""
+
+
+@dataclass(frozen=True)
+class ZoneReads:
+    """Zone reads that came one after the other with nothing between them (a discard reads
+    in two zones): the referee sees them at once, as one look at the table."""
+
+    reads: tuple[ZoneRead, ...]
+
+
+@dataclass(frozen=True)
+class WallTilesPlaced:
+    """Wall tiles the stacking head placed one after the other with nothing between them."""
+
+    tiles: tuple[WallTilePlaced, ...]
 
 
 @dataclass(frozen=True)
@@ -96,4 +111,4 @@ class SetupFailed:
 
 Command = StartSession | EndSession | PauseSession | ResumeSession | Acknowledge | EndHand
 Echo = CommandFailed | HandRecorded | RecordFailed | ServiceFailed | SetupFailed
-Input = McuEvent | PanelEvent | Tick | Command | Echo
+Input = McuEvent | PanelEvent | ZoneReads | WallTilesPlaced | Tick | Command | Echo

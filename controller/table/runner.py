@@ -6,14 +6,14 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, cast
 
 from controller.clock import Clock
 from controller.errors import TableError
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.cycle import HandCycle, TableView
-from controller.table.ports import Mcu, McuCommandFailed, Panel
+from controller.table.ports import Mcu, McuCommandFailed, Panel, WallTilePlaced, ZoneRead
 from controller.table.records import FinishedHand, HandStart, IncidentRecord, Instant
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,7 @@ class TableRunner:
             group.create_task(self._ticks(tick_s), name="table-ticks")
             while True:
                 while inbox:
-                    self._process(inbox.popleft())
+                    self._process(_together(inbox))
                 self._waiting = loop.create_future()
                 try:
                     await self._waiting
@@ -203,7 +203,8 @@ class TableRunner:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # driven by hand (a test ticks it): nothing to schedule
             return
-        delay = max(0.0, monotonic - self.clock.monotonic())
+        # A microsecond late, so that the tick finds the instant passed whatever the rounding.
+        delay = max(0.0, monotonic - self.clock.monotonic()) + 1e-6
         self._wake = loop.call_later(delay, self.submit, ev.Tick())
 
     def _record(self, hand: FinishedHand) -> None:
@@ -242,3 +243,17 @@ class TableRunner:
                 await self.mcu.roll_dice(max_s)
             case fx.StopAll():
                 await self.mcu.stop_all()
+
+
+def _together(inbox: deque[ev.Input]) -> ev.Input:
+    """The next input; zone reads (or wall tiles) queued one after the other come as one."""
+    first = inbox.popleft()
+    kind = type(first)
+    if kind not in (ZoneRead, WallTilePlaced) or not inbox or type(inbox[0]) is not kind:
+        return first
+    same = [first]
+    while inbox and type(inbox[0]) is kind:
+        same.append(inbox.popleft())
+    if kind is ZoneRead:
+        return ev.ZoneReads(tuple(cast(list[ZoneRead], same)))
+    return ev.WallTilesPlaced(tuple(cast(list[WallTilePlaced], same)))

@@ -12,7 +12,7 @@ Re-record the traces after a protocol change: `.venv/bin/python -m tests.firmwar
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_bridge.events import Resynced
@@ -128,7 +128,7 @@ class ReplayPort:
         expected = self.steps[self.position]
         # The ack byte says how many events the host had seen when it wrote; an event and a
         # write racing each other may order differently than when recorded.
-        if replace(_frame(expected.data), ack=0) != replace(_frame(data), ack=0):
+        if _frame(expected.data)._replace(ack=0) != _frame(data)._replace(ack=0):
             self.mismatches.append(
                 f"step {self.position}: wrote {_frame(data).describe()}, "
                 f"recorded {_frame(expected.data).describe()}"

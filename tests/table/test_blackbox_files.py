@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.table.blackbox_files import BlackBoxFiles
+from controller.table.blackbox_files import PRUNE_EVERY_S, BlackBoxFiles
 
 DAY = 86_400.0
 
@@ -19,9 +19,11 @@ def test_each_hand_gets_its_own_file_and_old_boxes_are_pruned(tmp_path: Path) ->
     boxes.flush()  # the runner flushes at every tick
     assert old.read_bytes() == b'{"a":1}\n{"b":2}\n'
     os.utime(old, (7 * DAY, 7 * DAY))
-    boxes.write("s-1-hand-2", b"{}", wall_time=10 * DAY)
+    boxes.write("s-1-hand-2", b"{}", wall_time=10 * DAY + 60)
+    assert old.exists(), "old boxes are looked for at most hourly"
+    boxes.write("s-1-hand-3", b"{}", wall_time=10 * DAY + PRUNE_EVERY_S)
     assert not old.exists(), "three days old, two kept"
-    assert boxes.path("s-1-hand-2").exists()
+    assert boxes.path("s-1-hand-3").exists()
     assert boxes.path("../../etc/x").parent == tmp_path / "blackbox", "names cannot climb out"
     boxes.close()
 
