@@ -12,7 +12,7 @@ from functools import cache
 
 from controller.rules import Claim, Meld, RulesError, Ruleset, Seat, Win, WinType
 from controller.rules.shapes import Form, count_tiles, is_win
-from controller.rules.tiles import is_flower, is_suited, suit
+from controller.rules.tiles import FLOWER_BASE, KINDS, is_suited, suit
 
 _KEEP_BY_COUNT = {1: 0, 2: 4, 3: 8, 4: 8}
 
@@ -24,37 +24,46 @@ def _suits(kinds: frozenset[int]) -> tuple[int, ...]:
 
 
 def choose_discard(hand: Sequence[int], ruleset: Ruleset) -> int:
-    """The tile kind to throw away from `hand` (flowers are never in it)."""
-    counts = Counter(hand)
-    held = Counter(suit(k) for k in hand if is_suited(k))
+    """The tile kind to throw away from `hand` (flowers are never in it): the one worth least
+    (pairs and sets kept, neighbours kept, the ruleset's unwanted suit first), the highest
+    kind of those worth the same."""
+    counts = [0] * KINDS
+    for kind in hand:
+        counts[kind] += 1
     suits = _suits(ruleset.tiles.kinds)
+    held = [sum(counts[s * 9 : s * 9 + 9]) for s in range(3)]
     weakest = min(suits, key=lambda s: (held[s], s))
     strongest = max(suits, key=lambda s: (held[s], -s))
-
-    def worth(kind: int) -> int:
-        value = _KEEP_BY_COUNT[min(counts[kind], 4)]
-        if is_suited(kind):
-            value += sum(
-                (3 if abs(step) == 1 else 1)
-                for step in (-2, -1, 1, 2)
-                if suit(kind + step) == suit(kind) and 0 <= kind + step < 27 and counts[kind + step]
+    sichuan, shanghai = ruleset.name == "sichuan", ruleset.name == "shanghai"
+    best: tuple[int, int] | None = None
+    for kind in set(hand):
+        count = counts[kind]
+        value = _KEEP_BY_COUNT[min(count, 4)]
+        if kind < 27:  # suited: neighbours in the same suit count
+            rank = kind % 9
+            value += (
+                (rank >= 2 and counts[kind - 2] > 0)
+                + 3 * (rank >= 1 and counts[kind - 1] > 0)
+                + 3 * (rank <= 7 and counts[kind + 1] > 0)
+                + (rank <= 6 and counts[kind + 2] > 0)
             )
-            if ruleset.name == "sichuan" and suit(kind) == weakest:
+            if sichuan and kind // 9 == weakest:
                 value -= 10
-            if ruleset.name == "shanghai" and suit(kind) != strongest:
+            if shanghai and kind // 9 != strongest:
                 value -= 6
-        elif counts[kind] == 1:
+        elif count == 1:
             value -= 1
-        return value
-
-    return min(counts, key=lambda kind: (worth(kind), -kind))  # keys are unique: no sort
+        if best is None or (value, -kind) < best:
+            best = (value, -kind)
+    assert best is not None, "a hand to throw from"
+    return -best[1]
 
 
 def may_win(ruleset: Ruleset, concealed: Sequence[int]) -> bool:
     """Whether these concealed tiles can make a win at all (no flowers among them, a winning
     shape): `wins` says no to every hand this says no to, at a fraction of the cost."""
-    if any(is_flower(k) for k in concealed):
-        return False
+    if max(concealed, default=0) >= FLOWER_BASE:
+        return False  # a flower among them (flowers are the highest kinds)
     return Form.SPECIAL in ruleset.forms or is_win(
         count_tiles(concealed), ruleset.forms, ruleset.four_in_pairs
     )
@@ -118,15 +127,15 @@ def claim_on(
     from two loose neighbours (where `may_chow`)."""
     if not _wanted(tile, hand, ruleset):
         return None
-    counts = Counter(hand)
-    if may_kong and ruleset.claims.kong and counts[tile] == 3:
+    held = hand.count(tile)
+    if may_kong and ruleset.claims.kong and held == 3:
         return Claim.KONG, (tile,) * 3
-    if ruleset.claims.pung and counts[tile] >= 2:
+    if ruleset.claims.pung and held >= 2:
         return Claim.PUNG, (tile,) * 2
     if not (may_chow and ruleset.claims.chow and is_suited(tile)):
         return None
     for low, high in ((tile - 2, tile - 1), (tile - 1, tile + 1), (tile + 1, tile + 2)):
-        if all(0 <= k < 27 and suit(k) == suit(tile) and counts[k] == 1 for k in (low, high)):
+        if all(0 <= k < 27 and suit(k) == suit(tile) and hand.count(k) == 1 for k in (low, high)):
             return Claim.CHOW, (low, high)
     return None
 
@@ -135,8 +144,9 @@ def concealed_kong(ruleset: Ruleset, hand: Sequence[int]) -> int | None:
     """A kind held four times in the hand that the player declares as a concealed kong."""
     if not ruleset.claims.kong:
         return None
-    counts = Counter(hand)
-    return next((k for k in sorted(counts) if counts[k] == 4 and _wanted(k, hand, ruleset)), None)
+    return next(
+        (k for k in sorted(set(hand)) if hand.count(k) == 4 and _wanted(k, hand, ruleset)), None
+    )
 
 
 def added_kong(ruleset: Ruleset, hand: Sequence[int], pungs: Sequence[int]) -> int | None:

@@ -137,7 +137,8 @@ class Machine:
         await self._pause(seconds)
 
     async def _pause(self, seconds: float) -> None:
-        await asyncio.sleep(seconds * self.speed if self.speed > 0 else 0)
+        if self.speed > 0:  # an instant machine (0) takes no time: a build comes as one burst
+            await asyncio.sleep(seconds * self.speed)
 
     async def build(self, budget: Budget, kind: TileSetKind, layout: WallLayout) -> None:
         """Shuffle the next set and stack the four walls, streaming each tile placed."""

@@ -74,7 +74,7 @@ async def test_a_duplicated_tag_is_named_and_the_wall_never_rises(
 async def test_the_emergency_stop_mid_build_stops_every_motor_and_holds(
     tmp_path: Path, pins: MockFactory
 ) -> None:
-    async with Rig(tmp_path, hands=1) as rig:
+    async with Rig(tmp_path, hands=1, speed=0.001) as rig:  # a build that takes time
         placed = 0
 
         def press_mid_build(event: McuEvent) -> None:
@@ -132,14 +132,17 @@ async def test_an_mcu_reset_mid_hand_is_an_incident_and_the_hand_goes_on(
 async def test_an_mcu_reset_mid_build_is_a_fault_and_the_build_is_redone(
     tmp_path: Path, pins: MockFactory
 ) -> None:
-    async with Rig(tmp_path, hands=1) as rig:
+    # The build must take some time for the MCU to be in the middle of it (an instant
+    # machine places every tile before the daemon hears the first).
+    async with Rig(tmp_path, hands=1, speed=0.001) as rig:
         placed = 0
 
         def reset_mid_build(event: McuEvent) -> None:
             nonlocal placed
-            placed += isinstance(event, WallTilePlaced)
-            if placed == 50:
-                rig.sim.table.reset_mcu(ResetCause.BROWNOUT)
+            if isinstance(event, WallTilePlaced):
+                placed += 1
+                if placed == 50:  # once: the rebuild places tiles again
+                    rig.sim.table.reset_mcu(ResetCause.BROWNOUT)
 
         rig.app.mcu.subscribe(reset_mid_build)
         view = await rig.until_phase(Phase.FAULT)
