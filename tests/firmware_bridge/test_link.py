@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 
+from controller.sim.virtual_time import run_virtual
 from firmware_bridge.errors import CommandRejected, CommandTimeout, LinkDown
 from firmware_bridge.events import (
     Connected,
@@ -310,3 +311,17 @@ async def walls_up(link: Link, events: Subscription) -> None:
     await events.next(MotionDone, within=2)
     await link.request(RaiseWalls(10_000))
     await events.next(MotionDone, within=2)
+
+
+def test_the_heartbeat_goes_once_an_interval_while_it_is_answered() -> None:
+    # The protocol: a heartbeat every 500 ms (a fifth of that only while one is unanswered).
+    # Ten seconds of an idle, healthy link on virtual time: twenty heartbeats, not a hundred.
+    async def idle_link() -> int:
+        table = SimulatedTable(seed=7, speed=0, inventory_period=None)
+        async with table, Link(table.memory_opener(), FAST) as link:
+            before = link.stats().frames_sent
+            await asyncio.sleep(10.0)
+            return link.stats().frames_sent - before
+
+    assert FAST.heartbeat_interval == 0.5
+    assert 19 <= run_virtual(idle_link) <= 21

@@ -5,8 +5,9 @@ order they were made, with no incident nobody caused."""
 from controller.rules.hand import WinType
 from controller.table.ports import Zone
 from controller.table.referee import EndNow, MoveKind, ReadsComplete, ReadsMissing
+from controller.table.referee.events import Elapsed, ReadAgain
 from tests.table.scripted import Table
-from tests.table.test_referee import SHANGHAI_HANDS, TWO_WIN_ON_5S, moves, replays_the_same
+from tests.table.test_referee import SHANGHAI_HANDS, TWO_WIN_ON_5S, ZJ_E, moves, replays_the_same
 from tests.table.test_referee_fouls import HANDS
 
 E, S, W, N = 0, 1, 2, 3
@@ -129,3 +130,26 @@ def test_a_decision_waits_for_missing_reads_at_most_the_strays_time() -> None:
 def open_window(table: Table) -> bool:
     """A claim window is open."""
     return table.referee.play.window is not None
+
+
+def test_a_discard_taken_to_win_on_waits_out_the_window_where_it_lies_unasked() -> None:
+    # South takes East's 5-character into its hand and declares. The window runs its time (a
+    # seat nearer in turn might still declare); the tile is where a win on it puts it, so the
+    # zones are not read again meanwhile, and the referee's next deadline is the window's end.
+    hands = {0: ZJ_E, 1: "46m111p222p333p99p", 2: "2233s4466s6m2345z", 3: "55m777p888s999s11z"}
+    table = Table("zung-jung", hands)
+    table.discard(E, "5m")
+    window = table.referee.play.window
+    assert window is not None
+    table.take_discard(S, of=E)
+    table.declare(S)
+    due = window.opened + table.referee.play.settings.window_s
+    assert table.referee.next_deadline == due
+    while table.t + 0.1 < due:
+        table.wait(0.1)
+    assert not [o for o in table.out if isinstance(o, ReadAgain)]
+    assert table.referee.play.wins == []
+    table.t = due
+    table.feed(Elapsed())
+    assert [(w.place, w.discarder) for w in table.referee.play.wins] == [(S, E)]
+    assert table.incidents() == []
