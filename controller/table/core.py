@@ -299,8 +299,10 @@ class CycleState:
         if place != self.turn:  # the seat's clock only matters for a seat lit anew
             clock = referee.seat_time(place, self.t) if place is not None else None
             self.show_turn(place, clock is not None and clock.overtime)
-        deadline = referee.next_deadline
-        if deadline is not None and deadline != self.wake_at:
+        # A wake-up still to come that is not later than the deadline stands: at that tick
+        # the next one is asked for.
+        deadline, wake = referee.next_deadline, self.wake_at
+        if deadline is not None and (wake is None or wake <= self.t or deadline < wake):
             self.wake_at = deadline
             self.emit(fx.WakeAt(deadline))
 

@@ -174,13 +174,17 @@ class TableModel:
 
     def move(self, uid: int, seat: int, zone: Zone) -> Tile:
         """Move the tile answering `uid` from whichever zone holds it to `seat`'s `zone`."""
-        for (from_seat, from_zone), tiles in self.zones.items():
+        tile, source = self._take(uid)
+        self._changed(*source)
+        self.place(tile, seat, zone)
+        return tile
+
+    def _take(self, uid: int) -> tuple[Tile, tuple[int, Zone]]:
+        for key, tiles in self.zones.items():
             for tile in tiles:
                 if tile.uid == uid:
                     tiles.remove(tile)
-                    self._changed(from_seat, from_zone)
-                    self.place(tile, seat, zone)
-                    return tile
+                    return tile, key
         raise TableStateError(f"no tile with UID {uid:016X} in any zone")
 
     def discard(self, seat: int, uid: int) -> Tile:
@@ -188,8 +192,19 @@ class TableModel:
         return self.move(uid, seat, Zone.DISCARD)
 
     def meld(self, seat: int, uids: list[int]) -> list[Tile]:
-        """A player exposes tiles (from their hand, or claimed from a river) as a meld."""
-        return [self.move(uid, seat, Zone.MELD) for uid in uids]
+        """A player exposes tiles (from their hand, or claimed from a river) as a meld: the
+        zones they left and the meld zone are read once the set lies there."""
+        moved: list[Tile] = []
+        changed: dict[tuple[int, Zone], None] = {}
+        for uid in uids:
+            tile, source = self._take(uid)
+            moved.append(tile)
+            changed[source] = None
+            self.zones[(seat, Zone.MELD)].append(tile)
+        changed[(seat, Zone.MELD)] = None
+        for key in changed:
+            self._changed(*key)
+        return moved
 
     def zone_tiles(self, seat: int, zone: Zone) -> list[Tile]:
         """The tiles lying in one zone."""

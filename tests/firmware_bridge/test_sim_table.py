@@ -218,3 +218,18 @@ async def test_rfid_misses_and_dead_antennas_show_in_the_inventories() -> None:
         await link.request(SelfTest(Component.ZONE_READERS, 5000))
         result = await events.next(SelfTestResult, within=2)
         assert result == SelfTestResult(Component.ZONE_READERS, False, dead)
+
+
+def test_a_meld_is_read_once_in_each_zone_it_touches() -> None:
+    # West pungs East's discard: the discard leaves East's river, two tiles leave West's hand,
+    # and the MELD antenna reads the set once it lies there (not once per tile).
+    model = TableModel(seed=1)
+    tiles = model.sets["A"][:3]
+    model.place(tiles[0], 0, Zone.DISCARD)
+    model.place(tiles[1], 2, Zone.HAND)
+    model.place(tiles[2], 2, Zone.HAND)
+    read: list[tuple[int, Zone]] = []
+    model.listeners.append(lambda seat, zone: read.append((seat, zone)))
+    model.meld(2, [t.uid for t in tiles])
+    assert read == [(0, Zone.DISCARD), (2, Zone.HAND), (2, Zone.MELD)]
+    assert model.zone_tiles(2, Zone.MELD) == tiles

@@ -350,7 +350,7 @@ def _thrown(play: Play, place: int) -> list[int]:
     """The seat's concealed tags that lie in its own river: thrown, no move explains them yet."""
     seat = play.seats[place]
     return [
-        u for u in sorted(seat.concealed) if u in play.odd and play.at(u) == (place, Zone.DISCARD)
+        u for u in sorted(play.odd) if u in seat.concealed and play.at(u) == (place, Zone.DISCARD)
     ]
 
 
@@ -458,7 +458,7 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
 
 def _discard(play: Play, place: int, patient: bool) -> bool:
     seat = play.seats[place]
-    gone = [u for u in sorted(seat.concealed) if u in play.odd and play.at(u) is not None]
+    gone = [u for u in sorted(play.odd) if u in seat.concealed and play.at(u) is not None]
     gone = [u for u in gone if play.at(u) not in ((place, Zone.HAND), (place, Zone.MELD))]
     if not gone:
         return False
