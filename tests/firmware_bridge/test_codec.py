@@ -8,7 +8,14 @@ from firmware_bridge.cobs import cobs_decode, cobs_encode
 from firmware_bridge.crc import crc16
 from firmware_bridge.errors import BridgeError, CrcError, FrameError, MessageError
 from firmware_bridge.fields import decode_payload
-from firmware_bridge.frame import MAX_ENCODED, MAX_PAYLOAD, Frame, FrameDecoder, encode_frame
+from firmware_bridge.frame import (
+    MAX_ENCODED,
+    MAX_PAYLOAD,
+    PROTOCOL_VERSION,
+    Frame,
+    FrameDecoder,
+    encode_frame,
+)
 
 frames = st.builds(
     Frame,
@@ -26,6 +33,7 @@ small_frames = st.builds(
     seq=st.integers(0, 255),
     ack=st.integers(0, 255),
     flags=st.integers(0, 63),
+    version=st.just(PROTOCOL_VERSION),
 )
 
 
