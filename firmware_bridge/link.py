@@ -15,7 +15,7 @@ import random
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, IntEnum
 from typing import Any, cast
 
 from firmware_bridge.bounds import out_of_bounds
@@ -609,7 +609,7 @@ class Link:
         part = part_told(event)
         if part is not None:
             self._newest[part] = self._events
-            if part[0] == "wall":
+            if part[0] is PartKind.WALL:
                 self._wall_changes += 1
         self._publish(event)
 
@@ -763,8 +763,15 @@ class Link:
         return (loop if loop is not None else asyncio.get_running_loop()).time()
 
 
-Part = tuple[str, int, int] | None
-"""A part of the MCU's state: one zone ("zone", seat, zone), one wall side ("wall", side, 0);
+class PartKind(IntEnum):
+    """What a part of the MCU's state is (an int, so that parts hash fast as dict keys)."""
+
+    ZONE = 0
+    WALL = 1
+
+
+Part = tuple[PartKind, int, int] | None
+"""A part of the MCU's state: one zone (ZONE, seat, zone), one wall side (WALL, side, 0);
 None: the whole status (any event may change it)."""
 
 
@@ -772,9 +779,9 @@ def part_read(command: Command[Any]) -> Part:
     """The part of the MCU's state a command reads."""
     match command:
         case QueryZone(seat, zone):
-            return ("zone", seat, zone)
+            return (PartKind.ZONE, seat, zone)
         case QueryWall(side, _, _):
-            return ("wall", side, 0)
+            return (PartKind.WALL, side, 0)
     return None
 
 
@@ -782,9 +789,9 @@ def part_told(event: Message) -> Part:
     """The part of the MCU's state an event tells of."""
     match event:
         case ZoneInventory(seat, zone, _):
-            return ("zone", seat, zone)
+            return (PartKind.ZONE, seat, zone)
         case WallTile(side, _, _, _) | WallBuilt(side, _):
-            return ("wall", side, 0)
+            return (PartKind.WALL, side, 0)
     return None
 
 
