@@ -179,7 +179,7 @@ class TableModel:
         self.place(tile, seat, zone)
         return tile
 
-    def _take(self, uid: int) -> tuple[Tile, tuple[int, Zone]]:
+    def _take(self, uid: int) -> tuple[Tile, ZoneKey]:
         for key, tiles in self.zones.items():
             for tile in tiles:
                 if tile.uid == uid:
@@ -195,7 +195,7 @@ class TableModel:
         """A player exposes tiles (from their hand, or claimed from a river) as a meld: the
         zones they left and the meld zone are read once the set lies there."""
         moved: list[Tile] = []
-        changed: dict[tuple[int, Zone], None] = {}
+        changed: dict[ZoneKey, None] = {}
         for uid in uids:
             tile, source = self._take(uid)
             moved.append(tile)

@@ -89,8 +89,9 @@ class Referee:
     def _waits(self) -> Iterator[float]:
         play = self.play
         settings = play.settings
-        if play.window is not None:
-            yield play.window.opened + settings.window_s
+        window_due = play.window_due()
+        if window_due is not None:
+            yield window_due
         for at in play.early.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + 2 * settings.settle_s
@@ -194,7 +195,7 @@ class Referee:
             and not window.refused
             and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
         )
-        due = None if window is None else window.opened + play.settings.window_s
+        due = play.window_due()
         if due is not None and play.t >= due and not taking and play.reads_in(due):
             claims.close(play, Close.TIME)
             self._reconcile()

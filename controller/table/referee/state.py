@@ -202,6 +202,11 @@ class Play:
         """The monotonic time of the input being handled."""
         return self.now.monotonic
 
+    def window_due(self) -> float | None:
+        """When the open claim window's time is up (None: no window is open)."""
+        window = self.window
+        return None if window is None else window.opened + self.settings.window_s
+
     def reads_in(self, due: float) -> bool:
         """Every read up to `due` has come, so a decision due then may be taken; or it waited
         the strays time for them (a re-read on a noisy line can take that long). A loss is
