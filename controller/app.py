@@ -68,6 +68,8 @@ class Hardware:
     """Who carries out diag prompts (the simulated table's; None: a person)."""
     simulated: SimulatedHardware | None = None
     """The simulated table behind these parts (None on a real table)."""
+    players: SimulatedPlayers | None = None
+    """The simulated players at it (None on a real table)."""
 
 
 def load_tiles(path: Path) -> tuple[TileMap | None, str]:
@@ -142,6 +144,7 @@ async def simulated_hardware(
         shutdown=sim.stop,
         technician=SimTechnician(sim.table, sim.buttons),
         simulated=sim,
+        players=players,
     )
 
 

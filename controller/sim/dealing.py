@@ -3,6 +3,7 @@ takes its blocks from the wall in order, then flowers are set aside and replaced
 wall's end. Returns the wall tracker that play goes on with."""
 
 from dataclasses import replace
+from itertools import groupby
 
 from controller.rules import Ruleset, Wall, parse_tile
 from controller.rules.tiles import is_flower
@@ -30,8 +31,9 @@ def take_deal(
     takes = list(expected_deal(plan, placed, tiles, dealer, wall).takes)
     if swap:
         takes = _swap_first(takes, 1, 2)
-    for take in (t for t in takes if not t.replacement):
-        table.draw(take.place, *take.slot)
+    # A seat takes its block of the deal (two stacks, or the last tiles) in one go.
+    for place, block in groupby((t for t in takes if not t.replacement), lambda t: t.place):
+        table.draw_block(place, [take.slot for take in block])
     for take in (t for t in takes if t.replacement):
         _set_aside_flowers(table, take.place)
         table.draw(take.place, *take.slot)

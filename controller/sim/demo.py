@@ -386,11 +386,20 @@ class DemoSession:
             state = view.phase.value.replace("_", " ")
             return (
                 f"the table made no progress for {self.plan.pace.stall_s:g} s "
-                f"({state}, {where}): {view.notice or 'no word from it'}"
+                f"({state}, {where}): {view.notice or 'no word from it'}{self._waits()}"
             )
         if now > deadline:
             return f"the session did not end within {self.plan.budget_s:g} s ({where})"
         return ""
+
+    def _waits(self) -> str:
+        """What the referee and the players each wait for (a stall is one waiting for the
+        other), in words."""
+        hand = self.app.cycle.hand if self.app is not None else None
+        play = hand.play if hand is not None else None
+        players = self._hardware.players if self._hardware is not None else None
+        words = "" if play is None else f"; the referee waits for {play.referee.waiting_for()}"
+        return words + ("" if players is None else f"; the players wait for {players.waiting}")
 
     async def _acks(self, hub: HubLink) -> tuple[str, ...]:
         """Keep the link up until the hub acked every result, at most `ack_wait_s`."""

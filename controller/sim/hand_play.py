@@ -42,9 +42,9 @@ from controller.sim.brain import (
 from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import Move, MoveKind, Slip, SlipKind
 from controller.table.geometry import physical_slot
-from firmware_bridge.messages import Zone
+from firmware_bridge.messages import TileSetKind, Zone
 from firmware_bridge.sim.table import SimulatedTable
-from firmware_bridge.sim.tiles import Tile
+from firmware_bridge.sim.tiles import Tile, tile_names
 
 
 class Umpire(Protocol):
@@ -575,9 +575,14 @@ class HandPlay:
         )
 
 
+_KIND_OF = {name: parse_tile(name) for name in tile_names(TileSetKind.WITH_FLOWERS_144)}
+"""Face -> tile kind for every face of the simulated tile sets."""
+
+
 def _kind(tile: Tile) -> int:
-    return parse_tile(tile.name)
+    return _KIND_OF[tile.name]
 
 
 def _kinds(tiles: list[Tile]) -> list[int]:
-    return [_kind(tile) for tile in tiles]
+    kind_of = _KIND_OF
+    return [kind_of[tile.name] for tile in tiles]

@@ -30,6 +30,7 @@ from controller.sim.moves import Move, Slip, write_jsonl
 from controller.table.cycle import Phase, TableView
 from controller.table.runner import TableRunner
 from controller.table.seating import FIRST_ROLLER, draw_order
+from controller.table.tiles import seats_words
 from firmware_bridge.messages import Zone
 from firmware_bridge.sim.table import SimulatedTable
 
@@ -120,6 +121,8 @@ class SimulatedPlayers:
         self._hand: int | None = None
         """The hand being played."""
         self._seating_draws = 0
+        self.waiting = "the table to power on"
+        """What the players wait for now, in words (a session that stalls says it)."""
 
     async def run(self, runner: TableRunner) -> None:
         """Play whatever the table asks for, until cancelled."""
@@ -150,6 +153,7 @@ class SimulatedPlayers:
                     done.clear()  # only this hand's phases matter (memory stays flat)
                 done.add(key)
                 await (self._deal(view) if view.phase is Phase.DEALING else self._play(view))
+            self.waiting = "the table's next step"
             await self._next_view()
 
     async def _next_view(self) -> TableView:
@@ -223,6 +227,7 @@ class SimulatedPlayers:
         await self._through_faults()
         for place in places:
             self.buttons.press_declare(place)
+        self.waiting = f"the table's verdict on the declaration of {seats_words(places)}"
         view, clock = self._runner.view, self._runner.clock
         start = clock.monotonic()
         while (
@@ -251,10 +256,12 @@ class SimulatedPlayers:
         while (
             self._runner is not None and self._runner.view.phase is Phase.FAULT and self.playing()
         ):
+            self.waiting = "the fault to be cleared"
             await self._next_view()
 
     async def wall_empty(self) -> None:
         """Nobody can draw: wait until the referee ends the hand."""
+        self.waiting = "the table to end the hand: no tile left to draw, as they count"
         while self.playing():
             await self._next_view()
 
@@ -280,6 +287,7 @@ class SimulatedPlayers:
         view, clock = self._runner.view, self._runner.clock
         start = clock.monotonic()
         if followed and self.habits.wait_for_referee:
+            self.waiting = "the table to follow their move"
             while (
                 view.moves == self._followed
                 and self.playing()

@@ -120,7 +120,7 @@ def check_deal_when_settled(cycle: CycleState) -> None:
 
 def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
     hand, session = live.hand, live.session
-    shown = _zones(cycle)
+    shown = cycle.board.snapshot()
     setup = RefereeSetup(
         session.ruleset,
         live.tiles,
@@ -137,14 +137,6 @@ def _start_referee(cycle: CycleState, live: InHand, dealt: Dealt) -> None:
     cycle.emit(fx.KeepInput(name, box.lines[0]))
     _tell(cycle, hand.play, Elapsed())  # the clocks start at the deal
     follow(cycle)
-
-
-_KEYS = tuple((p, z) for p in range(4) for z in Zone)
-
-
-def _zones(cycle: CycleState) -> dict[tuple[int, Zone], frozenset[int]]:
-    tiles = cycle.board.tiles
-    return {key: tiles(*key) for key in _KEYS}
 
 
 def on_zone(cycle: CycleState, event: ZoneRead) -> None:
@@ -177,7 +169,7 @@ def _show_zones(cycle: CycleState, in_play: InPlay) -> None:
     if cycle.board.changes == in_play.shown_at:  # nothing moved: only the time goes on
         _tell(cycle, in_play, Elapsed())
         return
-    now = _zones(cycle)
+    now = cycle.board.snapshot()
     in_play.shown_at = cycle.board.changes
     shown = in_play.shown  # the board hands out the same set for a zone that did not change
     changed = [

@@ -135,6 +135,10 @@ class Zone(enum.Enum):
     MELD = "meld"
     DISCARD = "discard"
 
+    # Members are singletons compared by identity; Enum's own hash is a Python call at every
+    # lookup of a (seat, zone) key, thousands of times a hand.
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True)
 class WallTilePlaced:

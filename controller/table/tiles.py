@@ -44,7 +44,8 @@ class TileMap:
 
     def kinds(self, uids: Iterable[int]) -> list[int]:
         """The kinds of the known tags among `uids` (unknown ones are left out)."""
-        return [k for k in (self._kinds.get(uid) for uid in uids) if k is not None]
+        kind_of = self._kinds.get
+        return [kind for uid in uids if (kind := kind_of(uid)) is not None]
 
     def notation(self, uids: Iterable[int]) -> str:
         """The known tags among `uids` in mpsz notation, sorted."""
@@ -88,3 +89,9 @@ def count_words(count: int) -> str:
 def seat_name(place: int) -> str:
     """A physical seat 0-3 as a letter E, S, W, N."""
     return SEAT_LETTERS[place]
+
+
+def seats_words(places: Iterable[int]) -> str:
+    """Physical seats in words: "seat E", "seats E, W"."""
+    names = [seat_name(place) for place in places]
+    return f"seat{'s' if len(names) > 1 else ''} {', '.join(names)}"

@@ -11,6 +11,8 @@ from controller.table.ports import Zone
 
 ZoneKey = tuple[int, Zone]
 """(physical seat 0-3, zone)."""
+ZONE_KEYS: tuple[ZoneKey, ...] = tuple((seat, zone) for seat in range(4) for zone in Zone)
+"""The twelve zones, seat by seat."""
 
 
 class ZoneBoard:
@@ -106,6 +108,15 @@ class ZoneBoard:
         if tiles is None:
             tiles = self._frozen[key] = frozenset(self._tiles.get(key, ()))
         return tiles
+
+    def snapshot(self) -> dict[ZoneKey, frozenset[int]]:
+        """The tags in every zone now, in `ZONE_KEYS` order (a zone unchanged since it was
+        last asked for gives the same set)."""
+        frozen, tiles = self._frozen, self._tiles
+        for key in ZONE_KEYS:
+            if key not in frozen:
+                frozen[key] = frozenset(tiles.get(key, ()))
+        return {key: frozen[key] for key in ZONE_KEYS}
 
     def zone_of(self, uid: int) -> ZoneKey | None:
         """The zone a tag lies in (None: not on the board)."""

@@ -6,7 +6,7 @@ of a zone is announced to the listeners (the software MCU, which reads the zone 
 
 import random
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from firmware_bridge.messages import SEATS, SIDES, TileSetKind, Zone
@@ -168,9 +168,15 @@ class TableModel:
 
     def draw(self, seat: int, side: int, stack: int, layer: int) -> Tile:
         """A player takes a wall tile into their HAND zone."""
-        tile = self.take_from_wall(side, stack, layer)
-        self.place(tile, seat, Zone.HAND)
-        return tile
+        return self.draw_block(seat, [(side, stack, layer)])[0]
+
+    def draw_block(self, seat: int, slots: Sequence[Slot]) -> list[Tile]:
+        """A player takes wall tiles together (a block of the deal) into their HAND zone: the
+        zone is read once they lie there."""
+        tiles = [self.take_from_wall(*slot) for slot in slots]
+        self.zones[(seat, Zone.HAND)].extend(tiles)
+        self._changed(seat, Zone.HAND)
+        return tiles
 
     def move(self, uid: int, seat: int, zone: Zone) -> Tile:
         """Move the tile answering `uid` from whichever zone holds it to `seat`'s `zone`."""

@@ -7,6 +7,7 @@ async with sim:
     sim.draw(seat=0, side=0, stack=5, layer=1)
 """
 
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -157,6 +158,11 @@ class SimulatedTable:
     def draw(self, seat: int, side: int, stack: int, layer: int) -> Tile:
         """Seat takes the wall tile at (side, stack, layer) into their HAND zone."""
         return self.model.draw(seat, side, stack, layer)
+
+    def draw_block(self, seat: int, slots: Sequence[Slot]) -> list[Tile]:
+        """Seat takes the wall tiles at `slots` together (a block of the deal) into their HAND
+        zone."""
+        return self.model.draw_block(seat, slots)
 
     def discard(self, seat: int, uid: int) -> Tile:
         """Seat puts a tile into their DISCARD zone (their river)."""

@@ -21,6 +21,7 @@ from controller.rules import RULESET_NAMES
 from controller.sim.board import board
 from controller.sim.demo import FAST, REAL, DemoPlan, DemoSession, Outcome, Pace, demo_config
 from controller.sim.view import summary_lines
+from controller.sim.virtual_time import run_virtual
 from controller.table.cycle import Phase
 
 SCORE_LINE = re.compile(r"^  ([ESWN])  (\S+)\s+([+-]\d+)  \((\d+) wins?\)$", re.MULTILINE)
@@ -122,6 +123,23 @@ async def test_a_session_that_stalls_or_overruns_is_stopped_not_waited_for(
     outcome = await asyncio.wait_for(DemoSession(plan, tmp_path).run(), 30)
     assert words in outcome.stopped
     assert outcome.last.view.phase is not Phase.SESSION_OVER
+
+
+def test_a_stall_in_play_says_what_the_referee_and_the_players_each_wait_for(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    # In the first hand a discard is taken to win on: for the claim window's 3 s (a seat
+    # nearer in turn may still declare) nothing moves, more than this session's 0.5 s.
+    plan = DemoPlan(hands=2, pace=replace(FAST, stall_s=0.5))
+    stopped = run_virtual(DemoSession(plan, tmp_path).run).stopped
+    assert stopped.startswith("the table made no progress for 0.5 s (playing, hand 1)"), stopped
+    declared = re.search(r"the declarations of (seat \w) to be judged", stopped)
+    assert declared is not None, stopped
+    assert "; the referee waits for seat " in stopped
+    assert re.search(r"; the claims on seat \w's \d[mpsz]", stopped), stopped
+    assert stopped.endswith(
+        f"; the players wait for the table's verdict on the declaration of {declared[1]}"
+    )
 
 
 async def test_the_live_board_shows_the_hand_the_dealer_the_scores_and_the_events(

@@ -9,6 +9,7 @@ restarts on a clean line. `test_soak_hostile` adds the profile's noisy line (3% 
 0.5% byte corruption, RFID misses).
 """
 
+import logging
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -74,6 +75,9 @@ def play_soak(
 def check_soak(run: SoakRun, tmp_path: Path) -> str:
     """What every soak must show; returns its figures in a line."""
     outcome = run.outcome
+    # An exception behind a stop says more than the stop: asked first.
+    assert run.unhandled == []
+    assert [tracebacks(record) for record in run.errors] == []
     assert outcome.stopped == ""
     assert outcome.problems == ()
     assert len(outcome.last.results) == HANDS
@@ -98,14 +102,17 @@ def check_soak(run: SoakRun, tmp_path: Path) -> str:
     lines = (tmp_path / "results.jsonl").read_bytes().splitlines()
     assert sorted(lines) == sorted(r.payload for r in stored)
 
-    assert run.errors == []
-    assert run.unhandled == []
     injected = Counter(planned.injection.kind.value for planned in outcome.injected)
     return (
         f"{HANDS} hands, {sum(injected.values())} faults injected ({dict(injected)}), "
         f"{len(outcome.cleared)} faults seen, all cleared by the technician, "
         f"{len(stored)} results recorded once each ({audits.count('ok')} audited ok)"
     )
+
+
+def tracebacks(record: logging.LogRecord) -> str:
+    """A log record with its traceback, as the log would show it."""
+    return logging.Formatter("%(levelname)s %(name)s: %(message)s").format(record)
 
 
 def memory_stays_flat(run: SoakRun) -> str:

@@ -26,7 +26,10 @@ from controller.table.referee.events import (
 )
 from controller.table.referee.setup import RefereeSetup
 from controller.table.referee.state import Close, Need, Play
+from controller.table.tiles import seat_name, seats_words
 
+_NONE: frozenset[int] = frozenset()
+_NEED_WORDS = {Need.DRAW: "draw", Need.REPLACEMENT: "draw a replacement", Need.DISCARD: "discard"}
 READ_BACKOFF = 8
 """Reads again for the same wait: three a settle time apart, then 2, 4, at last 8 apart."""
 
@@ -54,6 +57,25 @@ class Referee:
         play = self.play
         window = tuple(play.window.declares) if play.window else ()
         return tuple(sorted({*window, *play.self_declared, *play.early}))
+
+    def waiting_for(self) -> str:
+        """What the referee waits for next, in words (a session that stalls says it)."""
+        play = self.play
+        if play.over:
+            return "nothing: the hand is over"
+        need = _NEED_WORDS[play.need]
+        words = [f"seat {seat_name(play.turn)} to {need}, {play.wall.remaining} left in the wall"]
+        window = play.window
+        if window is not None:
+            tile = play.tiles.notation([window.uid])
+            words.append(f"the claims on seat {seat_name(window.source)}'s {tile}")
+        if self.declared:
+            words.append(f"the declarations of {seats_words(self.declared)} to be judged")
+        if play.odd:
+            words.append(f"tiles out of place: {play.tiles.notation(play.odd)}")
+        if play.unseen:
+            words.append(f"tiles read nowhere: {play.tiles.notation(play.unseen)}")
+        return "; ".join(words)
 
     @property
     def winners(self) -> tuple[int, ...]:
@@ -135,7 +157,9 @@ class Referee:
         match event:
             case Inventories(zones):
                 for content in zones:
-                    fouls.foreign_tags(play, content.place, content.uids)
+                    added = content.uids - play.zones.get((content.place, content.zone), _NONE)
+                    if added:  # a tag seen in the zone before was looked at then
+                        fouls.foreign_tags(play, content.place, added)
                     play.observe(content.place, content.zone, content.uids)
                 self._reconcile()
             case Declare(place):

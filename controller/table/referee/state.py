@@ -290,7 +290,8 @@ class Play:
 
     def odd_at(self, place: int, zone: Zone) -> list[int]:
         """Tags seen in this zone that must be elsewhere."""
-        return sorted(uid for uid in self.odd if self.seen.get(uid) == (place, zone))
+        key, seen = (place, zone), self.seen
+        return sorted(uid for uid in self.odd if seen.get(uid) == key)
 
     # ---- seats --------------------------------------------------------------------------
 
