@@ -3,9 +3,11 @@
 import asyncio
 import contextlib
 import errno
+import functools
 import os
 import pty
 import tty
+from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.errors import PortUnavailable
@@ -141,15 +143,40 @@ class TcpLine:
             self._server.close()
 
 
+class _Bytes:
+    """Bytes written in one turn of the event loop, handed on together in the next (as a
+    serial driver hands over what arrived since the last read): one callback, not one per
+    frame."""
+
+    def __init__(self, receive: Callable[[bytes], None]) -> None:
+        self._receive = receive
+        self._pending: list[bytes] = []
+        self._loop = asyncio.get_running_loop()
+
+    def write(self, data: bytes) -> None:
+        if not self._pending:
+            self._loop.call_soon(self._hand_on)
+        self._pending.append(data)
+
+    def _hand_on(self) -> None:
+        data = b"".join(self._pending)
+        self._pending.clear()
+        self._receive(data)
+
+
 class _MemoryPort:
     def __init__(self, line: "MemoryLine", listener: PortListener) -> None:
         self._line = line
         self.listener = listener
-        self._loop = asyncio.get_running_loop()
+        self._to_mcu = _Bytes(self._received)
 
     def write(self, data: bytes) -> None:
         if self._line.port is self:
-            self._loop.call_soon(self._line.mcu.data_received, data)
+            self._to_mcu.write(data)
+
+    def _received(self, data: bytes) -> None:
+        if self._line.port is self:
+            self._line.mcu.data_received(data)
 
     def close(self) -> None:
         if self._line.port is self:
@@ -174,12 +201,7 @@ class MemoryLine:
                 self.disconnect(None)
             port = _MemoryPort(self, listener)
             self.port = port
-            loop = asyncio.get_running_loop()
-
-            def deliver(data: bytes) -> None:
-                loop.call_soon(self._deliver, port, data)
-
-            self.mcu.attach(deliver)
+            self.mcu.attach(_Bytes(functools.partial(self._deliver, port)).write)
             return port
 
         return open_port
