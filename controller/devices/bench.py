@@ -9,7 +9,6 @@ from enum import IntEnum
 from pathlib import Path
 
 import msgspec
-from gpiozero import LED
 
 from controller.devices.mcu import TILE_SETS, antenna_words, part_words
 from controller.devices.panel import GpioPanel
@@ -264,11 +263,8 @@ class PinBench:
 
     def blink(self, led: str, times: int) -> None:
         """Blink a seat LED or one colour of the status LED."""
-        target: LED | None = None
-        if led.startswith("led_"):
-            target = self.panel.seat_leds["eswn".index(led[-1])]
-        if target is not None:
-            target.blink(on_time=0.3, off_time=0.3, n=times)
+        if led.startswith("led_") and led[-1] in "eswn":
+            self.panel.test_seat_light("eswn".index(led[-1]), times)
             return
         colour = {"status_red": (1, 0, 0), "status_green": (0, 1, 0), "status_blue": (0, 0, 1)}
         with contextlib.suppress(KeyError):

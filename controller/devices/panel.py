@@ -62,6 +62,8 @@ class GpioPanel:
             Button(pinout[f"declare_{s.lower()}"], bounce_time=DEBOUNCE_S) for s in SEATS
         ]
         self.seat_leds = [LED(pinout[f"led_{s.lower()}"]) for s in SEATS]
+        self._seat_modes: list[LightMode | None] = [None] * len(SEATS)
+        """What each seat LED was last set to show (None: not known)."""
         self.status_led = RGBLED(
             pinout["status_red"], pinout["status_green"], pinout["status_blue"]
         )
@@ -121,16 +123,15 @@ class GpioPanel:
 
     def show_turn(self, seat: int | None, overtime: bool = False) -> None:
         """One seat LED on (blinking when over time), the others off."""
-        for index, led in enumerate(self.seat_leds):
-            if index != seat:
-                led.off()
-            elif overtime:
-                led.blink(on_time=OVERTIME_BLINK_S, off_time=OVERTIME_BLINK_S)
-            else:
-                led.on()
+        lit = LightMode.BLINK if overtime else LightMode.ON
+        for index in range(len(self.seat_leds)):
+            self.light_seat(index, lit if index == seat else LightMode.OFF)
 
     def light_seat(self, seat: int, mode: LightMode) -> None:
         """One seat LED off, lit or blinking; the others stay as they are."""
+        if self._seat_modes[seat] is mode:
+            return  # as it is: a blink goes on in its rhythm (and no pin is written)
+        self._seat_modes[seat] = mode
         led = self.seat_leds[seat]
         if mode is LightMode.BLINK:
             led.blink(on_time=OVERTIME_BLINK_S, off_time=OVERTIME_BLINK_S)
@@ -138,6 +139,11 @@ class GpioPanel:
             led.on()
         else:
             led.off()
+
+    def test_seat_light(self, seat: int, times: int) -> None:
+        """Blink a seat LED `times` times for a technician's test (then it is off)."""
+        self._seat_modes[seat] = None
+        self.seat_leds[seat].blink(on_time=0.3, off_time=0.3, n=times)
 
     def beep(self, sound: Beep) -> None:
         """Sound a short pattern on the buzzer, in the background."""

@@ -74,6 +74,20 @@ async def test_turn_led_lights_one_seat(panel: GpioPanel) -> None:
     assert not any(led.is_lit for led in panel.seat_leds)
 
 
+async def test_a_turn_shown_again_writes_no_pin_and_a_test_blink_is_lit_over(
+    panel: GpioPanel, pins: MockFactory
+) -> None:
+    led_s = pins.pin(load_pinout()["led_s"])
+    panel.show_turn(1)
+    writes = len(led_s.states)
+    panel.show_turn(1)  # the same turn again (every input in play asks for it)
+    assert len(led_s.states) == writes and led_s.state
+    panel.test_seat_light(1, times=3)  # a technician's LED test (it ends dark)
+    assert panel.seat_leds[1]._blink_thread is not None
+    panel.show_turn(1)  # play goes on: the seat is lit steadily again
+    assert led_s.state and panel.seat_leds[1]._blink_thread is None
+
+
 def test_pinout_override_and_conflict(tmp_path: Path) -> None:
     assert load_pinout(overrides={"buzzer": 4})["buzzer"] == 4
     with pytest.raises(ConfigError, match="buzzer and dice_button both use GPIO5"):
