@@ -80,7 +80,7 @@ async def test_a_turn_shown_again_writes_no_pin_and_a_test_blink_is_lit_over(
     led_s = pins.pin(load_pinout()["led_s"])
     panel.show_turn(1)
     writes = len(led_s.states)
-    panel.show_turn(1)  # the same turn again (every input in play asks for it)
+    panel.show_turn(1)  # the same turn shown again
     assert len(led_s.states) == writes and led_s.state
     panel.test_seat_light(1, times=3)  # a technician's LED test (it ends dark)
     assert panel.seat_leds[1]._blink_thread is not None
