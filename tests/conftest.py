@@ -2,6 +2,7 @@
 GPIO pins) and a manual clock so that timing is tested without sleeping."""
 
 import contextlib
+import logging
 import os
 import pty
 import tty
@@ -34,6 +35,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
+
+
+@pytest.fixture(autouse=True)
+def root_logging() -> Iterator[None]:
+    """The root logger as it was before the test: a command run in process (`run`, `hub`) sets
+    up its own stderr handler and level, which must not outlive the test (its stream is the
+    test's captured stderr, closed afterwards)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+    for handler in handlers:
+        if handler not in root.handlers:
+            root.addHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture
