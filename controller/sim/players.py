@@ -238,6 +238,9 @@ class SimulatedPlayers:
             view = await self._next_view()
         while self.playing() and any(p in view.declared for p in places):
             view = await self._next_view()
+        # What the table made of the declaration (the tile taken, the win) is followed: the
+        # next move waits to be followed in its turn, not passed for one of these.
+        self._followed = view.moves
         if not self.playing():
             return list(places)
         return [p for p in places if p in view.winners]

@@ -14,6 +14,7 @@ from controller.sim.demo import FAST, DemoPlan, DemoSession
 from controller.sim.fault_profiles import FaultKind, FaultProfile, injections
 from controller.sim.view import summary_lines
 from controller.sim.virtual_time import run_virtual
+from controller.table.clocks import TIME_INCIDENTS
 from firmware_bridge.sim.faults import Faults
 
 
@@ -35,6 +36,23 @@ def test_a_hostile_session_clears_the_injected_jam_and_plays_out(
         "the stacking head jammed: clear the jam, then press the dice button to go on -> "
         "the technician cleared it and pressed the dice button (1 press" in out
     )
+
+
+def test_honest_players_on_a_noisy_line_are_charged_with_nothing(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    # A blood battle goes on after a win. The players then wait for the table to follow their
+    # next move, as after any other: the seat after the winner draws and throws, the next seat
+    # takes the throw to win. When the draw went unwaited for (the win's own moves were taken
+    # as following it), on this line the throw and the take came in one read: hand 24 had a
+    # false win, "declared out of turn", and a penalty tile used.
+    plan = DemoPlan(ruleset="sichuan", hands=24, pace=FAST, faults=FaultProfile.NOISY, seed=5)
+    outcome = run_virtual(DemoSession(plan, tmp_path).run)
+
+    assert outcome.ok, outcome.stopped
+    charged = [i for i in outcome.incidents if i.kind not in TIME_INCIDENTS]
+    assert charged == []
+    assert len(outcome.last.results) == 24
 
 
 def test_each_hands_result_is_one_json_line_whose_payments_sum_to_zero(
