@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from controller.devices.mcu import TILE_SETS, antenna_words, part_words
-from controller.devices.panel import GpioPanel
+from controller.devices.panel import TEST_BLINK_S, GpioPanel
 from controller.diag.events import Words
 from controller.diag.ports import McuFacts, Part, PartResult
 from controller.errors import RuntimeFailure
@@ -269,7 +269,11 @@ class PinBench:
         colour = {"status_red": (1, 0, 0), "status_green": (0, 1, 0), "status_blue": (0, 0, 1)}
         with contextlib.suppress(KeyError):
             self.panel.status_led.blink(
-                on_time=0.3, off_time=0.3, on_color=colour[led], n=times, background=True
+                on_time=TEST_BLINK_S,
+                off_time=TEST_BLINK_S,
+                on_color=colour[led],
+                n=times,
+                background=True,
             )
 
 

@@ -39,6 +39,8 @@ BEEPS: dict[Beep, tuple[float, float, int]] = {
     Beep.OVERTIME: (0.15, 0.1, 1),
 }
 OVERTIME_BLINK_S = 0.25
+TEST_BLINK_S = 0.3
+"""On and off time of an LED blinked for a technician's test."""
 DEBOUNCE_S = 0.02
 # No button uses "held"; a short hold time lets a pressed button's watcher thread stop quickly.
 HOLD_S = 0.05
@@ -143,7 +145,7 @@ class GpioPanel:
     def test_seat_light(self, seat: int, times: int) -> None:
         """Blink a seat LED `times` times for a technician's test (then it is off)."""
         self._seat_modes[seat] = None
-        self.seat_leds[seat].blink(on_time=0.3, off_time=0.3, n=times)
+        self.seat_leds[seat].blink(on_time=TEST_BLINK_S, off_time=TEST_BLINK_S, n=times)
 
     def beep(self, sound: Beep) -> None:
         """Sound a short pattern on the buzzer, in the background."""

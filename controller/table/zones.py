@@ -103,20 +103,19 @@ class ZoneBoard:
 
     def tiles(self, seat: int, zone: Zone) -> frozenset[int]:
         """The tags in one zone now."""
-        key = (seat, zone)
+        return self._zone((seat, zone))
+
+    def snapshot(self) -> dict[ZoneKey, frozenset[int]]:
+        """The tags in every zone now, in `ZONE_KEYS` order."""
+        return {key: self._zone(key) for key in ZONE_KEYS}
+
+    def _zone(self, key: ZoneKey) -> frozenset[int]:
+        """A zone's tags, frozen once per change (a zone unchanged since it was last asked for
+        gives the same set)."""
         tiles = self._frozen.get(key)
         if tiles is None:
             tiles = self._frozen[key] = frozenset(self._tiles.get(key, ()))
         return tiles
-
-    def snapshot(self) -> dict[ZoneKey, frozenset[int]]:
-        """The tags in every zone now, in `ZONE_KEYS` order (a zone unchanged since it was
-        last asked for gives the same set)."""
-        frozen, tiles = self._frozen, self._tiles
-        for key in ZONE_KEYS:
-            if key not in frozen:
-                frozen[key] = frozenset(tiles.get(key, ()))
-        return {key: frozen[key] for key in ZONE_KEYS}
 
     def zone_of(self, uid: int) -> ZoneKey | None:
         """The zone a tag lies in (None: not on the board)."""
