@@ -42,17 +42,17 @@ from controller.hub.contract.hub_commands import (
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress
-from controller.hub.venue import export, overview
-from controller.hub.venue.command_client import request_reply, signed_command
-from controller.hub.venue.dashboard import options as dashboard_options
-from controller.hub.venue.program import RecorderPlan, open_recorder, run_until_signal
-from controller.hub.venue.store import ResultStore, open_store
-from controller.hub.venue.tournament import commands as tournament_cmd
-from controller.hub.venue.tournament.definition import load_tournament
-from controller.hub.venue.tournament.standings import standings
 from controller.logs import setup_logging
 from controller.rules.names import RULESET_NAMES
 from controller.table.blackbox_files import MAX_FILE
+from controller.venue import export, overview
+from controller.venue.command_client import request_reply, signed_command
+from controller.venue.dashboard import options as dashboard_options
+from controller.venue.program import RecorderPlan, open_recorder, run_until_signal
+from controller.venue.store import ResultStore, open_store
+from controller.venue.tournament import commands as tournament_cmd
+from controller.venue.tournament.definition import load_tournament
+from controller.venue.tournament.standings import standings
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
 DEFAULT_DB = "/var/lib/mahjong-table/hub.sqlite3"
@@ -221,7 +221,7 @@ def run_recorder(args: argparse.Namespace) -> int:
     )
     if args.http:
         dashboard_options.http_address(args.http)  # a bad address stops us before connecting
-        from controller.hub.venue.dashboard.serve import record_and_serve  # only with --http
+        from controller.venue.dashboard.serve import record_and_serve  # only with --http
 
         job = record_and_serve(args, recorder, store)
     else:

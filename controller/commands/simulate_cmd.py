@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from controller.config import RULESETS
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.mqtt.transport import BrokerAddress
-from controller.hub.venue.keyring import KeyRing
 from controller.ids import is_table_id
 from controller.logs import RedactingFilter, setup_logging
 from controller.sim.demo import DEMO_KEY, FAST, REAL, DemoPlan, DemoSession, Outcome
@@ -31,6 +30,7 @@ from controller.sim.mistakes import SLOPPY, Sloppiness
 from controller.sim.view import EventFeed, hand_line, summary_lines
 from controller.sim.virtual_time import run_virtual
 from controller.table.records import FinishedHand
+from controller.venue.keyring import KeyRing
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -18,9 +18,9 @@ from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import TableControl
 from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.outbox import Outbox
-from controller.hub.venue.keyring import KeyRing
-from controller.hub.venue.recorder import Recorder, RecorderSettings
-from controller.hub.venue.store import ResultStore
+from controller.venue.keyring import KeyRing
+from controller.venue.recorder import Recorder, RecorderSettings
+from controller.venue.store import ResultStore
 from devsupport.hub_samples import KEY_TEXT, table_link
 from tests.hub.factories import FAST
 

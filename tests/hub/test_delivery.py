@@ -12,7 +12,7 @@ import pytest
 
 from controller.clock import ManualClock
 from controller.hub.contract.envelopes import StatusMessage, decode
-from controller.hub.venue.recorder import Recorder
+from controller.venue.recorder import Recorder
 from devsupport.mosquitto import Broker
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import eventually, let_pass, make_link, make_recorder, running

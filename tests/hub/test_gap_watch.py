@@ -7,8 +7,8 @@ from controller.clock import ManualClock
 from controller.hub.contract.envelopes import ResultMessage, new_header
 from controller.hub.contract.hub_commands import ResendResults
 from controller.hub.contract.signing import TableKey
-from controller.hub.venue.gaps import GapWatch
-from controller.hub.venue.store import ResultStore
+from controller.venue.gaps import GapWatch
+from controller.venue.store import ResultStore
 from tests.hub.factories import KEY_TEXT, hand_result
 
 OUTBOX = "ab" * 16

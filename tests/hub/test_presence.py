@@ -10,9 +10,9 @@ import pytest
 from controller.cli import main
 from controller.clock import ManualClock
 from controller.hub.contract.envelopes import StatusMessage, decode
-from controller.hub.venue.overview import clock_time
-from controller.hub.venue.recorder import Recorder
-from controller.hub.venue.store import Presence
+from controller.venue.overview import clock_time
+from controller.venue.recorder import Recorder
+from controller.venue.store import Presence
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook
 from tests.hub.helpers import eventually, make_link, make_recorder, retained_status, running

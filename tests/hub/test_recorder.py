@@ -23,7 +23,7 @@ from controller.hub.contract.result import WallReveal
 from controller.hub.contract.signing import TableKey
 from controller.hub.contract.table_events import HandStarted
 from controller.hub.contract.topics import Topics
-from controller.hub.venue.recorder import make_command
+from controller.venue.recorder import make_command
 from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, OTHER_KEY_TEXT, PLAYERS, WALL, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running

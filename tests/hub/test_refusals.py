@@ -19,7 +19,7 @@ from controller.hub.contract.envelopes import (
 from controller.hub.contract.signing import TableKey
 from controller.hub.table_side.hub_link import KEY_DOUBT
 from controller.hub.table_side.outbox import Outbox, Reopened
-from controller.hub.venue.recorder import Recorder
+from controller.venue.recorder import Recorder
 from devsupport.mosquitto import Broker
 from tests.hub.factories import FAST, KEY_TEXT, OTHER_KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import (

@@ -16,11 +16,11 @@ import aiomqtt
 
 from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress
-from controller.hub.venue.program import RecorderPlan, open_recorder
-from controller.hub.venue.recorder import Recorder
-from controller.hub.venue.store import ResultStore
 from controller.sim.demo import DemoPlan, DemoSession, Outcome
 from controller.table.records import FinishedHand
+from controller.venue.program import RecorderPlan, open_recorder
+from controller.venue.recorder import Recorder
+from controller.venue.store import ResultStore
 from devsupport.mosquitto import Broker
 
 KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"

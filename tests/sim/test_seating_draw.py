@@ -13,11 +13,11 @@ from gpiozero.pins.mock import MockFactory
 from controller.hub.contract.envelopes import ResultMessage, decode, encode
 from controller.hub.contract.result import HandResult, WallReveal
 from controller.hub.table_side.table_report import hand_result
-from controller.hub.venue.export import write_results
-from controller.hub.venue.store import StoredResult
 from controller.rules import tile_str
 from controller.sim.players import Habits
 from controller.table.cycle import Phase, TableView
+from controller.venue.export import write_results
+from controller.venue.store import StoredResult
 from firmware_bridge.messages import Zone
 from tests.sim.rig import Rig
 

@@ -8,11 +8,11 @@ from controller.clock import ManualClock
 from controller.hub.contract.envelopes import ResultMessage, decode, encode
 from controller.hub.contract.result import WallReveal
 from controller.hub.table_side.table_report import hand_result
-from controller.hub.venue.export import standings, write_results
-from controller.hub.venue.store import StoredResult
 from controller.rules import Seat, get_ruleset, tile_str
 from controller.table.clocks import TableClocks
 from controller.table.records import FinishedHand, HandStart, IncidentKind, IncidentRecord, Instant
+from controller.venue.export import standings, write_results
+from controller.venue.store import StoredResult
 
 WMC = get_ruleset("zung-jung")
 PLAYERS = ("ann", "bo", "cy", "di")

@@ -7,10 +7,10 @@ import pytest
 
 from controller.hub.contract.result import HandResult, WallReveal
 from controller.hub.table_side.table_report import hand_result
-from controller.hub.venue.export import RESULT_COLUMNS
 from controller.rules import Seat, tile_str
 from controller.table.play import win_record
 from controller.table.records import FinishedHand, HandStart, Instant
+from controller.venue.export import RESULT_COLUMNS
 from tests.table.scripted import Table
 
 ZJ_E = "19m19p19s1234567z5m"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.hub.venue.store import ResultStore, open_store
+from controller.venue.store import ResultStore, open_store
 from tests.venue.postgres import PgCluster, cluster
 
 

@@ -16,11 +16,11 @@ import pytest
 
 from controller.cli import main
 from controller.errors import ConfigError, UsageError
-from controller.hub.venue.dashboard.app import COOKIE, Dashboard
-from controller.hub.venue.dashboard.auth import Sessions, hash_password, load_operators
-from controller.hub.venue.dashboard.http import HttpServer
-from controller.hub.venue.dashboard.options import http_address
-from controller.hub.venue.tournament.definition import load_tournament
+from controller.venue.dashboard.app import COOKIE, Dashboard
+from controller.venue.dashboard.auth import Sessions, hash_password, load_operators
+from controller.venue.dashboard.http import HttpServer
+from controller.venue.dashboard.options import http_address
+from controller.venue.tournament.definition import load_tournament
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running

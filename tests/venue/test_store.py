@@ -9,9 +9,9 @@ import pytest
 from controller.clock import ManualClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
-from controller.hub.venue.keyring import KeyRing
-from controller.hub.venue.recorder import Recorder, RecorderSettings
-from controller.hub.venue.store import ResultStore, open_store
+from controller.venue.keyring import KeyRing
+from controller.venue.recorder import Recorder, RecorderSettings
+from controller.venue.store import ResultStore, open_store
 from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, running

@@ -15,10 +15,10 @@ from controller.errors import ConfigError
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.result import HandResult, Incident
 from controller.hub.contract.signing import TableKey
-from controller.hub.venue.store import ResultStore
-from controller.hub.venue.tournament.commands import report_of, round_starts
-from controller.hub.venue.tournament.definition import Tournament, load_tournament
-from controller.hub.venue.tournament.draw import draw_stage, meetings, repeats
+from controller.venue.store import ResultStore
+from controller.venue.tournament.commands import report_of, round_starts
+from controller.venue.tournament.definition import Tournament, load_tournament
+from controller.venue.tournament.draw import draw_stage, meetings, repeats
 from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, START, SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, running

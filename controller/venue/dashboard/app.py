@@ -19,14 +19,14 @@ from controller.hub.contract.hub_commands import (
     StartSession,
 )
 from controller.hub.mqtt.transport import BrokerDown
-from controller.hub.venue.dashboard import pages
-from controller.hub.venue.dashboard.auth import Sessions
-from controller.hub.venue.dashboard.floor import LiveResults, TableCard, card
-from controller.hub.venue.dashboard.http import EventStream, Request, Response
-from controller.hub.venue.recorder import Recorder
-from controller.hub.venue.store import ResultStore
-from controller.hub.venue.tournament.definition import Tournament
-from controller.hub.venue.tournament.standings import Report, standings
+from controller.venue.dashboard import pages
+from controller.venue.dashboard.auth import Sessions
+from controller.venue.dashboard.floor import LiveResults, TableCard, card
+from controller.venue.dashboard.http import EventStream, Request, Response
+from controller.venue.recorder import Recorder
+from controller.venue.store import ResultStore
+from controller.venue.tournament.definition import Tournament
+from controller.venue.tournament.standings import Report, standings
 
 _log = logging.getLogger(__name__)
 COOKIE = "mahjong_operator"

@@ -47,9 +47,9 @@ from controller.hub.mqtt.transport import (
     MqttSession,
     first_failure,
 )
-from controller.hub.venue.gaps import GapWatch, Source
-from controller.hub.venue.keyring import KeyRing
-from controller.hub.venue.store import ResultStore
+from controller.venue.gaps import GapWatch, Source
+from controller.venue.keyring import KeyRing
+from controller.venue.store import ResultStore
 
 _log = logging.getLogger(__name__)
 REPUBLISH_EVERY_S = 1.0

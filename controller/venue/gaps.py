@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.hub.contract.hub_commands import ResendResults
-from controller.hub.venue.store import ResultStore
+from controller.venue.store import ResultStore
 
 _log = logging.getLogger(__name__)
 Source = tuple[str, str]  # (table, outbox id; '' for a sender that names none)

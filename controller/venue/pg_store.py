@@ -12,8 +12,8 @@ from pathlib import Path
 from types import TracebackType
 
 from controller.errors import RuntimeFailure, UsageError
-from controller.hub.venue.store import Cursor, ResultStore
-from controller.hub.venue.store_sql import POSTGRES
+from controller.venue.store import Cursor, ResultStore
+from controller.venue.store_sql import POSTGRES
 
 # One lock id for every recorder writing to this database ("mjtb" in ASCII).
 _WRITE_LOCK = 0x6D6A7462

@@ -7,7 +7,7 @@ from typing import TextIO
 
 from controller.hub.contract.envelopes import ResultMessage, decode
 from controller.hub.contract.result import HandResult
-from controller.hub.venue.store import StoredResult
+from controller.venue.store import StoredResult
 
 RESULT_COLUMNS = [
     "result_id", "table", "seq", "session", "hand", "ruleset", "round_wind", "dealer",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import UsageError
-from controller.hub.venue.dashboard.auth import hash_password
+from controller.venue.dashboard.auth import hash_password
 
 _ADDRESS = re.compile(r"^(?:\[([0-9a-fA-F:.]+)\]|([\w.-]*)):(\d{1,5})$")
 

@@ -5,10 +5,10 @@ from collections.abc import Sequence
 from html import escape
 
 from controller.hub.contract.result import HandResult, Incident
-from controller.hub.venue.dashboard.floor import SessionHands, TableCard
-from controller.hub.venue.overview import clock_time
-from controller.hub.venue.store import Notice
-from controller.hub.venue.tournament.standings import Line, Report
+from controller.venue.dashboard.floor import SessionHands, TableCard
+from controller.venue.overview import clock_time
+from controller.venue.store import Notice
+from controller.venue.tournament.standings import Line, Report
 
 CSS = """
 body{font:16px/1.4 system-ui,sans-serif;margin:0;background:#f4f1ea;color:#222}

@@ -7,13 +7,13 @@ import sys
 
 from controller.errors import UsageError
 from controller.hub.mqtt.transport import first_failure
-from controller.hub.venue.dashboard.app import Dashboard
-from controller.hub.venue.dashboard.auth import Sessions, load_operators
-from controller.hub.venue.dashboard.http import HttpServer
-from controller.hub.venue.dashboard.options import http_address
-from controller.hub.venue.recorder import Recorder
-from controller.hub.venue.store import ResultStore
-from controller.hub.venue.tournament.definition import load_tournament
+from controller.venue.dashboard.app import Dashboard
+from controller.venue.dashboard.auth import Sessions, load_operators
+from controller.venue.dashboard.http import HttpServer
+from controller.venue.dashboard.options import http_address
+from controller.venue.recorder import Recorder
+from controller.venue.store import ResultStore
+from controller.venue.tournament.definition import load_tournament
 
 
 def build(args: argparse.Namespace, recorder: Recorder, store: ResultStore) -> Dashboard:

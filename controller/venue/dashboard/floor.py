@@ -9,7 +9,7 @@ import msgspec
 
 from controller.hub.contract.envelopes import ResultMessage, decode
 from controller.hub.contract.result import HandResult, WallReveal
-from controller.hub.venue.store import Presence, ResultStore
+from controller.venue.store import Presence, ResultStore
 
 
 @dataclass

@@ -12,8 +12,8 @@ from typing import Any, Protocol
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
 from controller.hub.mqtt.durable import add_columns, open_durable
-from controller.hub.venue import store_sql as sql
-from controller.hub.venue.store_sql import SQLITE, Dialect
+from controller.venue import store_sql as sql
+from controller.venue.store_sql import SQLITE, Dialect
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -96,7 +96,7 @@ class Presence:
 def open_store(spec: str) -> "ResultStore":
     """Open the store named by a path, a `sqlite:///path` URL or a `postgresql://` URL."""
     if spec.startswith(("postgresql://", "postgres://")):
-        from controller.hub.venue.pg_store import PgStore  # psycopg is optional
+        from controller.venue.pg_store import PgStore  # psycopg is optional
 
         return PgStore(spec)
     if "://" in spec and not spec.startswith("sqlite://"):

@@ -11,7 +11,7 @@ last message the table itself sent.
 from datetime import datetime
 
 from controller.hub.contract.envelopes import StatusMessage
-from controller.hub.venue.store import Notice, Presence
+from controller.venue.store import Notice, Presence
 
 
 def clock_time(at: float) -> str:

@@ -11,11 +11,11 @@ from typing import Any, TextIO
 from controller.errors import UsageError
 from controller.hub.contract.envelopes import ReplyMessage
 from controller.hub.contract.hub_commands import Action, StartSession
-from controller.hub.venue.export import decoded
-from controller.hub.venue.store import ResultStore
-from controller.hub.venue.tournament.definition import Tournament, load_tournament
-from controller.hub.venue.tournament.draw import Seating, draw_stage
-from controller.hub.venue.tournament.standings import Line, Report, standings
+from controller.venue.export import decoded
+from controller.venue.store import ResultStore
+from controller.venue.tournament.definition import Tournament, load_tournament
+from controller.venue.tournament.draw import Seating, draw_stage
+from controller.venue.tournament.standings import Line, Report, standings
 
 Options = Callable[[argparse.ArgumentParser], None]
 Sender = Callable[[argparse.Namespace, str, Action], ReplyMessage]

@@ -16,9 +16,9 @@ from controller.hub.contract.envelopes import (
 from controller.hub.contract.hub_commands import Action
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.transport import MqttConnector
-from controller.hub.venue.keyring import KeyRing
-from controller.hub.venue.recorder import make_command
-from controller.hub.venue.store import open_store
+from controller.venue.keyring import KeyRing
+from controller.venue.recorder import make_command
+from controller.venue.store import open_store
 
 
 def signed_command(

@@ -13,9 +13,9 @@ import aiomqtt
 
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.transport import MqttConnector
-from controller.hub.venue.keyring import KeyRing
-from controller.hub.venue.recorder import Recorder, RecorderSettings
-from controller.hub.venue.store import ResultStore, open_store
+from controller.venue.keyring import KeyRing
+from controller.venue.recorder import Recorder, RecorderSettings
+from controller.venue.store import ResultStore, open_store
 
 
 @dataclass(frozen=True)

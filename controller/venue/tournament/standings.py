@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from controller.hub.contract.result import HandResult
-from controller.hub.venue.tournament.definition import Stage, Tournament
+from controller.venue.tournament.definition import Stage, Tournament
 
 
 @dataclass
