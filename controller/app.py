@@ -18,12 +18,12 @@ from typing import Any
 from controller import __version__
 from controller.clock import Clock, SystemClock
 from controller.config import TableConfig
-from controller.control_wiring import control_server
 from controller.devices.gpio import ensure_gpio
 from controller.devices.mcu import LinkMcu
 from controller.devices.no_panel import NoPanel
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
+from controller.diag.control_wiring import control_server
 from controller.diag.ports import Technician
 from controller.errors import TableError
 from controller.hub.table_side.hub_link import HubLink
@@ -31,9 +31,6 @@ from controller.hub.table_side.runner_control import RunnerControl
 from controller.hub.table_side.table_report import HubSink
 from controller.hub.table_side.wiring import build_hub_link
 from controller.rules import RulesError, Ruleset, get_ruleset
-from controller.sim.hardware import SimOptions, SimulatedHardware
-from controller.sim.players import Habits, SimulatedPlayers
-from controller.sim.technician import SimTechnician
 from controller.systemd import SystemdNotifier
 from controller.table import inputs as ev
 from controller.table.blackbox_files import BlackBoxFiles
@@ -57,7 +54,8 @@ RESTART_MAX_S = 30.0
 @dataclass
 class Hardware:
     """The parts the daemon runs on: the MCU's line, the panel, the tile-set file, and any
-    extra services (the simulated players)."""
+    extra services (the simulated players: the simulator makes these parts from its side, in
+    `controller.sim.daemon_parts`)."""
 
     opener: PortOpener
     panel: Panel
@@ -66,10 +64,6 @@ class Hardware:
     shutdown: Callable[[], Awaitable[None]] | None = None
     technician: Technician | None = None
     """Who carries out diag prompts (the simulated table's; None: a person)."""
-    simulated: SimulatedHardware | None = None
-    """The simulated table behind these parts (None on a real table)."""
-    players: SimulatedPlayers | None = None
-    """The simulated players at it (None on a real table)."""
 
 
 def load_tiles(path: Path) -> tuple[TileMap | None, str]:
@@ -114,37 +108,6 @@ def serial_hardware(config: TableConfig) -> Hardware:
         opener=serial_opener(config.serial.port, config.serial.baudrate),
         panel=panel,
         tileset=config.table.tileset,
-    )
-
-
-async def simulated_hardware(
-    config: TableConfig, options: SimOptions, tileset_dir: Path
-) -> Hardware:
-    """The simulated table in process, its panel on mock pins, and four simulated players."""
-    sim = SimulatedHardware(
-        tileset_dir,
-        seed=options.seed,
-        speed=options.speed,
-        over_pty=options.over_pty,
-        inventory_period=options.inventory_period,
-        pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
-        faults=options.faults,
-    )
-    opener = await sim.start()
-    habits = Habits(think_s=options.think_s, sloppy=options.sloppy)
-    players = SimulatedPlayers(sim.table, sim.buttons, habits, options.ground_truth)
-    panel = sim.panel()
-    for button in options.stuck:
-        sim.buttons.stick(button)
-    return Hardware(
-        opener=opener,
-        panel=panel,
-        tileset=sim.write_tileset(),
-        services=(("simulated players", players.run),),
-        shutdown=sim.stop,
-        technician=SimTechnician(sim.table, sim.buttons),
-        simulated=sim,
-        players=players,
     )
 
 
@@ -228,6 +191,7 @@ class TableApp:
                 control = control_server(self, self.hardware.technician)
                 group.create_task(self._supervise("control socket", control.run))
                 self._power_on()
+                await control.settled.wait()  # ready means diag can talk to the daemon
                 self.notifier.ready(headline(self.runner.view))
                 log.info("table %s running", self.config.table.id)
         finally:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
-from controller.devices.pinout import SIGNALS
 from controller.ids import TABLE_ID_PATTERN
 from controller.logs import SUBSYSTEM_LOGGERS
 from controller.rules.names import RULESET_NAMES
+from controller.table.ports import SIGNALS
 from controller.table.settings import CycleSettings
 
 DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")

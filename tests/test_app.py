@@ -80,6 +80,30 @@ async def test_systemd_hears_ready_status_and_watchdog(tmp_path: Path, pins: Moc
     assert statuses[-1].startswith(b"STATUS=session over: hand 1 of session ")
 
 
+class ReadyWitness(SystemdNotifier):
+    """systemd's end of READY=1: whether diag could reach the control socket at that moment."""
+
+    def __init__(self, control: Path) -> None:
+        super().__init__({})
+        self.control = control
+        self.socket_answered: bool | None = None
+
+    def ready(self, status: str = "") -> None:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            self.socket_answered = probe.connect_ex(str(self.control)) == 0
+        super().ready(status)
+
+
+async def test_ready_means_diag_can_reach_the_control_socket(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    witness = ReadyWitness(tmp_path / "control.sock")
+    async with Rig(tmp_path, hands=1, notifier=witness) as rig:
+        assert rig.config.control.socket == witness.control
+        await rig.until_phase(Phase.SESSION_OVER)
+    assert witness.socket_answered is True
+
+
 async def test_a_bad_tile_set_file_is_a_fault_not_a_crash(
     tmp_path: Path, pins: MockFactory
 ) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from controller.cli import main
 from devsupport.lines import Lines
+from devsupport.notify import NotifySocket
 
 ROOT = Path(__file__).parent.parent
 TILESET = ROOT / "hardware" / "tilesets" / "sim-0.toml"
@@ -69,12 +70,19 @@ def test_off_a_pi_run_says_in_one_line_there_is_no_gpio(tmp_path: Path) -> None:
 
 
 class Daemon:
-    """A `mahjong-table run` process whose log lines can be waited for."""
+    """A `mahjong-table run` process whose readiness and log lines can be waited for."""
 
     def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen(_command("run", *args), stderr=subprocess.PIPE, text=True)
+        self.notify = NotifySocket()
+        self.process = subprocess.Popen(
+            _command("run", *args), stderr=subprocess.PIPE, text=True, env=self.notify.env()
+        )
         assert self.process.stderr is not None
         self.lines = Lines(self.process.stderr).start()
+
+    def wait_ready(self, within: float = 30) -> None:
+        """Until the daemon tells systemd (the test's NOTIFY_SOCKET) that it is ready."""
+        self.notify.wait_ready(self.process.pid, within)
 
     def wait_for(self, text: str, within: float = 30) -> None:
         """Until a log line contains `text`."""
@@ -82,6 +90,7 @@ class Daemon:
 
     def stop(self) -> int:
         """SIGTERM, then its exit status."""
+        self.notify.close()
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         try:
@@ -112,7 +121,7 @@ def test_a_second_daemon_on_one_table_exits_2_naming_the_first(
     args = ("--config", str(config), "--sim", "--sim-speed", "0", "--sim-think", "0")
     first = Daemon(*args)
     daemons.append(first)
-    first.wait_for("running")
+    first.wait_ready()
     second = subprocess.run(
         _command("run", *args), capture_output=True, text=True, check=False, timeout=60
     )

@@ -14,6 +14,9 @@ import pytest
 
 from devsupport.lines import Lines
 
+# One worker runs the whole module: its module-wide fixture is made once.
+pytestmark = pytest.mark.xdist_group("wheel")
+
 ROOT = Path(__file__).parent.parent
 # What a clean clone holds besides the source: none of it may leak into the wheel's runs.
 NOT_SOURCE = shutil.ignore_patterns(
@@ -98,3 +101,24 @@ def test_the_installed_version_is_the_package_version(installed: Path) -> None:
         [str(installed / "mahjong-table"), "--version"], capture_output=True, text=True, check=True
     )
     assert result.stdout == f"mahjong-table {__version__}\n"
+
+
+@pytest.mark.slow
+def test_a_plain_install_is_the_daemon_alone_and_the_hub_names_its_extra(installed: Path) -> None:
+    probe = (
+        "import importlib.util as u; print([n for n in ('psycopg', 'selenium') if u.find_spec(n)])"
+    )
+    found = subprocess.run([str(installed / "python"), "-c", probe], capture_output=True, text=True)
+    assert found.stdout == "[]\n"  # a Pi never gets the venue's libraries
+    result = subprocess.run(
+        [str(installed / "mahjong-table"), "hub", "tables", "--db", "postgresql://127.0.0.1:9/x"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr == (
+        "mahjong-table: error: a PostgreSQL store needs psycopg 3: "
+        "pip install 'mahjong-table[venue]'\n"
+    )

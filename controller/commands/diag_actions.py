@@ -12,15 +12,16 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from controller.config import DEFAULT_PATH, TableConfig, load_config
-from controller.devices.bench import TileSetFiles
 from controller.diag import render, tiles
+from controller.diag.bench import TileSetFiles
 from controller.diag.client import ask, daemon_listening
 from controller.diag.config_view import config_report
+from controller.diag.direct import DirectParts, direct_target, table_parts
 from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
 from controller.diag.mqtt_check import check_mqtt
@@ -29,9 +30,10 @@ from controller.diag.protocol import VERSION, Op, Request
 from controller.diag.selftest import Component
 from controller.diag.service import ENROL_DIR, Refused, carry_out
 from controller.diag.status import StatusReport
-from controller.diag_direct import SimBench, direct_target
 from controller.errors import RuntimeFailure, UsageError
-from firmware_bridge.sim.faults import Faults
+
+if TYPE_CHECKING:
+    from controller.sim.daemon_parts import SimBench
 
 TEXT: dict[Op, Callable[[Any], str]] = {
     Op.STATUS: render.status_text,
@@ -161,10 +163,13 @@ def build_request(args: argparse.Namespace) -> Request:
         raise UsageError(str(error)) from None
 
 
-def sim_bench(args: argparse.Namespace) -> SimBench | None:
+def sim_bench(args: argparse.Namespace) -> "SimBench | None":
     """The simulated table the options ask for (None: the real hardware)."""
     if not args.sim:
         return None
+    from controller.sim.daemon_parts import SimBench  # only --sim loads the simulator
+    from firmware_bridge.sim.faults import Faults
+
     try:
         faults = Faults(
             jam_at_tile=args.sim_jam_at,
@@ -211,10 +216,20 @@ async def _report(
         if daemon:
             return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
         with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
-            async with direct_target(config, source, sim, Path(scratch)) as target:
+            parts = await _open_parts(config, sim, Path(scratch))
+            async with direct_target(config, source, parts) as target:
                 return await carry_out(target, request, prompts, _async_printer(args.json))
     except Refused as error:
         raise RuntimeFailure(str(error)) from None
+
+
+async def _open_parts(config: TableConfig, sim: "SimBench | None", scratch: Path) -> DirectParts:
+    """The simulated table's parts with --sim, else the real table's."""
+    if sim is None:
+        return await table_parts(config)
+    from controller.sim.daemon_parts import simulated_parts
+
+    return await simulated_parts(config, sim, scratch)
 
 
 async def _daemon_status(socket: Path) -> StatusReport | None:
@@ -235,7 +250,7 @@ async def _follow_gpio(
     request: Request,
     socket: Path,
     daemon: bool,
-    sim: SimBench | None,
+    sim: "SimBench | None",
 ) -> Any:
     """A live view: the inputs again whenever one changes (a terminal tool; Ctrl-C ends)."""
     once = msgspec.structs.replace(request, follow=False)
@@ -246,7 +261,8 @@ async def _follow_gpio(
                 report = await ask(socket, once, _never, _quiet)
                 last = _show_change(last, report.inputs)
                 await asyncio.sleep(0.2)
-        async with direct_target(config, source, sim, Path(scratch)) as target:
+        parts = await _open_parts(config, sim, Path(scratch))
+        async with direct_target(config, source, parts) as target:
             while True:
                 report = await carry_out(target, once, _Terminal(True, True))
                 assert isinstance(report, GpioReport)

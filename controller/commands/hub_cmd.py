@@ -49,7 +49,8 @@ from controller.venue import export, overview
 from controller.venue.command_client import request_reply, signed_command
 from controller.venue.dashboard import options as dashboard_options
 from controller.venue.program import RecorderPlan, open_recorder, run_until_signal
-from controller.venue.store import ResultStore, open_store
+from controller.venue.store import ResultStore
+from controller.venue.store_open import open_store
 from controller.venue.tournament import commands as tournament_cmd
 from controller.venue.tournament.definition import load_tournament
 from controller.venue.tournament.standings import standings

@@ -122,7 +122,7 @@ def _table_lock(config: TableConfig, simulated: bool) -> Any:
 async def _serve(
     config: TableConfig, simulated: bool, options: dict[str, Any], scratch_outbox: bool
 ) -> None:
-    from controller.app import TableApp, serial_hardware, simulated_hardware
+    from controller.app import TableApp, serial_hardware
 
     main = asyncio.current_task()
     assert main is not None
@@ -133,7 +133,8 @@ async def _serve(
         if scratch_outbox:  # a try-out table with no config file keeps nothing
             outbox = dataclasses.replace(config.outbox, path=Path(scratch) / "outbox.sqlite3")
             config = dataclasses.replace(config, outbox=outbox)
-        if simulated:
+        if simulated:  # only a simulated table loads the simulator
+            from controller.sim.daemon_parts import simulated_table
             from controller.sim.hardware import SimOptions
             from firmware_bridge.sim.faults import Faults
 
@@ -149,7 +150,7 @@ async def _serve(
                 ),
                 stuck=tuple(options["sim_stuck"]),
             )
-            hardware = await simulated_hardware(config, sim, Path(scratch))
+            hardware = (await simulated_table(config, sim, Path(scratch))).hardware
         else:
             hardware = serial_hardware(config)
         try:

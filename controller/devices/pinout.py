@@ -11,27 +11,11 @@ from pathlib import Path
 
 from controller.config_loader import TomlSource, parse_toml, parse_toml_text
 from controller.errors import ConfigError
+from controller.table.ports import SIGNALS
 
 ETC_PINOUT = Path("/etc/mahjong-table/pinout.toml")
 SHIPPED_PINOUT = "pinout.toml"
 """The reference table's pinout, package data of `controller.devices`."""
-SIGNALS = (
-    "dice_button",
-    "declare_e",
-    "declare_s",
-    "declare_w",
-    "declare_n",
-    "led_e",
-    "led_s",
-    "led_w",
-    "led_n",
-    "status_red",
-    "status_green",
-    "status_blue",
-    "buzzer",
-    "estop",
-    "mcu_reset",
-)
 BCM_PINS = range(2, 28)
 
 

@@ -1,6 +1,6 @@
 """What diagnostics need of the hardware, as ports: the MCU, the panel, the technician's hands.
 
-`controller/devices/bench.py` implements them on the firmware bridge and the Pi's pins; the
+`controller/diag/bench.py` implements them on the firmware bridge and the Pi's pins; the
 simulated table's technician lives in `controller/sim/technician.py`.
 """
 

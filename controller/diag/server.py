@@ -71,6 +71,8 @@ class ControlServer:
         """Requests refused, by why (bad lines, too large, too fast, busy)."""
         self.clients = 0
         self.group_note = ""
+        self.settled = asyncio.Event()
+        """Set once the socket listens, or has been given up (the daemon is ready then)."""
 
     async def run(self) -> None:
         """Listen on the socket (replacing a stale one) and serve until cancelled. A socket
@@ -79,6 +81,7 @@ class ControlServer:
             server = await self._listen()
         except OSError as error:
             log.warning("no control socket, diag works only with the daemon stopped: %s", error)
+            self.settled.set()
             return
         feed = self.target.feed
         unwatch = None
@@ -92,6 +95,7 @@ class ControlServer:
         try:
             self._secure()
             log.info("control socket %s (%s)", self.path, self.group_note)
+            self.settled.set()
             async with server:
                 await server.serve_forever()
         finally:

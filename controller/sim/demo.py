@@ -12,7 +12,7 @@ from typing import IO
 
 import msgspec
 
-from controller.app import Hardware, TableApp, simulated_hardware
+from controller.app import TableApp
 from controller.config import (
     ControlSection,
     HandSection,
@@ -27,6 +27,7 @@ from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.hub_link import KEY_DOUBT, HubLink
 from controller.hub.table_side.table_report import hand_result
 from controller.rules import tile_str
+from controller.sim.daemon_parts import SimulatedTable, simulated_table
 from controller.sim.fault_injector import FaultInjector, FaultRecord, Injected, Technician
 from controller.sim.fault_profiles import FaultProfile, HubRestarts, injections, line_faults
 from controller.sim.hardware import SimOptions
@@ -236,7 +237,7 @@ class DemoSession:
         self.faults: list[str] = []
         self.technician: Technician | None = None
         self.injector: FaultInjector | None = None
-        self._hardware: Hardware | None = None
+        self._table: SimulatedTable | None = None
         self._started = 0.0
         self._changed_at = self._started
         self._changed = asyncio.Event()
@@ -260,9 +261,9 @@ class DemoSession:
             ground_truth=self.plan.ground_truth,
             faults=self.plan.line if self.plan.line is not None else line_faults(self.plan.faults),
         )
-        hardware = await simulated_hardware(config, options, self.scratch)
-        self._hardware = hardware
-        self._add_fault_people(hardware)
+        self._table = await simulated_table(config, options, self.scratch)
+        hardware = self._table.hardware
+        self._add_fault_people(self._table)
         loop = asyncio.get_running_loop()
         self._started = self._changed_at = loop.time()
         self.app = app = TableApp(
@@ -303,10 +304,10 @@ class DemoSession:
             self.injector.report() if self.injector else (),
         )
 
-    def _add_fault_people(self, hardware: Hardware) -> None:
+    def _add_fault_people(self, table: SimulatedTable) -> None:
         """Under a fault profile: the technician and (hostile) the one who injects faults."""
-        sim = hardware.simulated
-        if self.plan.faults is FaultProfile.NONE or sim is None:
+        sim, hardware = table.simulated, table.hardware
+        if self.plan.faults is FaultProfile.NONE:
             return
         self.technician = Technician(sim.buttons)
         services = [("technician", self.technician.run)]
@@ -351,7 +352,7 @@ class DemoSession:
         self._changed_at = asyncio.get_running_loop().time()
         if view.phase is Phase.FAULT and self._phase is not Phase.FAULT:
             self.faults.append(view.fault or "fault")
-        sim = self._hardware.simulated if self._hardware else None
+        sim = self._table.simulated if self._table else None
         if view.phase is Phase.HAND_OVER and self._phase is not Phase.HAND_OVER and sim:
             sim.forget_pin_history()
         if view.phase is not self._phase:  # what the watch decides on
@@ -397,7 +398,7 @@ class DemoSession:
         other), in words."""
         hand = self.app.cycle.hand if self.app is not None else None
         play = hand.play if hand is not None else None
-        players = self._hardware.players if self._hardware is not None else None
+        players = self._table.players if self._table is not None else None
         words = "" if play is None else f"; the referee waits for {play.referee.waiting_for()}"
         return words + ("" if players is None else f"; the players wait for {players.waiting}")
 

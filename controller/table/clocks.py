@@ -32,7 +32,7 @@ import enum
 from dataclasses import dataclass
 
 from controller.rules.timing import MICROS, TimingRules, micros
-from controller.table.records import IncidentKind, IncidentRecord, Instant
+from controller.table.incidents import IncidentKind, IncidentRecord, Instant
 
 
 class Limit(enum.StrEnum):

@@ -12,8 +12,8 @@ from typing import Any
 from controller.table import effects as fx
 from controller.table.effects import Effect
 from controller.table.hand import HandState
+from controller.table.incidents import IncidentKind, IncidentRecord, Instant
 from controller.table.ports import Beep, McuStatusRead, Motion, MotionEnded, StatusPattern
-from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.seating import SeatingDraw
 from controller.table.session import Session
 from controller.table.settings import CycleSettings

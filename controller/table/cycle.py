@@ -17,6 +17,7 @@ from controller.table.core import CycleState, InHand, InSession, Phase, TableVie
 from controller.table.effects import Effect
 from controller.table.geometry import layout_problem
 from controller.table.hand import HandState
+from controller.table.incidents import Instant
 from controller.table.ports import (
     Beep,
     DeclarePressed,
@@ -40,7 +41,6 @@ from controller.table.ports import (
     ZoneRead,
     ZonesReadAgain,
 )
-from controller.table.records import Instant
 from controller.table.session import Session
 from controller.table.settings import CycleSettings
 

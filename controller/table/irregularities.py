@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 from controller.rules import format_tiles
 from controller.rules.penalties import PenaltyPoints
-from controller.table.records import IncidentKind, IncidentRecord, Instant
+from controller.table.incidents import IncidentKind, IncidentRecord, Instant
 from controller.table.tiles import TileMap, seat_name, tag
 
 

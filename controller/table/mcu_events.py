@@ -5,6 +5,7 @@ from controller.table import building, play, seating_phase
 from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.core import ACK_HINT, CycleState, Phase
+from controller.table.incidents import IncidentKind
 from controller.table.ports import (
     DiceRolled,
     McuCommand,
@@ -15,7 +16,6 @@ from controller.table.ports import (
     McuOffline,
     McuResynced,
 )
-from controller.table.records import IncidentKind
 
 ESTOP_TEXT = "the emergency stop is pressed: every motor stopped"
 ESTOP_HOLD = "release the emergency stop"

@@ -10,6 +10,24 @@ from dataclasses import dataclass
 from typing import Protocol
 
 SEATS = ("E", "S", "W", "N")
+SIGNALS = (
+    "dice_button",
+    "declare_e",
+    "declare_s",
+    "declare_w",
+    "declare_n",
+    "led_e",
+    "led_s",
+    "led_w",
+    "led_n",
+    "status_red",
+    "status_green",
+    "status_blue",
+    "buzzer",
+    "estop",
+    "mcu_reset",
+)
+"""The panel's signals, each wired to one GPIO pin (the pinout names the pin of each)."""
 
 
 class StatusPattern(enum.Enum):

@@ -15,7 +15,8 @@ from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.transport import MqttConnector
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
-from controller.venue.store import ResultStore, open_store
+from controller.venue.store import ResultStore
+from controller.venue.store_open import open_store
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
-from controller.errors import RuntimeFailure, UsageError
+from controller.durable import add_columns, open_durable
+from controller.errors import RuntimeFailure
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
-from controller.hub.mqtt.durable import add_columns, open_durable
 from controller.venue import store_sql as sql
 from controller.venue.store_sql import SQLITE, Dialect
 
@@ -91,20 +91,6 @@ class Presence:
             return decode(self.status, StatusMessage)
         except MalformedMessage:
             return None
-
-
-def open_store(spec: str) -> "ResultStore":
-    """Open the store named by a path, a `sqlite:///path` URL or a `postgresql://` URL."""
-    if spec.startswith(("postgresql://", "postgres://")):
-        from controller.venue.pg_store import PgStore  # psycopg is optional
-
-        return PgStore(spec)
-    if "://" in spec and not spec.startswith("sqlite://"):
-        raise UsageError(
-            f"--db {spec.split('://')[0]}:// is not supported: give a SQLite path "
-            "or a postgresql:// URL"
-        )
-    return ResultStore(Path(spec.removeprefix("sqlite://")))
 
 
 class Cursor(Protocol):

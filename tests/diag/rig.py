@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from devsupport.lines import Lines
+from devsupport.notify import NotifySocket
 
 CONFIG = """
 [table]
@@ -65,7 +66,8 @@ def daemon(
     socket: Path | None = None,
     extra_config: str = "",
 ) -> Iterator[Daemon]:
-    """Start the daemon on the simulated table; yield it once its control socket listens."""
+    """Start the daemon on the simulated table; yield it once it has told systemd (a
+    NOTIFY_SOCKET of the test's own) that it is ready, its control socket listening."""
     config = tmp_path / "table.toml"
     draw = "true" if seating_draw else "false"
     config.write_text(
@@ -87,13 +89,18 @@ def daemon(
         "0",
         *sim_args,
     ]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    notify = NotifySocket()
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=notify.env())
     assert process.stderr is not None
     running = Daemon(process, socket, config, Lines(process.stderr).start())
     try:
-        running.wait_for(f"control socket {socket}")
+        try:
+            notify.wait_ready(process.pid)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n{running.lines.text()}") from None
         yield running
     finally:
+        notify.close()
         process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=20)

@@ -69,7 +69,7 @@ def test_gpio_config_and_events_directly(tmp_path: Path) -> None:
     assert gpio["problems"] == ["dice button reads pressed: stuck, or a short"]
     config = tmp_path / "table.toml"
     config.write_text('[table]\nid = "t9"\n[mqtt]\nresult_key = "s3cret-key"\npassword = ""\n')
-    done = diag("config", "--config", str(config))
+    done = diag("config", "--config", str(config), "--socket", str(tmp_path / "none.sock"))
     assert done.returncode == 0
     assert "table.id = 't9'\n" in done.stdout
     assert "mqtt.result_key = '(set, hidden)'\n" in done.stdout

@@ -7,13 +7,18 @@ import os
 import socket
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.diag.protocol import MAX_LINE_BYTES, Refusal, decode_request
 from tests.diag.rig import Daemon, daemon, diag_json
+
+# One worker runs the whole module: its module-wide fixture is made once.
+pytestmark = pytest.mark.xdist_group("socket-wire")
 
 
 def _talk(path: Path, *lines: bytes) -> list[dict[str, object]]:
@@ -37,26 +42,29 @@ def _status(table: Daemon) -> dict[str, object]:
 STATUS = b'{"v": 1, "op": "status"}\n'
 
 
-def test_socket_is_for_the_group_only(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    """One daemon for the module (its players think for ten minutes: nothing moves)."""
     with tempfile.TemporaryDirectory(prefix="mahjong-run-") as run_dir:
         Path(run_dir).chmod(0o755)  # as /run/mahjong-table: anyone may look, the socket decides
-        _check_permissions(tmp_path, Path(run_dir) / "control.sock")
+        path = Path(run_dir) / "control.sock"
+        with daemon(tmp_path_factory.mktemp("daemon"), "--sim-think", "600", socket=path) as run:
+            yield run
 
 
-def _check_permissions(tmp_path: Path, path: Path) -> None:
-    with daemon(tmp_path, "--sim-think", "600", socket=path) as table:
-        mode = table.socket.stat().st_mode
-        assert stat.S_ISSOCK(mode)
-        assert stat.S_IMODE(mode) == 0o660
-        line = next(said for said in table.said if "control socket " in said)
-        try:
-            gid = grp.getgrnam("mahjong").gr_gid
-        except KeyError:
-            assert "no group 'mahjong': only this daemon's own user may connect" in line
-        else:
-            assert table.socket.stat().st_gid == gid
-        if os.geteuid() == 0:  # someone outside the group and the daemon's user is refused
-            assert _connect_as_nobody(table.socket) == "refused"
+def test_socket_is_for_the_group_only(table: Daemon) -> None:
+    mode = table.socket.stat().st_mode
+    assert stat.S_ISSOCK(mode)
+    assert stat.S_IMODE(mode) == 0o660
+    line = next(said for said in table.said if "control socket " in said)
+    try:
+        gid = grp.getgrnam("mahjong").gr_gid
+    except KeyError:
+        assert "no group 'mahjong': only this daemon's own user may connect" in line
+    else:
+        assert table.socket.stat().st_gid == gid
+    if os.geteuid() == 0:  # someone outside the group and the daemon's user is refused
+        assert _connect_as_nobody(table.socket) == "refused"
 
 
 def _connect_as_nobody(path: Path) -> str:
@@ -79,43 +87,42 @@ def _connect_as_nobody(path: Path) -> str:
     return {0: "connected", 13: "refused"}.get(os.waitstatus_to_exitcode(status), "error")
 
 
-def test_bad_requests_get_error_replies_and_are_counted(tmp_path: Path) -> None:
-    with daemon(tmp_path, "--sim-think", "600") as table:
-        replies = _talk(
-            table.socket,
-            b"this is not json\n",
-            b'{"v": 1, "op": "reboot"}\n',
-            b'{"v": 1, "op": "status", "rm": "-rf"}\n',
-            b'{"v": 2, "op": "status"}\n',
-            b"[1, 2, 3]\n",
-            b'{"v": 1, "op": "selftest", "rolls": 100000}\n',
-            STATUS,
-        )
-        codes = [reply.get("code") for reply in replies]
-        assert codes == [
-            "bad_request",
-            "bad_request",
-            "bad_request",
-            "version",
-            "bad_request",
-            "bad_request",
-            None,
-        ]
-        assert all(reply["kind"] == "error" for reply in replies[:-1])
-        assert replies[-1]["kind"] == "result"  # the connection went on serving
-        assert "op" in str(replies[1]["message"])
+def test_bad_requests_get_error_replies_and_are_counted(table: Daemon) -> None:
+    replies = _talk(
+        table.socket,
+        b"this is not json\n",
+        b'{"v": 1, "op": "reboot"}\n',
+        b'{"v": 1, "op": "status", "rm": "-rf"}\n',
+        b'{"v": 2, "op": "status"}\n',
+        b"[1, 2, 3]\n",
+        b'{"v": 1, "op": "selftest", "rolls": 100000}\n',
+        STATUS,
+    )
+    codes = [reply.get("code") for reply in replies]
+    assert codes == [
+        "bad_request",
+        "bad_request",
+        "bad_request",
+        "version",
+        "bad_request",
+        "bad_request",
+        None,
+    ]
+    assert all(reply["kind"] == "error" for reply in replies[:-1])
+    assert replies[-1]["kind"] == "result"  # the connection went on serving
+    assert "op" in str(replies[1]["message"])
 
-        big = b'{"v": 1, "op": "status", "component": "' + b"x" * MAX_LINE_BYTES + b'"}\n'
-        replies = _talk(table.socket, big, STATUS)
-        assert [(r["kind"], r["code"]) for r in replies] == [("error", "too_large")]
+    big = b'{"v": 1, "op": "status", "component": "' + b"x" * MAX_LINE_BYTES + b'"}\n'
+    replies = _talk(table.socket, big, STATUS)
+    assert [(r["kind"], r["code"]) for r in replies] == [("error", "too_large")]
 
-        flood = _talk(table.socket, *[STATUS] * 40)
-        kinds = [r.get("code", r["kind"]) for r in flood]
-        assert kinds.count("result") >= 10  # the burst
-        assert "too_fast" in kinds
+    flood = _talk(table.socket, *[STATUS] * 40)
+    kinds = [r.get("code", r["kind"]) for r in flood]
+    assert kinds.count("result") >= 10  # the burst
+    assert "too_fast" in kinds
 
-        report = _status(table)
-        assert report["control_refused"] == 7 + kinds.count("too_fast")
+    report = _status(table)
+    assert report["control_refused"] == 7 + kinds.count("too_fast")
 
 
 @given(st.binary(max_size=MAX_LINE_BYTES + 64))

@@ -5,12 +5,19 @@ has gone quiet, and results kept in memory."""
 import asyncio
 import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 
 from controller.app import Hardware, Service, TableApp
 from controller.clock import ManualClock
-from controller.config import OutboxSection, SessionSection, TableConfig, TableSection
+from controller.config import (
+    ControlSection,
+    OutboxSection,
+    SessionSection,
+    TableConfig,
+    TableSection,
+)
 from controller.devices.panel import GpioPanel
 from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
@@ -48,11 +55,13 @@ class Rig:
         self.sim = SimulatedHardware(
             tmp_path, seed=seed, speed=speed, faults=faults, over_pty=over_pty
         )
-        self.config = config or TableConfig(
+        config = config or TableConfig(
             table=TableSection(ruleset=ruleset),
             session=SessionSection(hands=hands, seating_draw=seating_draw),
             outbox=OutboxSection(path=tmp_path / "outbox.sqlite3"),
         )
+        # The control socket in the test's folder, never the host's /run (nor another test's).
+        self.config = replace(config, control=ControlSection(socket=tmp_path / "control.sock"))
         self.clock = ManualClock()
         self.sink = LogSink(keep=None)
         self.notifier = notifier or SystemdNotifier({})

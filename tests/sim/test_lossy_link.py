@@ -11,6 +11,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.app import Hardware, TableApp
 from controller.config import (
+    ControlSection,
     HandSection,
     OutboxSection,
     SessionSection,
@@ -51,6 +52,7 @@ async def play_session(tmp_path: Path, hands: int, seed: int) -> tuple[TableApp,
         session=SessionSection(hands=hands),
         hand=HandSection(zone_settle_s=0.1, zone_absence_s=0.1),
         outbox=OutboxSection(path=tmp_path / "outbox.sqlite3"),
+        control=ControlSection(socket=tmp_path / "control.sock"),
     )
     sink = LogSink(keep=None)
     app = TableApp(

@@ -11,7 +11,8 @@ from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
-from controller.venue.store import ResultStore, open_store
+from controller.venue.store import ResultStore
+from controller.venue.store_open import open_store
 from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, running

@@ -1,2 +1,2 @@
 """Plumbing both hub programs use: the MQTT session port and its aiomqtt adapter, the reconnect
-loop, link timing, and the durable SQLite opener."""
+loop, link timing, input refusals and change signals."""

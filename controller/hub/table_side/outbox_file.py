@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
+from controller.durable import add_columns, open_durable
 from controller.errors import RuntimeFailure
-from controller.hub.mqtt.durable import add_columns, open_durable
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);

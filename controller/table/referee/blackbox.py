@@ -12,8 +12,8 @@ from typing import Literal
 import msgspec
 
 from controller.rules import DealState, RulesError, get_ruleset
+from controller.table.incidents import Instant
 from controller.table.ports import Zone
-from controller.table.records import Instant
 from controller.table.referee.events import (
     Declare,
     Elapsed,

@@ -5,9 +5,9 @@ winners as the ruleset says."""
 
 from controller.rules import MeldKind
 from controller.rules.claims import KongKind
+from controller.table.incidents import IncidentKind
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
-from controller.table.records import IncidentKind
 from controller.table.referee import fouls, procedures, wins
 from controller.table.referee.events import Move, MoveKind, WinEntry
 from controller.table.referee.state import PASSED_KEPT, Close, Need, Play, Window

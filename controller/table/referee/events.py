@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from controller.rules import Meld
 from controller.rules.hand import WinType
 from controller.table.clocks import ClockEvent
+from controller.table.incidents import IncidentRecord, Instant
 from controller.table.ports import Zone
-from controller.table.records import IncidentRecord, Instant
 
 
 @dataclass(frozen=True)

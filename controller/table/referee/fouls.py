@@ -6,6 +6,7 @@ this module decides when they apply and keeps each seat's rights."""
 
 from collections.abc import Iterable
 
+from controller.table.incidents import IncidentKind
 from controller.table.irregularities import (
     Incident,
     Rights,
@@ -14,7 +15,6 @@ from controller.table.irregularities import (
     unknown_tags,
     unknown_tile_incident,
 )
-from controller.table.records import IncidentKind
 from controller.table.referee.state import Need, Play
 from controller.table.tiles import seat_name
 

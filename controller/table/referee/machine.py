@@ -5,9 +5,9 @@ from collections.abc import Iterator
 from typing import assert_never
 
 from controller.table.clocks import SeatTime
+from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import left_table_incident
 from controller.table.ports import Zone
-from controller.table.records import IncidentKind, Instant
 from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,

@@ -6,9 +6,9 @@ meld) explains nothing yet, so it makes no move; it waits for the next read."""
 from controller.rules import Meld, MeldKind, RulesError
 from controller.rules.claims import Claim, KongKind
 from controller.rules.tiles import is_flower
+from controller.table.incidents import IncidentKind
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
-from controller.table.records import IncidentKind
 from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldRecord

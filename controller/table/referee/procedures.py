@@ -6,7 +6,7 @@ from controller.rules import RulesError, Seat
 from controller.rules.claims import KongKind
 from controller.rules.ruleset import SeatAtDraw
 from controller.rules.tiles import is_flower
-from controller.table.records import IncidentKind
+from controller.table.incidents import IncidentKind
 from controller.table.referee import timing
 from controller.table.referee.events import HandOver, WinEntry, WinMade
 from controller.table.referee.result import build_result

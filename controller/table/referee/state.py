@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
 from controller.table.clocks import ClockEvent, TableClocks
+from controller.table.incidents import IncidentKind, IncidentRecord, Instant
 from controller.table.irregularities import PenaltyTiles, Rights
 from controller.table.ports import Zone
-from controller.table.records import IncidentKind, IncidentRecord, Instant
 from controller.table.referee.events import (
     IncidentSeen,
     Move,

@@ -1,4 +1,5 @@
-"""Opening the SQLite files that must survive kill -9 and power cuts (outbox, results store)."""
+"""Opening the SQLite files that must survive kill -9 and power cuts (the table's outbox, the
+venue's results store)."""
 
 import sqlite3
 from pathlib import Path

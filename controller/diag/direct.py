@@ -1,12 +1,12 @@
-"""The diag target with the daemon stopped (part of the composition root): the MCU opened
-directly on its serial device (exclusively: if the daemon holds it, say so), the panel on the
-Pi's pins, or the whole simulated table in this process."""
+"""The diag target with the daemon stopped (diagnostics' composition root): the MCU opened
+directly on its serial device (exclusively: if the daemon holds it, say so) and the panel on
+the Pi's pins; or the parts the simulator makes of its table (`controller.sim.daemon_parts`)."""
 
 import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,33 +14,33 @@ from gpiozero.exc import GPIOZeroError
 
 from controller import __version__
 from controller.config import TableConfig
-from controller.devices.bench import LinkBench, PinBench, TileSetFiles
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
+from controller.diag.bench import LinkBench, PinBench, TileSetFiles
 from controller.diag.events import EventFeed
 from controller.diag.ports import NobodyAtTheTable, Technician
 from controller.diag.status import StatusSources
 from controller.diag.target import DiagTarget
 from controller.errors import RuntimeFailure
-from controller.sim.hardware import SimulatedHardware
-from controller.sim.technician import SimTechnician
 from firmware_bridge.errors import LinkError, PortBusy
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.port import Port, PortOpener
 from firmware_bridge.serial_port import serial_opener
-from firmware_bridge.sim.faults import Faults
 
 log = logging.getLogger(__name__)
 CONNECT_S = 5.0
 
 
-@dataclass(frozen=True)
-class SimBench:
-    """Diagnose the simulated table (in this process) instead of real hardware."""
+@dataclass
+class DirectParts:
+    """What a direct check opens: the MCU's line, the panel (None: none), the tile-set file,
+    who carries out prompts, and what to stop afterwards (the simulated table)."""
 
-    seed: int = 0
-    faults: Faults = field(default_factory=Faults)
-    stuck: tuple[str, ...] = ()
+    opener: PortOpener
+    panel: GpioPanel | None
+    tileset: Path
+    technician: Technician = field(default_factory=NobodyAtTheTable)
+    stop: Callable[[], Awaitable[None]] | None = None
 
 
 class _Probe:
@@ -66,34 +66,25 @@ async def _probe(opener: PortOpener, url: str) -> None:
     port.close()
 
 
+async def table_parts(config: TableConfig) -> DirectParts:
+    """The real table's parts: the MCU on its serial device, the panel on the Pi's pins."""
+    opener = serial_opener(config.serial.port, config.serial.baudrate, exclusive=True)
+    await _probe(opener, config.serial.port)
+    panel: GpioPanel | None = None
+    try:
+        panel = GpioPanel(load_pinout(config.gpio.pinout, config.gpio.pins))
+    except GPIOZeroError as error:
+        log.warning("no GPIO panel: %s", error)
+    return DirectParts(opener, panel, config.table.tileset)
+
+
 @contextlib.asynccontextmanager
 async def direct_target(
-    config: TableConfig, source: str, sim: SimBench | None, scratch: Path
+    config: TableConfig, source: str, parts: DirectParts
 ) -> AsyncIterator[DiagTarget]:
-    """The hardware, opened for one diag command and closed after it."""
-    hardware: SimulatedHardware | None = None
-    technician: Technician = NobodyAtTheTable()
-    panel: GpioPanel | None = None
-    if sim is not None:
-        pinout = load_pinout(config.gpio.pinout, config.gpio.pins)
-        hardware = SimulatedHardware(
-            scratch, seed=sim.seed, speed=0.0, faults=sim.faults, pinout=pinout
-        )
-        opener = await hardware.start()
-        panel = hardware.panel()
-        for button in sim.stuck:
-            hardware.buttons.stick(button)
-        technician = SimTechnician(hardware.table, hardware.buttons)
-        tileset = hardware.write_tileset()
-    else:
-        opener = serial_opener(config.serial.port, config.serial.baudrate, exclusive=True)
-        await _probe(opener, config.serial.port)
-        try:
-            panel = GpioPanel(load_pinout(config.gpio.pinout, config.gpio.pins))
-        except GPIOZeroError as error:
-            log.warning("no GPIO panel: %s", error)
-        tileset = config.table.tileset
-    link = Link(opener, LinkSettings(connect_timeout=CONNECT_S))
+    """The parts, opened for one diag command and closed after it."""
+    panel = parts.panel
+    link = Link(parts.opener, LinkSettings(connect_timeout=CONNECT_S))
     feed = EventFeed()
     bench = LinkBench(link)
     unwatch = bench.watch(lambda text: feed.add("mcu", text))
@@ -108,9 +99,9 @@ async def direct_target(
             mcu=bench,
             panel=PinBench(panel) if panel is not None else None,
             store=TileSetFiles(),
-            tileset=tileset,
+            tileset=parts.tileset,
             status=config_status(config),
-            technician=technician,
+            technician=parts.technician,
             feed=feed,
         )
     finally:
@@ -118,8 +109,8 @@ async def direct_target(
         await link.close()
         if panel is not None:
             panel.close()
-        if hardware is not None:
-            await hardware.stop()
+        if parts.stop is not None:
+            await parts.stop()
 
 
 def config_status(config: TableConfig) -> StatusSources:
