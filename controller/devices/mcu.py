@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from controller.table.ports import (
     SEATS,
+    CommandFailure,
     DiceRolled,
     McuCommand,
     McuCommandFailed,
@@ -95,6 +96,8 @@ MOTOR_WORDS = {
     Motor.DICE: "dice spinner",
     Motor.PLATFORM: "platform",
 }
+REFUSED = {wire: CommandFailure[wire.name] for wire in RejectReason}
+"""The MCU's reject codes as the table's typed command failures (same names)."""
 REFUSALS = {
     RejectReason.ESTOP: "the emergency stop is pressed",
     RejectReason.LID_OPEN: "the lid is open",
@@ -191,7 +194,9 @@ class LinkMcu:
         """Build four walls under the table from the next set in the hopper."""
         kind = TILE_SETS.get(tiles)
         if kind is None:
-            raise McuCommandFailed(McuCommand.BUILD, f"this table has no {tiles}-tile set")
+            raise McuCommandFailed(
+                McuCommand.BUILD, CommandFailure.NO_SUCH_SET, f"this table has no {tiles}-tile set"
+            )
         await self._run(McuCommand.BUILD, BuildWalls(kind, tiles_per_side, layers, _ms(max_s)))
 
     async def raise_walls(self, max_s: float) -> None:
@@ -223,11 +228,14 @@ class LinkMcu:
         try:
             await self.link.request(command)
         except CommandRejected as error:
-            raise McuCommandFailed(what, f"the table refused: {refusal_words(error)}") from error
+            failure = REFUSED[RejectReason(error.reason)]  # decoded: a known code
+            words = f"the table refused: {refusal_words(error)}"
+            raise McuCommandFailed(what, failure, words) from error
         except (CommandTimeout, McuReset) as error:
-            raise McuCommandFailed(what, f"the table MCU did not answer ({error})") from error
+            words = f"the table MCU did not answer ({error})"
+            raise McuCommandFailed(what, CommandFailure.NO_ANSWER, words) from error
         except (LinkDown, ProtocolMismatch, LinkError) as error:
-            raise McuCommandFailed(what, str(error)) from error
+            raise McuCommandFailed(what, CommandFailure.LINK_DOWN, str(error)) from error
 
 
 def _ms(seconds: float) -> int:

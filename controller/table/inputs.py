@@ -3,7 +3,14 @@
 from dataclasses import dataclass
 
 from controller.rules import Ruleset
-from controller.table.ports import McuCommand, McuEvent, PanelEvent, WallTilePlaced, ZoneRead
+from controller.table.ports import (
+    CommandFailure,
+    McuCommand,
+    McuEvent,
+    PanelEvent,
+    WallTilePlaced,
+    ZoneRead,
+)
 from controller.table.session import SessionPlan
 
 
@@ -77,6 +84,7 @@ class CommandFailed:
     """A command to the table MCU failed (refused, unanswered, link down)."""
 
     command: McuCommand
+    failure: CommandFailure
     reason: str
 
 

@@ -7,6 +7,7 @@ from controller.table import inputs as ev
 from controller.table.core import ACK_HINT, CycleState, Phase
 from controller.table.incidents import IncidentKind
 from controller.table.ports import (
+    CommandFailure,
     DiceRolled,
     McuCommand,
     McuEventsLost,
@@ -204,9 +205,28 @@ def stale_too_long(cycle: CycleState) -> str:
     )
 
 
+_CABLE = "check the table MCU's USB cable and power"
+COMMAND_ADVICE = {
+    CommandFailure.BUSY: "wait until the table has finished moving",
+    CommandFailure.LID_OPEN: "close the lid",
+    CommandFailure.ESTOP: "release the emergency stop",
+    CommandFailure.NO_TILES: "put the tiles into the hopper",
+    CommandFailure.FAULT_ACTIVE: "clear the fault the table reports",
+    CommandFailure.NOT_READY: "clear the playing surface and check the walls under the table",
+    CommandFailure.NO_ANSWER: _CABLE,
+    CommandFailure.LINK_DOWN: _CABLE,
+    CommandFailure.UNKNOWN_COMMAND: "update the table's firmware to match this daemon",
+    CommandFailure.BAD_ARGUMENT: "check that [table] ruleset uses the tile set in this table",
+    CommandFailure.NO_SUCH_SET: "check that [table] ruleset uses the tile set in this table",
+}
+"""What the technician does about each failure before pressing the dice button."""
+
+
 def on_command_failed(cycle: CycleState, event: ev.CommandFailed) -> None:
-    """A command to the MCU failed: a fault (failing to stop the motors is only said)."""
+    """A command to the MCU failed: a fault named by why, with its advice (failing to stop
+    the motors is only said)."""
     if event.command is McuCommand.STOP_ALL:
         cycle.say("error", f"could not stop every motor: {event.reason}")
-    else:
-        cycle.stop(f"could not {event.command.value}: {event.reason}")
+        return
+    advice = COMMAND_ADVICE[event.failure]
+    cycle.stop(f"could not {event.command.value}: {event.reason}: {advice}, then {ACK_HINT}")

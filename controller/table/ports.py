@@ -316,12 +316,33 @@ class McuCommand(enum.Enum):
     STOP_ALL = "stop every motor"
 
 
-class McuCommandFailed(Exception):
-    """A command to the table MCU failed; `reason` says why in plain words."""
+class CommandFailure(enum.Enum):
+    """Why a command to the table MCU failed, typed: the MCU's refusals (its protocol's reject
+    codes, by the same names) and the link's own failures. Faults and advice follow from it."""
 
-    def __init__(self, command: McuCommand, reason: str) -> None:
+    UNKNOWN_COMMAND = "unknown_command"
+    BAD_ARGUMENT = "bad_argument"
+    BUSY = "busy"
+    LID_OPEN = "lid_open"
+    ESTOP = "estop"
+    NOT_READY = "not_ready"
+    NO_TILES = "no_tiles"
+    FAULT_ACTIVE = "fault_active"
+    NO_ANSWER = "no_answer"
+    """The MCU did not answer in time, or restarted while the command was in flight."""
+    LINK_DOWN = "link_down"
+    """The MCU is not connected (or speaks another protocol)."""
+    NO_SUCH_SET = "no_such_set"
+    """The table has no tile set of the size the ruleset asks for."""
+
+
+class McuCommandFailed(Exception):
+    """A command to the table MCU failed: `failure` says why (typed), `reason` in words."""
+
+    def __init__(self, command: McuCommand, failure: CommandFailure, reason: str) -> None:
         super().__init__(f"could not {command.value}: {reason}")
         self.command = command
+        self.failure = failure
         self.reason = reason
 
 

@@ -229,7 +229,7 @@ class TableRunner:
         try:
             await self._send(effect)
         except McuCommandFailed as error:
-            self.submit(ev.CommandFailed(error.command, error.reason))
+            self.submit(ev.CommandFailed(error.command, error.failure, error.reason))
 
     async def _send(self, effect: fx.McuEffect) -> None:
         match effect:

@@ -9,6 +9,7 @@ import pytest
 
 from controller.devices.mcu import LinkMcu, antenna_words, translate
 from controller.table.ports import (
+    CommandFailure,
     McuCommandFailed,
     McuEvent,
     McuFault,
@@ -95,8 +96,33 @@ async def test_a_refusal_is_said_in_words(
         str(refused.value)
         == "could not roll the dice: the table refused: the emergency stop is pressed"
     )
-    with pytest.raises(McuCommandFailed, match="no 100-tile set"):
+    assert refused.value.failure is CommandFailure.ESTOP
+    with pytest.raises(McuCommandFailed, match="no 100-tile set") as no_set:
         await mcu.build_walls(100, 25, 2, 60.0)
+    assert no_set.value.failure is CommandFailure.NO_SUCH_SET
+
+
+async def test_each_refusal_keeps_the_mcus_code() -> None:
+    sim = SimulatedTable(seed=3, speed=1, inventory_period=None)  # movements take their time
+    async with sim:
+        mcu = LinkMcu(Link(sim.memory_opener(), LinkSettings()))
+        task = asyncio.create_task(mcu.run())
+        try:
+            await mcu.link.wait_connected(within=3)
+            await mcu.build_walls(108, 27, 2, 600.0)  # accepted: the build runs
+            with pytest.raises(McuCommandFailed) as busy:
+                await mcu.build_walls(108, 27, 2, 600.0)
+            assert busy.value.failure is CommandFailure.BUSY
+            assert busy.value.reason == "the table refused: another movement is still running"
+            await mcu.stop_all()
+            sim.set_lid(True)
+            with pytest.raises(McuCommandFailed) as lid:
+                await mcu.roll_dice(5.0)
+            assert lid.value.failure is CommandFailure.LID_OPEN
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 async def test_a_firmware_that_speaks_another_protocol_is_final() -> None:
