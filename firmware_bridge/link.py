@@ -176,9 +176,12 @@ class Link:
         *,
         expected_hash: int = TABLE_HASH,
         name: str = "table MCU",
+        jitter: Callable[[float, float], float] = random.uniform,
     ) -> None:
         self.settings = settings or LinkSettings()
         self.name = name
+        self._jitter = jitter
+        """Picks each reconnect pause between its two bounds (random; a test passes its own)."""
         self._opener = opener
         self._expected_hash = expected_hash
         self._state = State.DOWN
@@ -244,6 +247,7 @@ class Link:
     async def close(self) -> None:
         """Stop the link and fail whatever is still in flight."""
         self._state = State.CLOSED
+        self._settled.set()  # whoever waits for the link hears that it is closed
         for task in [*self._tasks, self._resync_task]:
             if task is not None:
                 task.cancel()
@@ -296,12 +300,15 @@ class Link:
         return lambda: self._listeners.remove(callback) if callback in self._listeners else None
 
     async def wait_connected(self, within: float | None = None) -> None:
-        """Wait until the link is up (TimeoutError after `within` s)."""
+        """Wait until the link is up (TimeoutError after `within` s; the fatal error if it
+        gave up, LinkDown if it was closed)."""
         async with asyncio.timeout(within):
             while self._state is not State.UP:
                 if self._fatal is not None:
                     raise self._fatal
-                await asyncio.sleep(self.settings.reconnect_min)
+                if self._state is State.CLOSED:
+                    raise LinkDown("the link was closed")
+                await self._settled.wait()
 
     async def request(self, command: Command[ReplyT]) -> ReplyT:
         """Send a command, exactly once and in order; return its reply or raise a LinkError."""
@@ -317,24 +324,36 @@ class Link:
     # ---- connection life -------------------------------------------------------------------
 
     async def _supervise(self) -> None:
+        """Connect, and connect again after each loss, until closed. A typed failure waits a
+        backoff; a bug (any other exception) is logged with its traceback and counted, and the
+        link goes on connecting: the table keeps its MCU rather than losing it silently."""
         attempt = 0
         while self._state is not State.CLOSED:
             try:
                 await self._connect()
+                attempt = 0
+                await self._lost.wait()
+                self._after_loss()
+                continue
             except ProtocolMismatch as error:
                 self._fatal = error
                 self._give_up_connecting(error)
                 return
             except (BridgeError, OSError) as error:
                 self._last_error = error
-                self._drop_port()
-                self._state = State.DOWN
-                attempt += 1
-                await asyncio.sleep(self._backoff(attempt))
-                continue
-            attempt = 0
-            await self._lost.wait()
-            self._after_loss()
+            except Exception as error:
+                self._counters.bugs += 1
+                log.exception("bug in the %s link; connecting again", self.name)
+                self._last_error = error
+            self._drop_port()
+            self._go_down()
+            attempt += 1
+            await asyncio.sleep(self._backoff(attempt))
+
+    def _go_down(self) -> None:
+        """Not connected (any more): waiters wait for the next handshake."""
+        self._state = State.DOWN
+        self._settled.clear()
 
     def _give_up_connecting(self, error: LinkError) -> None:
         log.error("%s", error)
@@ -396,7 +415,7 @@ class Link:
         if self._state in (State.DOWN, State.CLOSED):
             return
         self._loss = loss
-        self._state = State.DOWN
+        self._go_down()
         self._fail_all(loss.error(f"{self.name}: {loss.reason}"))
         self._wake_all()
         self._lost.set()
@@ -414,7 +433,7 @@ class Link:
 
     def _backoff(self, attempt: int) -> float:
         ceiling = min(self.settings.reconnect_max, self.settings.reconnect_min * 2**attempt)
-        return random.uniform(ceiling / 2, ceiling)
+        return self._jitter(ceiling / 2, ceiling)
 
     async def _heartbeat(self) -> None:
         """A heartbeat every interval; a fifth of it after one still unanswered then: a few
@@ -655,19 +674,28 @@ class Link:
             queries: list[Command[Any]] = [QueryStatus(), *_zone_queries(identify)]
             changes = self._wall_changes
             sides = range(SIDES) if self._walls_read_at != changes else range(0)
-            try:
-                await asyncio.gather(
-                    *(self._request(query, deliver=True) for query in queries),
-                    *(self._query_side(side) for side in sides),
-                )
-            except (LinkDown, McuReset, CommandTimeout, ProtocolMismatch) as error:
-                log.info("state re-query interrupted: %s", error)
+            # The whole batch ends before anything is decided: a failed query must not have
+            # the others asked again while they are still in flight.
+            outcomes = await asyncio.gather(
+                *(self._request(query, deliver=True) for query in queries),
+                *(self._query_side(side) for side in sides),
+                return_exceptions=True,
+            )
+            failures = [error for error in outcomes if isinstance(error, BaseException)]
+            interrupted = (LinkDown, McuReset, CommandTimeout, ProtocolMismatch)
+            if any(isinstance(error, interrupted) for error in failures):
+                log.info("state re-query interrupted: %s", failures[0])
                 return  # the link reconnects and re-queries by itself
-            except BridgeError as error:
-                log.info("state re-query failed (%s): querying again", error)
+            if failures and all(isinstance(error, BridgeError) for error in failures):
+                log.info("state re-query failed (%s): querying again", failures[0])
                 self._resync_again = True
                 await asyncio.sleep(self.settings.min_rto)
                 continue
+            if failures:  # a bug: said with its traceback and counted; the link goes on
+                self._counters.bugs += 1
+                bug = next(e for e in failures if not isinstance(e, BridgeError))
+                log.error("bug in the %s link's state re-query", self.name, exc_info=bug)
+                return
             if sides and self._wall_changes == changes:
                 self._walls_read_at = changes
             # Published even if gaps came meanwhile: on a lossy line they come faster than a

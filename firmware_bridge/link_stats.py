@@ -31,6 +31,8 @@ class LinkStats:
     duplicate_replies: int
     late_replies: int
     """State reads sent again whose replies may be older than the events since (read again)."""
+    bugs: int
+    """Unexpected errors inside the link (each logged with its traceback; the link went on)."""
     rtt_samples: int
     rtt_ms_p50: float | None
     rtt_ms_p99: float | None
@@ -58,6 +60,7 @@ class Counters:
         self.event_gaps = 0
         self.duplicate_replies = 0
         self.late_replies = 0
+        self.bugs = 0
         self.rtt: deque[float] = deque(maxlen=rtt_window)
 
     def snapshot(self) -> LinkStats:

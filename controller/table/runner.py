@@ -77,6 +77,8 @@ class TableRunner:
         self.sink = sink
         self.handled = 0
         """Inputs handled so far (tests use it to see that the table has gone quiet)."""
+        self.bugs = 0
+        """Inputs and effects whose handling raised (each logged with its traceback)."""
         self._inbox: deque[ev.Input] = deque()
         """Inputs not handled yet, oldest first (a plain queue: asyncio's asks for the running
         loop, a system call, each time the runner waits, some 600 times a hand)."""
@@ -146,8 +148,19 @@ class TableRunner:
             self.submit(ev.Tick())
 
     def _process(self, event: ev.Input) -> None:
-        for effect in self.cycle.handle(event, self.now()):
-            self._carry_out(effect)
+        """Handle one input. A bug in handling it, or in carrying out one of its effects on a
+        port, is logged with its traceback and counted; the table goes on with the next (one
+        input must not end the daemon, and one failed effect must not skip the others)."""
+        try:
+            effects = self.cycle.handle(event, self.now())
+        except Exception:
+            self._bug("handling", event)
+            effects = []
+        for effect in effects:
+            try:
+                self._carry_out(effect)
+            except Exception:
+                self._bug("carrying out", effect)
         self.handled += 1
         if self.blackbox is not None and isinstance(event, ev.Tick):
             self.blackbox.flush()  # black box lines reach the disk at least every tick
@@ -156,9 +169,17 @@ class TableRunner:
             self._fields = fields
             view = self._view = TableView(*fields)
             self._changed.set()
-            self.sink.status(view)
-            for observer in list(self._observers):
-                observer(view)
+            for observer in [self.sink.status, *self._observers]:
+                try:
+                    observer(view)
+                except Exception:
+                    self._bug("showing", view)
+
+    def _bug(self, doing: str, what: object) -> None:
+        self.bugs += 1
+        log.exception(
+            "bug %s %s (bug %d): the table goes on", doing, type(what).__name__, self.bugs
+        )
 
     def _carry_out(self, effect: fx.Effect) -> None:
         match effect:  # the commonest first: nearly every input in play keeps a line

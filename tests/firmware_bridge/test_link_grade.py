@@ -10,7 +10,7 @@ from firmware_bridge.link_stats import Grade, LinkStats, grade_link
 CLEAN = LinkStats(
     frames_sent=200, frames_received=200, bytes_sent=2400, bytes_received=2400, crc_errors=0,
     frame_errors=0, protocol_errors=0, retransmits=0, timeouts=0, reconnects=0, mcu_resets=0,
-    event_gaps=0, duplicate_replies=0, late_replies=0, rtt_samples=100, rtt_ms_p50=1.0,
+    event_gaps=0, duplicate_replies=0, late_replies=0, bugs=0, rtt_samples=100, rtt_ms_p50=1.0,
     rtt_ms_p99=2.0,
 )  # fmt: skip
 
