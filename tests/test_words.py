@@ -35,7 +35,11 @@ def _empty_store(tmp_path: Path) -> Path:
 
 def test_an_os_error_is_a_sentence_without_errno(tmp_path: Path) -> None:
     store = _empty_store(tmp_path)
-    result = _cli("hub", "export", "--db", str(store), "--results", "/proc/nope/results.csv")
+    standings = str(tmp_path / "standings.csv")
+    result = _cli(
+        "hub", "export", "--db", str(store), "--results", "/proc/nope/results.csv",
+        "--standings", standings,
+    )  # fmt: skip
     assert result.returncode == 1
     assert result.stderr == (
         "mahjong-table: error: /proc/nope/results.csv: no such file or directory\n"
@@ -44,7 +48,11 @@ def test_an_os_error_is_a_sentence_without_errno(tmp_path: Path) -> None:
 
 def test_export_of_a_session_that_is_not_there_says_so(tmp_path: Path) -> None:
     store, out = _empty_store(tmp_path), tmp_path / "results.csv"
-    result = _cli("hub", "export", "--db", str(store), "--results", str(out), "--session", "nope")
+    standings = tmp_path / "standings.csv"  # never the working directory's (the repository's)
+    result = _cli(
+        "hub", "export", "--db", str(store), "--results", str(out), "--standings", str(standings),
+        "--session", "nope",
+    )  # fmt: skip
     assert result.returncode == 2
     assert "mahjong-table: no session matched --session nope" in result.stderr
     with out.open() as f:
