@@ -1,6 +1,7 @@
 """Two more people at the simulated table: one who injects the hostile faults of a session at
-their planned hands, and the technician who clears faults the way the README tells one to
-(clear the jam, then press the dice button) and notes how each fault was cleared."""
+their planned hands, and the technician who clears faults the way the technician's guide
+tells one to (clear the jam, then press the dice button) and notes how each fault was
+cleared."""
 
 import asyncio
 import logging

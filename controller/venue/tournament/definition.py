@@ -121,7 +121,7 @@ def load_tournament(path: Path) -> Tournament:
     data, source = parse_toml(path)
     for key in ("tournament", "stages", "players"):
         if key not in data:
-            raise source.error((key,), f"missing [{key}] (see the venue hub section of README)")
+            raise source.error((key,), f"missing [{key}] (see docs/venue-operator.md)")
     for key in ("stages", "players"):
         if not isinstance(data[key], list):
             raise source.error((key,), f"'{key}' must be a list of [[{key}]] tables")
