@@ -1,10 +1,12 @@
 """The composition root: the daemon's services in one TaskGroup.
 
-It picks the implementations (serial or simulated MCU, GPIO or mock pins, hub or log), starts
-the configured session at power-on, and keeps running whatever happens: a typed failure of a
-service becomes a fault the technician sees (LED, status, log) and the service restarts; only
-a bug ends the process (and systemd restarts it). Readiness and watchdog pings go to systemd
-from the event loop, so a stuck loop gets the daemon restarted.
+It picks the implementations of a real table (the MCU on its serial device, the panel on the
+Pi's GPIO or none, the hub link or the log; the simulator makes its own parts from its side,
+`controller.sim.daemon_parts`, and this module never loads it), starts the configured session
+at power-on, and keeps running whatever happens: a typed failure of a service becomes a fault
+the technician sees (LED, status, log) and the service restarts; a bug in a service ends the
+process (and systemd restarts it). Readiness (once the control socket listens) and watchdog
+pings go to systemd from the event loop, so a stuck loop gets the daemon restarted.
 """
 
 import asyncio
