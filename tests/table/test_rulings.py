@@ -5,10 +5,14 @@ its test here. A row's test is named after its id (`test_r_claim_3_...`)."""
 import re
 from pathlib import Path
 
+import pytest
+
+from controller.cli import main
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.records import IncidentKind, IncidentRecord
-from controller.table.referee import MoveKind, ReadAgain
+from controller.table.referee import EndNow, MoveKind, ReadAgain
+from controller.table.referee.result import result_json
 from controller.table.rulings import Ruling
 from tests.table.scripted import Table
 from tests.table.test_referee import ZJ_E, filler, replays_the_same, tsumogiri
@@ -553,3 +557,32 @@ def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three
         (E, MoveKind.WIN),
     ]
     assert result.incidents == ()
+
+
+# ---- where the rows show ----------------------------------------------------------------
+
+
+def test_the_result_the_black_box_and_replay_name_the_row_each_ruling_applied(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = Table("zung-jung", HANDS)
+    five = table.discard(E, "5m")
+    table.meld(N, "46m", discard_of=E)  # a wrong-seat chow
+    put_back(table, five, E, Zone.DISCARD)
+    table.draw(S)
+    table.declare(W)  # after the next draw
+    table.wait(3.5)
+    table.feed(EndNow("the venue ends the hand"))
+    result = replays_the_same(table)  # the black box gives the same rows again
+    incidents = result_json(result)["incidents"]
+    assert isinstance(incidents, list)
+    rows = [(i["seat"], i["ruling"]) for i in incidents]
+    assert rows == [(N, "R-WRONG-1"), (W, "R-CLAIM-6")]
+    box = tmp_path / "hand.jsonl"
+    box.write_bytes(
+        b"".join(line if line.endswith(b"\n") else line + b"\n" for line in table.box.lines)
+    )
+    capsys.readouterr()
+    assert main(["replay", str(box)]) == 0
+    out = capsys.readouterr().out
+    assert "incident [R-WRONG-1]: chow on the" in out and "incident [R-CLAIM-6]" in out

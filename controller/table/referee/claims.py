@@ -163,6 +163,7 @@ def _over_claim(play: Play, place: int) -> bool:
         and play.window is None
         and place not in (claimed.source, play.turn)
         and play.in_play(place)
+        and any(r.claimed == claimed.uid for r in play.seats[play.turn].melds)
     )
 
 
@@ -197,6 +198,10 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
     void_set(play, window, claimer, own, Ruling.WIN_OVER_LAID_SET)
     window.declares = {place: at}
     play.window = window
+    if play.at(window.uid) == (place, Zone.HAND):  # taken from the set into the winner's hand
+        window.taken_by = place
+        kinds = tuple(play.kinds([window.uid]))
+        play.record(Move(play.now, place, MoveKind.TAKE_FOR_WIN, kinds, window.source))
     close(play, Close.TIME)
 
 

@@ -69,7 +69,7 @@ def _meld_claim(play: Play, window: Window, place: int, patient: bool) -> bool:
     own = _moved_to_meld(play, place)
     found = _claimed_set(play, window, place, own)
     if found is None:
-        if not (patient and own):
+        if not (patient and len(own) >= 2):
             return False  # the rest of the set may still be on its way
         _refuse(play, window, place, own, IncidentKind.WRONG_CLAIM, Ruling.SET_DOES_NOT_FIT)
         return True
@@ -273,9 +273,8 @@ def _next_draw(play: Play) -> bool:
     if place != play.turn and play.need is Need.DRAW:
         if _taken_to_win(play, place, uid):
             return _draw(play, play.turn, patient=False)
-        if place == play.next_in(play.turn) and play.t - (play.odd_since or play.t) < (
-            play.settings.settle_s
-        ):
+        in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.turn)
+        if in_hand and play.t - (play.odd_since or play.t) < play.settings.settle_s:
             return False  # a press may follow: then the seat on turn drew, threw, and it took
         _drawn_out_of_turn(play, place, uid)
         return True
@@ -345,6 +344,8 @@ def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     play.seats[place].concealed.add(uid)
     play.put(uid, place, Zone.HAND)
     replaced = play.replacing if replacing else None
+    if replacing:
+        play.claimed = None  # a claimed kong's replacement is drawn: the claim is complete
     play.last_draw = LastDraw(place, uid, replaced, before)
     play.replacing = None
     play.need = Need.DISCARD

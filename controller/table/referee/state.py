@@ -266,6 +266,8 @@ class Play:
             self.unseen.discard(uid)
             return
         want, got = self.where.get(uid), self.seen.get(uid)
+        if want == got and uid in self.also:
+            del self.also[uid]  # put back where it belongs: the second place is gone
         if got is None and want is not None:
             self.unseen.add(uid)
         else:
