@@ -56,7 +56,8 @@ def run_replay(args: argparse.Namespace) -> int:
     payments = "  ".join(f"{seat_name(p)} {a:+d}" for p, a in enumerate(result.totals))
     print(f"  payments: {payments}")
     for incident in result.incidents:
-        print(f"  incident: {incident.detail}")
+        ruling = f" [{incident.ruling}]" if incident.ruling else ""
+        print(f"  incident{ruling}: {incident.detail}")
     print(f"  {len(result.moves)} moves")
     return 0
 

@@ -70,7 +70,8 @@ def register(commands: Any) -> None:
         "--habits",
         choices=["clean", "sloppy"],
         default="clean",
-        help="sloppy: the players make mistakes at seeded rates (no slow turns with --fast)",
+        help="sloppy: the players make mistakes at seeded rates, slow turns too (on virtual "
+        "time with --fast, so they cost no real time)",
     )
     sim.add_argument(
         "--ground-truth",
@@ -154,7 +155,7 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         key=table_key(args.keys, args.table) if args.keys else DEMO_KEY,
         outbox=args.db,
         ack_wait_s=args.ack_wait,
-        sloppy=sloppiness(args.habits, args.seed, args.fast),
+        sloppy=sloppiness(args.habits, args.seed),
         ground_truth=args.ground_truth,
         faults=FaultProfile(args.faults),
         json_results=args.json_results,
@@ -162,11 +163,12 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
     )
 
 
-def sloppiness(habits: str, seed: int, fast: bool) -> Sloppiness | None:
-    """The players' mistakes for `--habits`; a fast session has no time for slow turns."""
+def sloppiness(habits: str, seed: int) -> Sloppiness | None:
+    """The players' mistakes for `--habits` (slow turns too: at `--fast` they pass on
+    virtual time, so the turn and hand clocks are exercised at no real cost)."""
     if habits != "sloppy":
         return None
-    return replace(SLOPPY, seed=seed, slow_turn=0.0 if fast else SLOPPY.slow_turn)
+    return replace(SLOPPY, seed=seed)
 
 
 def table_key(path: Path, table: str) -> str:

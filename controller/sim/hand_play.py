@@ -150,6 +150,10 @@ class HandPlay:
         """The last tile drawn replaced a flower."""
         self._short_now = False
         """The turn just ended with a second discard (a slip the table follows as no move)."""
+        self.barred: set[int] = set()
+        """Seats that drew out of turn: a long hand, no win, claim or kong this hand."""
+        self.penalty: dict[int, set[int]] = {p: set() for p in range(4)}
+        """Each seat's penalty tiles (tags): never put into an exposed set."""
 
     # ---- what a player sees -------------------------------------------------------------
 
@@ -252,7 +256,7 @@ class HandPlay:
         if not self.umpire.playing():
             return _Won(place)
         tile = self._discard(place, konged)
-        if self.off[place] == 0 and self._slip(self.sloppy.short_hand):
+        if self._counted(place) and self._slip(self.sloppy.short_hand):
             await self.umpire.pace()
             self._note(place, SlipKind.SHORT_HAND, [tile], "a second tile thrown in one turn")
             tile = self._discard(place, konged)
@@ -261,6 +265,11 @@ class HandPlay:
         return tile
 
     # ---- slips (sloppy players) ---------------------------------------------------------
+
+    def _counted(self, place: int) -> bool:
+        """The seat still has every right (no short or long hand yet): a slip that costs
+        them is still told as its own."""
+        return self.off[place] == 0 and place not in self.barred
 
     def _slip(self, rate: float) -> bool:
         return rate > 0 and self._dice.random() < rate
@@ -283,6 +292,7 @@ class HandPlay:
         if not nxt or nxt[0] == turn or not self._slip(self.sloppy.draw_out_of_turn):
             return turn, False
         self._note(nxt[0], SlipKind.DRAW_OUT_OF_TURN, [], f"drew in place of seat {turn}")
+        self.barred.add(nxt[0])  # a long hand: no win, claim or kong this hand
         return nxt[0], True
 
     async def _after_draw(self, place: int) -> bool:
@@ -290,7 +300,9 @@ class HandPlay:
         hand); False if the wall ran out on a flower."""
         if self._late is not None:
             await self._late_claim()
-        if self.off[place] or self.wall.remaining < 2 or not self._slip(self.sloppy.long_hand):
+        if not self._counted(place) or self.wall.remaining < 2:
+            return True
+        if not self._slip(self.sloppy.long_hand):
             return True
         self._note(place, SlipKind.LONG_HAND, [], "a second tile drawn in one turn")
         self.off[place] = 1
@@ -305,21 +317,47 @@ class HandPlay:
         river = self.table.zone_tiles(discarder, Zone.DISCARD)
         if not river or river[-1].uid != tile.uid or claimer in self.finished:
             return
-        own: list[Tile] = []
-        for need in used:
-            own.append(next(t for t in self.hand(claimer) if _kind(t) == need and t not in own))
+        own = self._own(claimer, used)
+        if own is None:
+            return
         self._note(claimer, SlipKind.LATE_CLAIM, [tile], f"took seat {discarder}'s discard late")
         self.table.meld(claimer, [tile.uid] + [t.uid for t in own])
-        self._set(claimer, Meld(MeldKind.PUNG, (_kind(tile),) * 3), [tile, *own])
         self._record(claimer, MoveKind.PUNG, [tile, *own], source=discarder)
-        self.off[claimer] = 1  # it threw nothing for the set: a long hand from now on
+        await self._refused(claimer, discarder, tile, own)
+
+    def _own(self, place: int, kinds: Sequence[int]) -> list[Tile] | None:
+        """Tiles of these kinds from the seat's hand that are no penalty tiles (None: none)."""
+        own: list[Tile] = []
+        for need in kinds:
+            tile = next(
+                (
+                    t
+                    for t in self.hand(place)
+                    if _kind(t) == need and t not in own and t.uid not in self.penalty[place]
+                ),
+                None,
+            )
+            if tile is None:
+                return None
+            own.append(tile)
+        return own
+
+    async def _refused(self, claimer: int, discarder: int, tile: Tile, own: list[Tile]) -> None:
+        """The table refused a set laid out with a discard (a wrong claim): the discard goes
+        back to its river, the claimer's own tiles back to its hand as penalty tiles."""
+        await self.umpire.pace(followed=False)
+        self.table.move(tile.uid, discarder, Zone.DISCARD)
+        for own_tile in own:
+            self.table.move(own_tile.uid, claimer, Zone.HAND)
+        self.penalty[claimer].update(t.uid for t in own)
         await self.umpire.pace(followed=False)
 
     async def _slips_before_discard(self, place: int) -> None:
-        if self.off[place] == 0 and self._slip(self.sloppy.false_win):
+        if self._counted(place) and self._slip(self.sloppy.false_win):
             self._note(place, SlipKind.FALSE_WIN, [], "declared a win the tiles do not make")
             self._record(place, MoveKind.DECLARE, [], win_type=WinType.SELF_DRAW)
             await self.umpire.declare([place])
+            self.penalty[place].update(t.uid for t in self.hand(place))
         if self._slip(self.sloppy.slow_turn):
             seconds = self.sloppy.slow_turn_s(self.ruleset)
             self._note(place, SlipKind.SLOW_TURN, [], f"the turn took {seconds:g} s", seconds)
@@ -375,7 +413,7 @@ class HandPlay:
     def _wins(
         self, place: int, extra: int | None, how: WinType, discarder: int | None = None
     ) -> bool:
-        if self.off[place]:
+        if self.off[place] or place in self.barred:
             return False  # a short or long hand can no longer win
         kinds = _kinds(self.hand(place))
         if extra is not None:
@@ -409,26 +447,28 @@ class HandPlay:
     # ---- kongs --------------------------------------------------------------------------
 
     def _choose_kong(self, place: int) -> tuple[KongKind, int] | None:
-        if not self.wall.remaining or self.off[place]:
+        if not self.wall.remaining or self.off[place] or place in self.barred:
             return None  # no replacement: no kong on the last tile
         kinds = [k for k in _kinds(self.hand(place)) if not is_flower(k)]
         kind = concealed_kong(self.ruleset, kinds)
         if kind is not None:
             return KongKind.CONCEALED, kind
         pungs = [meld.first for meld, _ in self.melds[place] if meld.kind is MeldKind.PUNG]
-        kind = added_kong(self.ruleset, kinds, pungs)
+        free = [t for t in self.hand(place) if t.uid not in self.penalty[place]]
+        kind = added_kong(self.ruleset, [k for k in _kinds(free) if not is_flower(k)], pungs)
         return None if kind is None else (KongKind.ADDED, kind)
 
     async def _kong(self, place: int, how: KongKind, kind: int) -> list[int]:
         """Make the kong; returns the robbers if an added kong was robbed."""
         tiles = [t for t in self.hand(place) if _kind(t) == kind]
         if how is KongKind.CONCEALED:
+            self.penalty[place].difference_update(t.uid for t in tiles)  # none any more
             self.table.meld(place, [t.uid for t in tiles])
             self._set(place, Meld(MeldKind.CONCEALED_KONG, (kind,) * 4), tiles)
             self._record(place, MoveKind.CONCEALED_KONG, tiles)
             await self.umpire.pace()
             return []
-        added = tiles[0]
+        added = next(t for t in tiles if t.uid not in self.penalty[place])
         self.table.meld(place, [added.uid])
         self._record(place, MoveKind.ADDED_KONG, [added])
         await self.umpire.pace()
@@ -476,6 +516,7 @@ class HandPlay:
         kind = choose_discard([k for k in _kinds(hand) if not is_flower(k)], self.ruleset)
         tile = next(t for t in hand if _kind(t) == kind)
         self.table.discard(place, tile.uid)
+        self.penalty[place].discard(tile.uid)
         self._record(place, MoveKind.DISCARD, [tile])
         self._after_kong = konged
         return tile
@@ -491,6 +532,8 @@ class HandPlay:
         winners = [p for p in self.after(place) if self._wins(p, kind, how, place)]
         if winners:
             winners = self._winners(winners)
+            if self.style.claims and how is not WinType.EARTHLY:  # a set ends Earthly
+                await self._claim_race(place, tile, winners)
             self.table.move(tile.uid, winners[0], Zone.HAND)
             self._record(winners[0], MoveKind.TAKE_DISCARD, [tile], source=place)
             for winner in winners:
@@ -501,18 +544,74 @@ class HandPlay:
             return winners
         if not self.style.claims:
             return None
+        await self._wrong_claims(place, tile)
         return self._claim_set(place, tile)
+
+    async def _claim_race(self, place: int, tile: Tile, winners: list[int]) -> None:
+        """A slip: a seat lays out a pung of the discard a seat after it will win on, before
+        the winner takes it (the win comes first: the set is void, its tiles go back)."""
+        kind = _kind(tile)
+        for other in self.after(place):
+            if other in winners or self.off[other] or other in self.barred:
+                continue
+            own = self._own(other, (kind, kind))
+            if (
+                own is None
+                or not self.ruleset.claims.pung
+                or not self._slip(self.sloppy.claim_race)
+            ):
+                continue
+            self._note(other, SlipKind.CLAIM_RACE, [tile], f"punged seat {place}'s discard")
+            self.table.meld(other, [tile.uid] + [t.uid for t in own])
+            self._record(other, MoveKind.PUNG, [tile, *own], source=place)
+            self._claimed = True
+            await self.umpire.pace()
+            for own_tile in own:
+                self.table.move(own_tile.uid, other, Zone.HAND)
+            return
+
+    async def _wrong_claims(self, place: int, tile: Tile) -> None:
+        """Slips on a discard nobody wins on: a chow from a seat that is not the next, a pung
+        with a penalty tile; each refused, its tiles put back."""
+        kind = _kind(tile)
+        if not self.wall.remaining:
+            return  # the last discard may only be won on
+        for other in self.after(place):
+            if self.off[other] or other in self.barred or len(self.hand(other)) < 4:
+                continue
+            chow = self.ruleset.claims.chow and other != (place + 1) % 4
+            used = _chow_of(kind, _kinds(self.hand(other))) if chow else None
+            if used is not None and self._slip(self.sloppy.wrong_seat_chow):
+                own = self._own(other, used)
+                if own is not None:
+                    self._note(other, SlipKind.WRONG_SEAT_CHOW, [tile], f"chowed seat {place}")
+                    self.table.meld(other, [tile.uid] + [t.uid for t in own])
+                    await self._refused(other, place, tile, own)
+                    return
+            marked = [t for t in self.hand(other) if t.uid in self.penalty[other]]
+            pair = [t for t in self.hand(other) if _kind(t) == kind][:2]
+            if (
+                self.ruleset.claims.pung
+                and len(pair) == 2
+                and any(t in marked for t in pair)
+                and self._slip(self.sloppy.penalty_set)
+            ):
+                self._note(other, SlipKind.PENALTY_SET, [tile], "punged with a penalty tile")
+                self.table.meld(other, [tile.uid] + [t.uid for t in pair])
+                await self._refused(other, place, tile, pair)
+                return
 
     def _claim_set(self, place: int, tile: Tile) -> tuple[int, _Start] | None:
         kind = _kind(tile)
         last = not self.wall.remaining
         wanted: dict[Seat, tuple[int, Claim, tuple[int, ...]]] = {}
         for other in self.after(place):
-            if self.off[other]:
+            if self.off[other] or other in self.barred:
                 continue
-            kinds = [k for k in _kinds(self.hand(other)) if not is_flower(k)]
-            if len(kinds) < 3:
+            if len(self.hand(other)) < 3:
                 continue  # a claim must leave a tile to throw
+            free = [t for t in self.hand(other) if t.uid not in self.penalty[other]]
+            kinds = [k for k in _kinds(free) if not is_flower(k)]
             choice = claim_on(
                 self.ruleset,
                 kinds,
@@ -532,9 +631,8 @@ class HandPlay:
         if late and self._slip(self.sloppy.late_claim):
             self._late = (claimer, place, tile, used)
             return None
-        own: list[Tile] = []
-        for need in used:
-            own.append(next(t for t in self.hand(claimer) if _kind(t) == need and t not in own))
+        own = self._own(claimer, used)
+        assert own is not None, "chosen from the tiles that are no penalty tiles"
         self.table.meld(claimer, [tile.uid] + [t.uid for t in own])
         tiles = sorted([kind, *used])
         meld_kind, move = {
@@ -577,6 +675,17 @@ class HandPlay:
 
 _KIND_OF = {name: parse_tile(name) for name in tile_names(TileSetKind.WITH_FLOWERS_144)}
 """Face -> tile kind for every face of the simulated tile sets."""
+
+
+def _chow_of(tile: int, hand: Sequence[int]) -> tuple[int, int] | None:
+    """Two kinds of the hand that make a chow with `tile` (None: none)."""
+    if tile >= 27:
+        return None
+    for low, high in ((tile - 2, tile - 1), (tile - 1, tile + 1), (tile + 1, tile + 2)):
+        same_suit = low >= 0 and high < 27 and low // 9 == high // 9 == tile // 9
+        if same_suit and low in hand and high in hand:
+            return low, high
+    return None
 
 
 def _kind(tile: Tile) -> int:

@@ -1,7 +1,9 @@
 """Players who make mistakes (issue 12): how often each kind of slip happens, seeded.
 
 A rate is a chance per opportunity: per turn for a slow turn, a false win, a draw out of
-turn, a short or a long hand; per pung a player would claim for a late claim. The same seed
+turn, a short or a long hand; per pung a player would claim for a late claim; per discard a
+seat could wrongly chow (not the next seat), pung with a penalty tile, or lay a set out on
+ahead of a win (a claim race). The same seed
 and hand make the same slips. What each player really did wrong is kept as `Slip` records
 (moves.py) beside the moves, so a test compares the referee's report with the truth.
 """
@@ -28,6 +30,12 @@ class Sloppiness:
     short_hand: float = 0.0
     long_hand: float = 0.0
     late_claim: float = 0.0
+    wrong_seat_chow: float = 0.0
+    """Per discard a seat not next to the discarder could chow."""
+    penalty_set: float = 0.0
+    """Per discard a seat could pung with one of its penalty tiles."""
+    claim_race: float = 0.0
+    """Per discard won on that another seat could have claimed a set of."""
 
     def rng(self, hand: int) -> random.Random:
         """The dice of the slips of one hand (the same for the same seed and hand)."""
@@ -48,5 +56,8 @@ SLOPPY = Sloppiness(
     short_hand=0.005,
     long_hand=0.005,
     late_claim=0.25,
+    wrong_seat_chow=0.05,
+    penalty_set=0.5,
+    claim_race=1.0,
 )
 """`simulate --habits sloppy`: every kind of slip turns up in a session of a few hands."""

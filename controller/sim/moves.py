@@ -62,7 +62,14 @@ class SlipKind(StrEnum):
     LONG_HAND = "long-hand"
     """Drew a second tile in one turn: one tile too many from then on."""
     LATE_CLAIM = "late-claim"
-    """Took a discard after the next seat had drawn."""
+    """Took a discard after the next seat had drawn (refused: its tiles put back)."""
+    WRONG_SEAT_CHOW = "wrong-seat-chow"
+    """Laid out a chow on a discard of a seat that is not the one before (refused)."""
+    PENALTY_SET = "penalty-set"
+    """Laid out a pung with a penalty tile in it (refused)."""
+    CLAIM_RACE = "claim-race"
+    """Laid out a set on a discard another seat then declared a win on, before the set's
+    discard (the set is void: no fault, but the claim was lost)."""
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ the turn clocks and the hand cycle all report, below any of them."""
 import enum
 from dataclasses import dataclass
 
+from controller.table.rulings import Ruling
+
 
 @dataclass(frozen=True)
 class Instant:
@@ -30,7 +32,12 @@ class IncidentKind(enum.StrEnum):
     DRAW_OUT_OF_TURN = "draw_out_of_turn"
     WRONG_WALL_DRAW = "wrong_wall_draw"
     WRONG_CLAIM = "wrong_claim"
-    """A claim the rules do not allow on that discard (a chow from the wrong seat)."""
+    """A claim the rules do not allow on that discard (a chow from the wrong seat, a set that
+    does not fit): refused, its exposed tiles become penalty tiles."""
+    CLAIM_VOID = "claim_void"
+    """A set laid out on a discard that a win took: void, no fault, its tiles back in the hand."""
+    SENSOR_CONFLICT = "sensor_conflict"
+    """A tag read in two zones at once: read again, no move."""
     LATE_CLAIM = "late_claim"
     """A discard taken, or a win declared on it, after the next draw."""
     HEAD_BUMP = "head_bump"
@@ -60,3 +67,5 @@ class IncidentRecord:
     """Penalty points the seat loses for it (0: none); `kind` says what they are for."""
     tiles: tuple[int, ...] = ()
     """The tiles concerned (kinds): e.g. a short hand's tiles, penalty tiles of a false win."""
+    ruling: Ruling | None = None
+    """The row of docs/rulings.md the referee applied (None: no ruling, e.g. the clocks)."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from controller.rules import format_tiles
 from controller.rules.penalties import PenaltyPoints
 from controller.table.incidents import IncidentKind, IncidentRecord, Instant
+from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap, seat_name, tag
 
 
@@ -60,11 +61,13 @@ class Incident:
     tiles: tuple[int, ...]
     cost: Cost
     detail: str
+    ruling: Ruling | None = None
+    """The row of docs/rulings.md applied."""
 
     def record(self) -> IncidentRecord:
         """The incident as the hand's result keeps it (points as its penalty)."""
         return IncidentRecord(
-            self.at, self.seat, self.kind, self.detail, self.cost.points, self.tiles
+            self.at, self.seat, self.kind, self.detail, self.cost.points, self.tiles, self.ruling
         )
 
 
@@ -96,8 +99,11 @@ def count_incident(
     sets: int,
     to_throw: bool,
     points: PenaltyPoints,
+    ruling: Ruling | None = None,
 ) -> Incident | None:
-    """A short- or long-hand incident for a seat's settled concealed tiles (kinds), or None."""
+    """A short- or long-hand incident for a seat's settled concealed tiles (kinds), or None;
+    `ruling` names the row of docs/rulings.md that made it (default: a discard without a draw
+    for a short hand, a second draw for a long one)."""
     size = hand_size(len(concealed), sets, to_throw)
     if size is HandSize.RIGHT:
         return None
@@ -107,11 +113,13 @@ def count_incident(
         cost = Cost(points.short_hand, Rights.WIN)
         text = f"short hand: {held} where {expected} belong: no win this hand"
         kind = IncidentKind.SHORT_HAND
+        ruling = ruling or Ruling.DISCARD_UNDRAWN
     else:
         cost = Cost(points.long_hand, Rights.ALL)
         text = f"long hand: {held} where {expected} belong: no win, claim or kong this hand"
         kind = IncidentKind.LONG_HAND
-    return Incident(kind, seat, at, tuple(sorted(concealed)), cost, text)
+        ruling = ruling or Ruling.SECOND_DRAW
+    return Incident(kind, seat, at, tuple(sorted(concealed)), cost, text, ruling)
 
 
 def false_win_incident(
@@ -125,7 +133,13 @@ def false_win_incident(
         f"{format_tiles(tiles)} become penalty tiles"
     )
     return Incident(
-        IncidentKind.FALSE_WIN, seat, at, tiles, Cost(points.false_win, Rights.NONE, tiles), text
+        IncidentKind.FALSE_WIN,
+        seat,
+        at,
+        tiles,
+        Cost(points.false_win, Rights.NONE, tiles),
+        text,
+        Ruling.FALSE_WIN,
     )
 
 
@@ -150,11 +164,14 @@ class PenaltyTiles:
         return uid not in self.dead
 
     def after_discard(self, uid: int) -> "PenaltyTiles":
-        """The seat discarded `uid`: a live penalty tile is no longer one; any other discard
-        leaves the live ones dead."""
-        if uid in self.live:
-            return replace(self, live=self.live - {uid})
-        return PenaltyTiles(frozenset(), self.dead | self.live)
+        """The seat discarded `uid`: it is no penalty tile any more, and the live ones left
+        are dead (a discard of anything else, another live one too, ends their time)."""
+        return PenaltyTiles(frozenset(), (self.dead | self.live) - {uid})
+
+    def used_concealed(self, uids: Iterable[int]) -> "PenaltyTiles":
+        """Tiles put into a concealed kong are no penalty tiles any more."""
+        gone = frozenset(uids)
+        return PenaltyTiles(self.live - gone, self.dead - gone)
 
     def in_set(self, uids: Iterable[int]) -> frozenset[int]:
         """The penalty tiles among an exposed set's tags (none may be there: a wrong claim)."""
@@ -180,7 +197,7 @@ def unknown_tile_incident(seat: int | None, at: Instant, uids: Collection[int]) 
     where = f"in front of {seat_name(seat)}" if seat is not None else "on the table"
     tags = ", ".join(tag(uid) for uid in sorted(uids))
     text = f"{len(uids)} tile(s) not in this tile set appeared {where}: {tags}"
-    return Incident(IncidentKind.UNKNOWN_TILE, seat, at, (), Cost(), text)
+    return Incident(IncidentKind.UNKNOWN_TILE, seat, at, (), Cost(), text, Ruling.UNKNOWN_TAG)
 
 
 def tiles_gone(in_play: Collection[int], seen: Collection[int]) -> tuple[int, ...]:
@@ -196,4 +213,4 @@ def left_table_incident(
     kinds = tuple(sorted(tiles.kinds(uids)))
     where = f" from {seat_name(seat)}" if seat is not None else ""
     text = f"{len(uids)} tile(s) left the table{where}: {format_tiles(kinds)}"
-    return Incident(IncidentKind.TILE_LEFT_TABLE, seat, at, kinds, Cost(), text)
+    return Incident(IncidentKind.TILE_LEFT_TABLE, seat, at, kinds, Cost(), text, Ruling.MISSED_READ)

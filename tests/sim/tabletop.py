@@ -104,6 +104,13 @@ class StandIn:
         self.checked = len(self.play.moves)
         for place in range(4):
             held = [t for t in self.table.zone_tiles(place, Zone.HAND) if not _flower(t)]
+            in_sets = {uid for _, uids in self.play.melds[place] for uid in uids}
+            # a set laid out and refused lies in the MELD zone until its tiles are put back
+            held += [
+                t
+                for t in self.table.zone_tiles(place, Zone.MELD)
+                if not _flower(t) and t.uid not in in_sets
+            ]
             sets = len(self.play.melds[place])
             if place in self.winners or move_in_progress(self.play.moves, place):
                 continue

@@ -21,6 +21,9 @@ ONLY = {
     SlipKind.SHORT_HAND: Sloppiness(seed=5, short_hand=0.2),
     SlipKind.LONG_HAND: Sloppiness(seed=5, long_hand=0.2),
     SlipKind.LATE_CLAIM: Sloppiness(seed=5, late_claim=1.0),
+    SlipKind.WRONG_SEAT_CHOW: Sloppiness(seed=5, wrong_seat_chow=0.5),
+    SlipKind.PENALTY_SET: Sloppiness(seed=5, false_win=0.2, penalty_set=1.0),
+    SlipKind.CLAIM_RACE: Sloppiness(seed=5, claim_race=1.0),
 }
 """Sloppiness with one kind of slip only."""
 
@@ -30,9 +33,10 @@ async def hand_with(kind: SlipKind, ruleset: str = "zung-jung") -> tuple[Played,
     for seed in range(30):
         played = await play_hand(ruleset, seed, sloppy=ONLY[kind])
         assert played.umpire.problems == []
-        assert {slip.kind for slip in played.play.slips} <= {kind}, "only the asked slips"
-        if played.play.slips:
-            return played, played.play.slips[0]
+        made = [slip for slip in played.play.slips if slip.kind is kind]
+        assert {slip.kind for slip in played.play.slips} <= {kind, SlipKind.FALSE_WIN}
+        if made:
+            return played, made[0]
     raise AssertionError(f"no {kind} in thirty hands")
 
 
@@ -92,7 +96,31 @@ async def test_a_late_claim_takes_the_discard_after_the_next_draw() -> None:
     assert (pung.kind, pung.place, pung.uids[0]) == (MoveKind.PUNG, slip.place, slip.uids[0])
     assert (discard.kind, discard.uids, pung.source) == (MoveKind.DISCARD, slip.uids, discard.place)
     assert draw.kind is MoveKind.DRAW and draw.place not in (slip.place, discard.place)
-    assert where(played.table, slip.uids[0]) == (slip.place, Zone.MELD)
+    # refused: the discard goes back to its river, the own tiles back to the hand
+    assert where(played.table, slip.uids[0]) == (discard.place, Zone.DISCARD)
+    assert {where(played.table, uid) for uid in pung.uids[1:]} == {(slip.place, Zone.HAND)}
+    assert played.play.penalty[slip.place] >= set(pung.uids[1:])
+
+
+async def test_a_chow_from_the_wrong_seat_is_laid_out_then_put_back() -> None:
+    played, slip = await hand_with(SlipKind.WRONG_SEAT_CHOW, "shanghai")
+    discard = [m for m in played.play.moves[: slip.move_index] if m.kind is MoveKind.DISCARD][-1]
+    assert slip.uids == discard.uids and slip.place != (discard.place + 1) % 4
+    assert len(played.play.penalty[slip.place]) >= 2
+
+
+async def test_a_pung_with_a_penalty_tile_comes_after_a_false_win() -> None:
+    played, slip = await hand_with(SlipKind.PENALTY_SET)
+    kinds = [s.kind for s in played.play.slips if s.place == slip.place]
+    assert SlipKind.FALSE_WIN in kinds[: kinds.index(SlipKind.PENALTY_SET)]
+
+
+async def test_a_claim_race_lays_out_a_pung_the_winner_then_takes_from() -> None:
+    played, slip = await hand_with(SlipKind.CLAIM_RACE)
+    pung, take = played.play.moves[slip.move_index : slip.move_index + 2]
+    assert (pung.kind, pung.place) == (MoveKind.PUNG, slip.place)
+    assert take.kind is MoveKind.TAKE_DISCARD and take.uids[0] == pung.uids[0]
+    assert {where(played.table, uid) for uid in pung.uids[1:]} == {(slip.place, Zone.HAND)}
 
 
 async def test_slips_are_seeded_and_switch_off() -> None:

@@ -38,15 +38,17 @@ REPORTED_AS = {
     SlipKind.SHORT_HAND: {IncidentKind.SHORT_HAND},
     SlipKind.LONG_HAND: {IncidentKind.LONG_HAND},
     SlipKind.LATE_CLAIM: {IncidentKind.LATE_CLAIM},
+    SlipKind.WRONG_SEAT_CHOW: {IncidentKind.WRONG_CLAIM},
+    SlipKind.PENALTY_SET: {IncidentKind.PENALTY_TILE_USED},
+    SlipKind.CLAIM_RACE: {IncidentKind.CLAIM_VOID},
 }
 """The incident kinds a slip is reported as (a slow turn: one per penalty step)."""
 FOLLOWS = {
-    IncidentKind.RIGHT_LOST: {SlipKind.SHORT_HAND, SlipKind.LONG_HAND, SlipKind.LATE_CLAIM},
-    IncidentKind.PENALTY_TILE_USED: {SlipKind.FALSE_WIN},
+    IncidentKind.RIGHT_LOST: {SlipKind.SHORT_HAND, SlipKind.LONG_HAND, SlipKind.DRAW_OUT_OF_TURN},
     IncidentKind.TIME_FORFEIT: {SlipKind.SLOW_TURN},
 }
 """Incidents that are the consequence of an earlier slip of the same seat in the hand (a
-declaration refused after a short hand, a false winner's penalty tile in a set)."""
+declaration refused after a short or long hand)."""
 ONCE = {k for k in SlipKind if k is not SlipKind.SLOW_TURN}
 SAME_MOVE = {
     PlayerKind.DRAW: MoveKind.DRAW,
@@ -68,8 +70,8 @@ MoveKey = tuple[int, int, MoveKind, str]
 
 
 def made_moves(moves: Sequence[PlayerMove], slips: Sequence[Slip]) -> Counter[MoveKey]:
-    """What the players did with the tiles; a late claim is no move (the referee says it as
-    an incident and leaves the tiles in no set), an added kong names its four tiles."""
+    """What the players did with the tiles; a late claim is no move (the referee refuses it
+    and the tiles go back), an added kong names its four tiles."""
     late = {(s.hand, s.move_index) for s in slips if s.kind is SlipKind.LATE_CLAIM}
     index: Counter[int] = Counter()
     made: Counter[MoveKey] = Counter()

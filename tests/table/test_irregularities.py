@@ -96,9 +96,9 @@ def test_a_false_win_turns_the_exposed_tiles_into_penalty_tiles() -> None:
 def test_live_penalty_tiles_die_when_the_seat_discards_something_else() -> None:
     tiles = PenaltyTiles().exposed([uid_of(1), uid_of(2)])
     assert tiles.may_discard(uid_of(1))
-    tiles = tiles.after_discard(uid_of(1))  # one live penalty tile thrown: it is gone
-    assert tiles.live == {uid_of(2)} and not tiles.dead
+    thrown = tiles.after_discard(uid_of(1))  # a live penalty tile thrown: it is gone, and
+    assert thrown.live == frozenset() and thrown.dead == {uid_of(2)}  # the other dies
     tiles = tiles.after_discard(uid_of(9))  # another tile thrown: the rest is dead
-    assert tiles.dead == {uid_of(2)} and not tiles.may_discard(uid_of(2))
+    assert tiles.dead == {uid_of(1), uid_of(2)} and not tiles.may_discard(uid_of(2))
     assert tiles.in_set([uid_of(2), uid_of(3), uid_of(4)]) == {uid_of(2)}
     assert tiles.exposed([uid_of(2)]).live == frozenset()  # dead stays dead

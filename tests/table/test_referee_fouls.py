@@ -133,6 +133,7 @@ def test_moves_made_at_once_after_a_draw_out_of_turn_follow_the_walls_order() ->
     table.move([drawn], W, Zone.DISCARD)
     drawn = table.draw(N)
     table.move([drawn], N, Zone.DISCARD)
+    patient(table)  # a draw into the next seat's hand waits a moment for a press (a take)
     [jumped] = said(table)
     assert (jumped.kind, jumped.place) == (IncidentKind.DRAW_OUT_OF_TURN, W)
     assert [(m.place, m.kind) for m in table.referee.play.moves[1:]] == [

@@ -104,11 +104,13 @@ def test_a_win_declared_while_reads_are_missing_waits_for_the_state_read_again()
 
 
 def test_only_what_falls_due_after_a_loss_waits_for_its_re_read() -> None:
-    # On a noisy line losses come faster than re-reads end: a claim window that fell due
-    # before the oldest loss not yet made good closes on time; one due after it waits.
+    # On a noisy line losses come faster than re-reads end: a declaration on a claim window
+    # that fell due before the oldest loss not yet made good is judged on time; one due after
+    # it waits. (A window nobody declared on stays open for sets until the next draw.)
     def window_after_a_loss(found_after_the_discard: float) -> bool:
         table = Table("zung-jung", HANDS)
         table.discard(E, "5m")
+        table.declare(S)
         table.feed(ReadsMissing(since=table.t + found_after_the_discard))
         table.wait(3.1)
         return open_window(table)
@@ -120,6 +122,7 @@ def test_only_what_falls_due_after_a_loss_waits_for_its_re_read() -> None:
 def test_a_decision_waits_for_missing_reads_at_most_the_strays_time() -> None:
     table = Table("zung-jung", HANDS)
     table.discard(E, "5m")
+    table.declare(S)
     table.feed(ReadsMissing(since=table.t))  # a re-read that never ends
     table.wait(9.0)
     assert open_window(table), "3 s due, waiting for the reads"

@@ -143,6 +143,8 @@ class Incident(msgspec.Struct, frozen=True, kw_only=True):
     kind: Text
     detail: Text = ""
     penalty: Count = 0
+    ruling: Text = ""
+    """The row of the table's rulings page the referee applied (`R-CLAIM-3`; "": none)."""
 
 
 class WallReveal(msgspec.Struct, frozen=True, kw_only=True):

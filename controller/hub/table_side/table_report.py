@@ -209,6 +209,7 @@ def _incident(incident: IncidentRecord) -> Incident:
         kind=incident.kind,
         detail=incident.detail[:500],
         penalty=incident.penalty,
+        ruling=incident.ruling or "",
     )
 
 

@@ -5,18 +5,19 @@ winners as the ruleset says."""
 
 from controller.rules import MeldKind
 from controller.rules.claims import KongKind
-from controller.table.incidents import IncidentKind
+from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import fouls, procedures, wins
-from controller.table.referee.events import Move, MoveKind, WinEntry
+from controller.table.referee.events import Move, MoveKind, Payment, WinEntry
 from controller.table.referee.state import PASSED_KEPT, Close, Need, Play, Window
-from controller.table.tiles import seat_name
+from controller.table.rulings import Ruling
+from controller.table.tiles import seat_name, tile_words
 
 
-def close(play: Play, why: Close, claimant: int | None = None) -> bool:
-    """Close the open window and judge what was declared on it; True if someone won (then a
-    set `claimant` wanted from the discard is refused: a win comes first)."""
+def close(play: Play, why: Close, claimant: tuple[int, list[int]] | None = None) -> bool:
+    """Close the open window and judge what was declared on it; True if someone won (then the
+    set a `claimant` (seat, own tags) laid out with the discard is void: R-CLAIM-2)."""
     window = play.window
     if window is None:
         return False
@@ -41,8 +42,7 @@ def close(play: Play, why: Close, claimant: int | None = None) -> bool:
         procedures.check_passed_discard(play, window)
     if winners:
         if claimant is not None:
-            play.reported.add(window.uid)
-            play.incident(claimant, IncidentKind.WRONG_CLAIM, "a win on that discard comes first")
+            void_set(play, window, *claimant, Ruling.WIN_BEFORE_SET)
         procedures.record_wins(play, winners, _last_in_turn(window, winners))
         return True
     if window.last and why is Close.TIME and play.wall.remaining == 0:
@@ -74,6 +74,7 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
                 bumped.place,
                 IncidentKind.HEAD_BUMP,
                 f"seat {seat_name(valid[0].place)} is first in turn and wins alone",
+                ruling=Ruling.HEAD_BUMP,
             )
         valid = valid[:1]
     if valid and not window.robbing and window.after_kong:
@@ -135,15 +136,100 @@ def place_declarations(play: Play) -> None:
         elif place == play.turn and play.need is Need.DISCARD:
             play.self_declared.setdefault(place, at)
             del play.early[place]
+        elif _over_claim(play, place):
+            del play.early[place]
+            _win_over_claim(play, place, at)
         # Too late or out of turn once the zones were read again, and no read is missing.
         elif play.t >= (due := at.monotonic + 2 * play.settings.settle_s) and play.reads_in(due):
             del play.early[place]
             who = f"seat {seat_name(place)}"
             closed = play.closed
             if closed is not None and place != closed.source:
-                play.incident(place, IncidentKind.LATE_CLAIM, f"{who} declared after the next draw")
+                play.incident(
+                    place,
+                    IncidentKind.LATE_CLAIM,
+                    f"{who} declared after the next draw",
+                    ruling=Ruling.LATE_WIN,
+                )
             elif fouls.may(play, place, Rights.WIN, "win"):
-                fouls.false_win(play, place, "declared out of turn")
+                fouls.false_win(play, place, "declared out of turn", Ruling.DECLARED_OUT_OF_TURN)
+
+
+def _over_claim(play: Play, place: int) -> bool:
+    """A press on the discard a set was just claimed from, before the claimer discarded."""
+    claimed = play.claimed
+    return (
+        claimed is not None
+        and play.window is None
+        and place not in (claimed.source, play.turn)
+        and play.in_play(place)
+        and any(r.claimed == claimed.uid for r in play.seats[play.turn].melds)
+    )
+
+
+def _win_over_claim(play: Play, place: int, at: Instant) -> None:
+    """A win declared on a discard after another seat laid out a set with it, before that
+    seat discarded: the win keeps its priority (R-CLAIM-3). A valid win voids the set and
+    takes the discard; a declaration that is no win is a false win, and the set stands."""
+    window = play.claimed
+    assert window is not None
+    claimer = play.turn
+    before, play.now = play.now, at
+    if not fouls.may(play, place, Rights.WIN, "win"):
+        play.now = before
+        return
+    win_type = wins.discard_type(play, window)
+    entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
+    if entry is None:
+        fouls.false_win(play, place, reason)
+        play.now = before
+        return
+    play.now = before
+    record = next(r for r in play.seats[claimer].melds if r.claimed == window.uid)
+    play.seats[claimer].melds.remove(record)
+    own = [uid for uid in record.uids if uid != window.uid]
+    if record.kong is not None:
+        _unpay_kong(play, claimer)
+    play.seats[window.source].river.append(window.uid)
+    play.put(window.uid, window.source, Zone.DISCARD, also=(claimer, Zone.MELD))
+    play.claimed = None
+    play.need = Need.DRAW
+    play.replacing = None
+    void_set(play, window, claimer, own, Ruling.WIN_OVER_LAID_SET)
+    window.declares = {place: at}
+    play.window = window
+    if play.at(window.uid) == (place, Zone.HAND):  # taken from the set into the winner's hand
+        window.taken_by = place
+        kinds = tuple(play.kinds([window.uid]))
+        play.record(Move(play.now, place, MoveKind.TAKE_FOR_WIN, kinds, window.source))
+    close(play, Close.TIME)
+
+
+def _unpay_kong(play: Play, place: int) -> None:
+    """A kong claimed on a discard that a win took: its payment is returned."""
+    entry = next((k for k in reversed(play.kongs) if k.place == place), None)
+    if entry is None:
+        return
+    play.kongs.remove(entry)
+    amounts = tuple(-a for a in play.payments[-1].amounts)
+    play.payments.append(Payment("kong void: the discard was won on", amounts))
+
+
+def void_set(play: Play, window: Window, place: int, uids: list[int], ruling: Ruling) -> None:
+    """A set laid out on a discard that a win took: void, no fault; its own tiles are the
+    claimer's hand again (they may lie in its MELD zone until they are put back)."""
+    seat = play.seats[place]
+    for uid in uids:
+        seat.concealed.add(uid)
+        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
+    tile = tile_words(play.tiles.kind(window.uid) or 0)
+    play.incident(
+        place,
+        IncidentKind.CLAIM_VOID,
+        f"the set on the {tile} is void: a win on that discard comes first",
+        tiles=tuple(sorted(play.kinds(uids))),
+        ruling=ruling,
+    )
 
 
 def judge_self(play: Play, place: int) -> None:

@@ -1,10 +1,11 @@
 """Irregularities the referee tells from the moves: a seat holding too few or too many tiles
 after a settled move (short and long hand, each said once a hand), a false win (its points,
-its penalty tiles), a win, claim or kong by a seat that lost the right to it, a penalty tile
-put into an exposed set. The costs and the wording are `controller/table/irregularities.py`;
-this module decides when they apply and keeps each seat's rights."""
+its penalty tiles), a win, claim or kong by a seat that lost the right to it. The costs and
+the wording are `controller/table/irregularities.py`; this module decides when they apply and
+keeps each seat's rights."""
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from controller.table.incidents import IncidentKind
 from controller.table.irregularities import (
@@ -15,7 +16,9 @@ from controller.table.irregularities import (
     unknown_tags,
     unknown_tile_incident,
 )
+from controller.table.referee.events import MoveKind
 from controller.table.referee.state import Need, Play
+from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name
 
 
@@ -47,10 +50,17 @@ def check_count(play: Play, place: int) -> None:
         len(seat.melds),
         to_throw,
         play.ruleset.penalties,
+        _miscount_ruling(play, place),
     )
     if incident is not None:
         play.miscounted.add(place)
         report(play, incident)
+
+
+def _miscount_ruling(play: Play, place: int) -> Ruling | None:
+    """A second discard in one turn (R-COUNT-4); else the count's own default row."""
+    own = [m.kind for m in play.moves if m.place == place][-2:]
+    return Ruling.SECOND_DISCARD if own == [MoveKind.DISCARD] * 2 else None
 
 
 def may(play: Play, place: int, right: Rights, what: str) -> bool:
@@ -61,32 +71,20 @@ def may(play: Play, place: int, right: Rights, what: str) -> bool:
         place,
         IncidentKind.RIGHT_LOST,
         f"seat {seat_name(place)} lost the right to {what} this hand: {what} refused",
+        ruling=Ruling.RIGHT_LOST,
     )
     return False
 
 
-def false_win(play: Play, place: int, reason: str) -> None:
+def false_win(play: Play, place: int, reason: str, ruling: Ruling = Ruling.FALSE_WIN) -> None:
     """A declared win that is not one: its points; the hand's tiles become penalty tiles."""
     seat = play.seats[place]
     exposed = sorted(seat.concealed)
-    report(
-        play,
-        false_win_incident(place, play.now, play.kinds(exposed), reason, play.ruleset.penalties),
+    incident = false_win_incident(
+        place, play.now, play.kinds(exposed), reason, play.ruleset.penalties
     )
+    report(play, replace(incident, ruling=ruling))
     play.penalty_tiles[place] = play.penalty_tiles[place].exposed(exposed)
-
-
-def set_made(play: Play, place: int, uids: Iterable[int]) -> None:
-    """An exposed set of `place`: none of its penalty tiles may be in it."""
-    used = play.penalty_tiles[place].in_set(uids)
-    if used:
-        words = play.tiles.notation(sorted(used))
-        play.incident(
-            place,
-            IncidentKind.PENALTY_TILE_USED,
-            f"seat {seat_name(place)} put penalty tiles into a set: {words}",
-            tiles=tuple(sorted(play.kinds(used))),
-        )
 
 
 def discarded(play: Play, place: int, uid: int) -> None:

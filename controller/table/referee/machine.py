@@ -26,6 +26,7 @@ from controller.table.referee.events import (
 )
 from controller.table.referee.setup import RefereeSetup
 from controller.table.referee.state import Close, Need, Play
+from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, seats_words
 
 _NONE: frozenset[int] = frozenset()
@@ -120,7 +121,7 @@ class Referee:
         for at in play.self_declared.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + settings.stray_s
-        for since in (play.odd_since, play.unseen_since):
+        for since in (play.odd_since, play.unseen_since, play.conflict_since):
             if since is not None:
                 yield since + settings.settle_s
                 yield since + settings.stray_s / 2
@@ -206,21 +207,30 @@ class Referee:
             play.unseen_since = None
         elif play.unseen_since is None:
             play.unseen_since = play.t
+        if not play.conflicts:
+            play.conflict_since = None
+        elif play.conflict_since is None:
+            play.conflict_since = play.t
 
     def _time(self) -> None:
         play = self.play
         window = play.window
         # The time is up, unless the tile is on its way to a claimer: read in a set whose
         # rest is not read yet, or (no win declared on it) gone from the river and read
-        # nowhere yet (a lost read). The claim came in time; the reads are late.
+        # nowhere yet (a lost read). The claim came in time; the reads are late. Nor while
+        # the next draw's tile lies in a declarer's hand: the press is on the discard of it.
         taking = (
             window is not None
             and window.taken_by is None
             and not window.refused
             and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
-        )
+        ) or moves.drawn_and_taken(play)
+        # The window's time tells when to stop waiting for declarations (a win is judged then,
+        # and the last discard's window ends the hand); a set may still be claimed until the
+        # next draw, however late (R-CLAIM-5), so a window nobody declared on stays open.
         due = play.window_due()
-        if due is not None and play.t >= due and not taking and play.reads_in(due):
+        judged = window is not None and (window.declares or window.robbing or window.last)
+        if judged and due is not None and play.t >= due and not taking and play.reads_in(due):
             claims.close(play, Close.TIME)
             self._reconcile()
         claims.place_declarations(play)
@@ -232,7 +242,7 @@ class Referee:
             procedures.end(play, "the wall is empty")
             return
         pressed = (at.monotonic for at in play.early.values())
-        waiting = (play.odd_since, play.unseen_since, *pressed)
+        waiting = (play.odd_since, play.unseen_since, play.conflict_since, *pressed)
         since = min((t for t in waiting if t is not None), default=None)
         if since is None:
             play.read_at = None
@@ -253,6 +263,7 @@ class Referee:
         # its time have come.
         if self._read_since_odd() and play.reads_in((play.odd_since or play.t) + settle):
             self._reconcile(patient=True)
+            claims.place_declarations(play)  # a press may belong to a discard just found
         if self._waited_out(play.odd_since):
             self._adopt()
         if self._waited_out(play.unseen_since):
@@ -282,7 +293,12 @@ class Referee:
         named = sorted(play.odd - play.reported)
         if named:
             words = play.tiles.notation(named)
-            play.incident(None, IncidentKind.STRAY_TILES, f"tiles moved outside play: {words}")
+            play.incident(
+                None,
+                IncidentKind.STRAY_TILES,
+                f"tiles moved outside play: {words}",
+                ruling=Ruling.STRAY_TILES,
+            )
         for uid in sorted(play.odd):
             play.forget(uid)
             seen = play.at(uid)

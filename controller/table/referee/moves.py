@@ -13,6 +13,7 @@ from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldRecord
 from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
+from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
 
@@ -24,7 +25,7 @@ def explain(play: Play, patient: bool = False) -> bool:
         return False  # every move shows as tags out of place
     before = len(play.moves)
     found = (
-        _claim(play)
+        _claim(play, patient)
         or _late_claim(play)
         or _next_draw(play)
         or _second_discard(play)
@@ -45,7 +46,7 @@ _NO_COUNT = frozenset({MoveKind.TAKE_FOR_WIN, MoveKind.ROB_KONG, MoveKind.WIN})
 # ---- claims on the open window ---------------------------------------------------------------
 
 
-def _claim(play: Play) -> bool:
+def _claim(play: Play, patient: bool) -> bool:
     window = play.window
     if window is None or window.taken_by is not None or window.uid not in play.odd:
         return False
@@ -60,33 +61,81 @@ def _claim(play: Play) -> bool:
         play.record(Move(play.now, place, kind, tuple(play.kinds([window.uid])), window.source))
         return True
     if zone is Zone.MELD and not window.robbing:
-        return _meld_claim(play, window, place)
+        return _meld_claim(play, window, place, patient)
     return False
 
 
-def _meld_claim(play: Play, window: Window, place: int) -> bool:
-    own = [u for u in play.odd_at(place, Zone.MELD) if play.where.get(u) == (place, Zone.HAND)]
+def _meld_claim(play: Play, window: Window, place: int, patient: bool) -> bool:
+    own = _moved_to_meld(play, place)
     found = _claimed_set(play, window, place, own)
     if found is None:
-        return False
+        if not (patient and len(own) >= 2):
+            return False  # the rest of the set may still be on its way
+        _refuse(play, window, place, own, IncidentKind.WRONG_CLAIM, Ruling.SET_DOES_NOT_FIT)
+        return True
     claim, uids = found
     rules = play.ruleset.claims
     if not rules.allowed(claim, play.seat_of(place), play.seat_of(window.source), window.last):
-        if not window.refused:
-            window.refused = True
-            play.reported.add(window.uid)
-            play.incident(
-                place, IncidentKind.WRONG_CLAIM, f"a {claim.value} may not take this discard"
-            )
-        return False
-    if claims.close(play, Close.CLAIM, claimant=place):
+        ruling = (
+            Ruling.LAST_DISCARD_SET
+            if window.last
+            else Ruling.WRONG_SEAT_CHOW
+            if claim is Claim.CHOW
+            else Ruling.SET_DOES_NOT_FIT
+        )
+        _refuse(play, window, place, uids, IncidentKind.WRONG_CLAIM, ruling, claim)
         return True
-    fouls.may(play, place, Rights.CLAIM, "claim")
-    if claim is Claim.KONG:
-        fouls.may(play, place, Rights.KONG, "kong")
-    fouls.set_made(play, place, [window.uid, *uids])
+    right = Rights.KONG if claim is Claim.KONG else Rights.CLAIM
+    if right not in play.rights[place] or Rights.CLAIM not in play.rights[place]:
+        _refuse(play, window, place, uids, IncidentKind.RIGHT_LOST, Ruling.NO_RIGHT_TO_CLAIM, claim)
+        return True
+    if play.penalty_tiles[place].in_set(uids):
+        _refuse(
+            play, window, place, uids, IncidentKind.PENALTY_TILE_USED, Ruling.PENALTY_TILE_IN_SET
+        )
+        return True
+    if claims.close(play, Close.CLAIM, claimant=(place, uids)):
+        return True
     _make_meld(play, window, place, claim, uids)
     return True
+
+
+def _refuse(
+    play: Play,
+    window: Window,
+    place: int,
+    uids: list[int],
+    kind: IncidentKind,
+    ruling: Ruling,
+    claim: Claim | None = None,
+) -> None:
+    """A wrong claim (誤鳴): refused; the claimer's own tiles it exposed become live penalty
+    tiles (they may stay face up in its MELD zone), the discard goes back to the river and
+    may still be claimed while its window is open. No right is lost (R-WRONG)."""
+    what = claim.value if claim is not None else "set"
+    words = {
+        Ruling.SET_DOES_NOT_FIT: "the tiles laid out make no set with the discard",
+        Ruling.WRONG_SEAT_CHOW: "a chow only from the seat before",
+        Ruling.LAST_DISCARD_SET: "the last discard may only be won on",
+        Ruling.NO_RIGHT_TO_CLAIM: f"seat {seat_name(place)} lost the right to claim this hand",
+        Ruling.PENALTY_TILE_IN_SET: "a penalty tile may not be part of an exposed set",
+        Ruling.LATE_SET: "it was taken after the next draw",
+    }[ruling]
+    tile = tile_words(play.tiles.kind(window.uid) or 0)
+    play.incident(
+        place,
+        kind,
+        f"{what} on the {tile} refused: {words}; the exposed tiles become penalty tiles",
+        play.ruleset.penalties.wrong_claim,
+        tuple(sorted(play.kinds(uids))),
+        ruling,
+    )
+    play.penalty_tiles[place] = play.penalty_tiles[place].exposed(uids)
+    for uid in uids:
+        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
+    where = play.where.get(window.uid)
+    if where is not None:
+        play.put(window.uid, *where, also=(place, Zone.MELD))
 
 
 def _claimed_set(
@@ -124,6 +173,7 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
     for uid in (window.uid, *uids):
         play.put(uid, place, Zone.MELD)
     play.claims_made = True
+    play.claimed = window
     play.turn = place
     play.last_draw = None  # the turn began with a claim: its discard follows no draw (no 杠上炮)
     timing.turn_starts(play, place, since=window.opened)
@@ -154,32 +204,19 @@ def _claimed_late(play: Play, closed: Window) -> bool:
     found = _claimed_set(play, closed, place, own) if seen[1] is Zone.MELD else None
     if seen[1] is Zone.MELD and found is None:
         return False  # the rest of the set is still on its way
-    play.reported.add(closed.uid)
-    what = tile_words(play.tiles.kind(closed.uid) or 0)
-    text = f"the {what} was taken after the next draw"
     if found is None:
-        play.incident(place, IncidentKind.LATE_CLAIM, text, play.ruleset.penalties.wrong_claim)
+        play.reported.add(closed.uid)
+        what = tile_words(play.tiles.kind(closed.uid) or 0)
+        play.incident(
+            place,
+            IncidentKind.LATE_CLAIM,
+            f"the {what} was taken after the next draw",
+            play.ruleset.penalties.wrong_claim,
+            ruling=Ruling.LATE_SET,
+        )
         return True
-    # Not a move: the tiles lie where the table shows them, in no set. The seat threw nothing
-    # for them and loses what a long hand loses (said once, as the late claim).
     _, uids = found
-    play.rights[place] &= ~Rights.ALL
-    play.miscounted.add(place)
-    play.incident(
-        place,
-        IncidentKind.LATE_CLAIM,
-        f"{text}: no win, claim or kong this hand",
-        play.ruleset.penalties.wrong_claim,
-        tuple(sorted(play.kinds([closed.uid, *uids]))),
-    )
-    source = play.seats[closed.source]
-    if closed.uid in source.river:
-        source.river.remove(closed.uid)
-    seat = play.seats[place]
-    seat.concealed.difference_update(uids)
-    for uid in (closed.uid, *uids):
-        seat.loose.append(uid)
-        play.put(uid, place, Zone.MELD)
+    _refuse(play, closed, place, uids, IncidentKind.LATE_CLAIM, Ruling.LATE_SET, found[0])
     return True
 
 
@@ -191,7 +228,9 @@ def _turn(play: Play, patient: bool) -> bool:
     if not play.in_play(place):
         return False
     if play.need is not Need.DISCARD:
-        return _draw(play, place, patient)
+        return _draw(play, place, patient) or (
+            patient and play.need is Need.DRAW and _undrawn_discard(play, place)
+        )
     moved = _moved_to_meld(play, place)  # each look below leaves it as it is when it fails
     return (
         _flower(play, place, moved)
@@ -232,9 +271,33 @@ def _next_draw(play: Play) -> bool:
         _second_tile(play, place, uid)
         return True
     if place != play.turn and play.need is Need.DRAW:
+        if _taken_to_win(play, place, uid):
+            return _draw(play, play.turn, patient=False)
+        in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.turn)
+        if in_hand and play.t - (play.odd_since or play.t) < play.settings.settle_s:
+            return False  # a press may follow: then the seat on turn drew, threw, and it took
         _drawn_out_of_turn(play, place, uid)
         return True
     return False
+
+
+def drawn_and_taken(play: Play) -> bool:
+    """The next tile of the wall lies in the HAND of a seat not on turn that pressed declare
+    (R-SENSOR-4): its press is on the discard of that tile, still to be read as moves."""
+    uid = play.wall.next_live()
+    seen = play.at(uid) if uid is not None and uid in play.odd else None
+    if uid is None or seen is None or seen[0] == play.turn or play.need is not Need.DRAW:
+        return False
+    return _taken_to_win(play, seen[0], uid)
+
+
+def _taken_to_win(play: Play, place: int, uid: int) -> bool:
+    """The tile the seat on turn draws next lies in the HAND of a seat that pressed declare:
+    drawn, thrown and taken to win between two reads (R-SENSOR-4), not a draw out of turn."""
+    if play.at(uid) != (place, Zone.HAND):
+        return False
+    window = play.window
+    return place in play.early or (window is not None and place in window.declares)
 
 
 def _draw(play: Play, place: int, patient: bool) -> bool:
@@ -269,6 +332,8 @@ def _claimed_unseen(play: Play, place: int, uid: int) -> bool:
     seen = play.at(uid) if uid in play.odd else None
     if seen is None or is_flower(play.tiles.kind(uid) or 0):
         return False  # a flower is set aside, never claimed
+    if seen[1] is Zone.HAND and seen[0] != place:
+        return _taken_to_win(play, seen[0], uid)
     return seen[1] is Zone.MELD and seen[0] != place and play.in_play(seen[0])
 
 
@@ -279,6 +344,8 @@ def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     play.seats[place].concealed.add(uid)
     play.put(uid, place, Zone.HAND)
     replaced = play.replacing if replacing else None
+    if replacing:
+        play.claimed = None  # a claimed kong's replacement is drawn: the claim is complete
     play.last_draw = LastDraw(place, uid, replaced, before)
     play.replacing = None
     play.need = Need.DISCARD
@@ -316,6 +383,8 @@ def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
         return True
     if play.need is not Need.DRAW:
         return False
+    if _taken_to_win(play, place, uid):
+        return _draw(play, play.turn, patient=True)
     _drawn_out_of_turn(play, place, uid)
     return True
 
@@ -334,9 +403,14 @@ def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
     play.incident(
         place,
         IncidentKind.DRAW_OUT_OF_TURN,
-        f"seat {seat_name(place)} drew in place of seat {seat_name(skipped)}",
-        tiles=tuple(play.kinds([uid])),
+        f"seat {seat_name(place)} drew in place of seat {seat_name(skipped)}: a long hand, "
+        "no win, claim or kong this hand",
+        play.ruleset.penalties.long_hand,
+        tuple(play.kinds([uid])),
+        Ruling.DRAW_OUT_OF_TURN,
     )
+    play.rights[place] = Rights.NONE
+    play.miscounted.add(place)  # said as this incident
     if play.window is not None:
         claims.close(play, Close.DRAW)
         if play.over or play.need is not Need.DRAW:
@@ -352,6 +426,18 @@ def _thrown(play: Play, place: int) -> list[int]:
     return [
         u for u in sorted(play.odd) if u in seat.concealed and play.at(u) == (place, Zone.DISCARD)
     ]
+
+
+def _undrawn_discard(play: Play, place: int) -> bool:
+    """The seat on turn threw without drawing (R-COUNT-1): its discard, a short hand; the
+    turn goes on from it, so the next seat's draw is in turn (R-TURN-1)."""
+    if not _thrown(play, place):
+        return False
+    if play.window is not None:
+        claims.close(play, Close.TIME)
+        if play.over or play.turn != place or play.need is not Need.DRAW:
+            return True
+    return _discard(play, place, patient=True)
 
 
 def _second_discard(play: Play) -> bool:
@@ -419,7 +505,11 @@ def _concealed_kong(play: Play, place: int, moved: list[int]) -> bool:
     for kind in sorted(set(play.kinds(moved))):
         four = [u for u in moved if play.tiles.kind(u) == kind]
         if len(four) == 4:
-            fouls.may(play, place, Rights.KONG, "kong")
+            if not fouls.may(play, place, Rights.KONG, "kong"):
+                _kong_refused(play, place, four)
+                return True
+            # A concealed kong may use penalty tiles: they are none any more (R-PEN-4).
+            play.penalty_tiles[place] = play.penalty_tiles[place].used_concealed(four)
             seat = play.seats[place]
             seat.concealed.difference_update(four)
             seat.melds.append(MeldRecord(four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED))
@@ -438,8 +528,20 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
         pung = seat.pung_of(kind, play.tiles) if kind is not None else None
         if pung is None or kind is None:
             continue
-        fouls.may(play, place, Rights.KONG, "kong")
-        fouls.set_made(play, place, [uid])
+        if not fouls.may(play, place, Rights.KONG, "kong"):
+            _kong_refused(play, place, [uid])
+            return True
+        if play.penalty_tiles[place].in_set([uid]):
+            play.incident(
+                place,
+                IncidentKind.PENALTY_TILE_USED,
+                f"kong refused: the {tile_words(kind)} is a penalty tile, no exposed set takes it",
+                play.ruleset.penalties.wrong_claim,
+                (kind,),
+                Ruling.PENALTY_TILE_IN_KONG,
+            )
+            _kong_refused(play, place, [uid])
+            return True
         seat.concealed.discard(uid)
         pung.uids.append(uid)
         pung.kind = MeldKind.KONG
@@ -454,6 +556,13 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
         procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.window is None)
         return True
     return False
+
+
+def _kong_refused(play: Play, place: int, uids: list[int]) -> None:
+    """A kong the seat may not make: no kong, no replacement; its tiles stay in the hand and
+    may lie face up in the MELD zone (a penalty tile stays one)."""
+    for uid in uids:
+        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
 
 
 def _discard(play: Play, place: int, patient: bool) -> bool:
@@ -472,6 +581,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     if play.window is not None:
         claims.close(play, Close.TIME)
     procedures.check_passed_own_win(play, place)
+    play.claimed = None
     _into_river(play, place, uid)
     play.discards += 1
     draw = play.last_draw if play.last_draw and play.last_draw.place == place else None

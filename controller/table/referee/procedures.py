@@ -98,6 +98,7 @@ def _must_win(play: Play, place: int, concealed: list[int], tile: int | None, be
 
 def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     """Record wins (one settlement each); the hand ends, or play goes on after `after`."""
+    play.claimed = None
     for win in wins:
         play.wins.append(win)
         play.out.append(WinMade(win))

@@ -62,7 +62,13 @@ def result_json(result: RefereeResult) -> dict[str, object]:
             for s in result.seats
         ],
         "incidents": [
-            {"at": i.at.wall, "seat": i.place, "kind": i.kind, "detail": i.detail}
+            {
+                "at": i.at.wall,
+                "seat": i.place,
+                "kind": i.kind,
+                "ruling": i.ruling,
+                "detail": i.detail,
+            }
             for i in result.incidents
         ],
         "ended_at": result.ended_at.wall,

@@ -22,6 +22,7 @@ from controller.table.referee.events import (
 )
 from controller.table.referee.melds import SeatTiles
 from controller.table.referee.wall import WallTiles
+from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap
 
 Place = tuple[int, Zone]
@@ -141,6 +142,12 @@ class Play:
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
         self.odd_since: float | None = None
+        self.also: dict[int, Place] = {}
+        """A second place a tag may lie in until it moves (R-WRONG: a refused claim's tiles
+        may stay in the claimer's MELD zone; penalty tiles lie face up there or in the hand)."""
+        self.conflicts: set[int] = set()
+        """Tags a read showed in two zones at once (R-SENSOR-2): no move until read again."""
+        self.conflict_since: float | None = None
         self.unseen: set[int] = set()
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
         self.unseen_since: float | None = None
@@ -158,6 +165,9 @@ class Play:
         self.window: Window | None = None
         self.closed: Window | None = None
         """The window the next draw closed (a declaration on it now comes too late)."""
+        self.claimed: Window | None = None
+        """The window a set was claimed from, until the claimer discards: a win declared on
+        its discard meanwhile still comes first (R-CLAIM-3)."""
         self.passed: list[Window] = []
         """The last windows a draw closed (a round's worth, newest last): a set claimed
         from one of them is a late claim, even after the next discard."""
@@ -216,22 +226,38 @@ class Play:
 
     # ---- places -------------------------------------------------------------------------
 
-    def put(self, uid: int, place: int, zone: Zone) -> None:
-        """The tag must now lie in this seat's zone."""
+    def put(self, uid: int, place: int, zone: Zone, also: Place | None = None) -> None:
+        """The tag must now lie in this seat's zone (or, until it moves, at `also`)."""
         self.where[uid] = (place, zone)
+        if also is None:
+            self.also.pop(uid, None)
+        else:
+            self.also[uid] = also
         self._check(uid)
 
     def observe(self, place: int, zone: Zone, uids: frozenset[int]) -> None:
-        """A zone's settled content."""
+        """A zone's settled content. A tag read here while the zone it was seen in still
+        holds it is in two places at once: a sensor conflict, no move (R-SENSOR-2), until
+        one of the two zones drops it (within the same input, when a move read both)."""
         key = (place, zone)
         before = self.zones.get(key, frozenset())
         self.zones[key] = uids
+        seen, zones = self.seen, self.zones
         for uid in before - uids:
-            if self.seen.get(uid) == key:
-                del self.seen[uid]
+            if seen.get(uid) == key:
+                del seen[uid]
+            if uid in self.conflicts:
+                self.conflicts.discard(uid)
+                held = [k for k, content in zones.items() if uid in content]
+                if held:
+                    seen[uid] = held[0]
             self._check(uid)
         for uid in uids - before:
-            self.seen[uid] = key
+            old = seen.get(uid)
+            if old is not None and old != key and uid in zones.get(old, ()):
+                self.conflicts.add(uid)
+            else:
+                seen[uid] = key
             self._check(uid)
 
     def _check(self, uid: int) -> None:
@@ -240,13 +266,21 @@ class Play:
             self.unseen.discard(uid)
             return
         want, got = self.where.get(uid), self.seen.get(uid)
+        if want == got and uid in self.also:
+            del self.also[uid]  # put back where it belongs: the second place is gone
         if got is None and want is not None:
             self.unseen.add(uid)
         else:
             self.unseen.discard(uid)
         # A tag no antenna reads now is taken to be where it must be: antennas miss tags,
         # and a tile on its way (off the river, not yet in a meld) is no move yet.
-        if want == got or got is None or self._revealed(uid, want, got):
+        if (
+            want == got
+            or got is None
+            or uid in self.conflicts
+            or got == self.also.get(uid)
+            or self._revealed(uid, want, got)
+        ):
             self.odd.discard(uid)
         else:
             self.odd.add(uid)
@@ -329,9 +363,11 @@ class Play:
         detail: str,
         penalty: int = 0,
         tiles: tuple[int, ...] = (),
+        ruling: Ruling | None = None,
     ) -> None:
-        """An irregularity: recorded, play goes on."""
-        self.note(IncidentRecord(self.now, place, kind, detail, penalty, tiles))
+        """An irregularity (or a ruling that costs nothing): recorded with the row of
+        docs/rulings.md applied; play goes on."""
+        self.note(IncidentRecord(self.now, place, kind, detail, penalty, tiles, ruling))
 
     def note(self, incident: IncidentRecord) -> None:
         """An incident record made elsewhere (the clocks): recorded, play goes on."""
