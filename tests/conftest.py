@@ -29,7 +29,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With --hardware, keep only the tests that can run against a real MCU."""
+    """Slow tests first (with workers, the longest start first and the short ones fill the
+    gaps at the end); with --hardware, only the tests that can run against a real MCU."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
     if config.getoption("--hardware") is None:
         return
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
