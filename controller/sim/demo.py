@@ -26,7 +26,7 @@ from controller.hub.contract.result import WallReveal
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.hub_link import KEY_DOUBT, HubLink
 from controller.hub.table_side.table_report import hand_result
-from controller.rules import tile_str
+from controller.rules import get_ruleset, tile_str
 from controller.sim.daemon_parts import SimulatedTable, simulated_table
 from controller.sim.fault_injector import FaultInjector, FaultRecord, Injected, Technician
 from controller.sim.fault_profiles import FaultProfile, HubRestarts, injections, line_faults
@@ -100,9 +100,24 @@ class DemoPlan:
     takes the socket of the table's own daemon)."""
 
     @property
+    def slow_turn_s(self) -> float:
+        """How long a sloppy player's slow turn lasts (0: the players make none)."""
+        sloppy = self.sloppy
+        if sloppy is None or not sloppy.slow_turn:
+            return 0.0
+        return sloppy.slow_turn_s(get_ruleset(self.ruleset))
+
+    @property
+    def stall_s(self) -> float:
+        """How long the table may make no progress before the session counts as stuck: the
+        pace's limit, or longer than a slow turn (the table waits through it)."""
+        return max(self.pace.stall_s, 2 * self.slow_turn_s)
+
+    @property
     def budget_s(self) -> float:
-        """The longest the session may take."""
-        return self.pace.hand_budget_s * (self.hands + 1)
+        """The longest the session may take (slow turns take their time on top)."""
+        slow = 4 * self.slow_turn_s  # a few slow turns a hand at the sloppy rate
+        return (self.pace.hand_budget_s + slow) * (self.hands + 1)
 
 
 def demo_config(plan: DemoPlan, scratch: Path) -> TableConfig:
@@ -383,10 +398,10 @@ class DemoSession:
         where = f"hand {view.hand}" if view.hand else "power-on"
         if view.phase is Phase.FAULT and self.technician is None:
             return f"a fault stopped the session at {where}: {view.fault}"
-        if now - self._changed_at > self.plan.pace.stall_s:
+        if now - self._changed_at > self.plan.stall_s:
             state = view.phase.value.replace("_", " ")
             return (
-                f"the table made no progress for {self.plan.pace.stall_s:g} s "
+                f"the table made no progress for {self.plan.stall_s:g} s "
                 f"({state}, {where}): {view.notice or 'no word from it'}{self._waits()}"
             )
         if now > deadline:

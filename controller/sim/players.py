@@ -273,9 +273,12 @@ class SimulatedPlayers:
         assert self._runner is not None
         clock = self._runner.clock
         start = clock.monotonic()
-        # The injected clock has no event to wait on; a virtual one moves while we yield.
-        while clock.monotonic() - start < seconds and self.playing():  # noqa: ASYNC110
-            await asyncio.sleep(self.habits.think_s)
+        # The injected clock has no event to wait on: sleep on the loop's clock (virtual on
+        # virtual time) in slices of at most a second, so the hand's end is seen; a sleep of
+        # 0 would never let a virtual clock move.
+        while (left := seconds - (clock.monotonic() - start)) > 0 and self.playing():  # noqa: ASYNC110
+            # (never less than 10 ms: a remainder of 1e-14 s is lost in the clock's float)
+            await asyncio.sleep(max(self.habits.think_s, min(max(left, 0.01), 1.0)))
 
     async def pace(self, followed: bool = True) -> None:
         """Between two moves: think, and (`wait_for_referee`, a move the table follows)
