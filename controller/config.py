@@ -217,6 +217,15 @@ class ControlSection:
         default=Path("/run/mahjong-table/control.sock"),
         metadata=option("UNIX socket of the running daemon."),
     )
+    idle_s: float = field(
+        default=10.0,
+        metadata=option(
+            "A client that sends no whole request line within this many seconds is told so "
+            "and closed (idle or half-sent lines cannot hold a place).",
+            minimum=0.05,
+            maximum=600,
+        ),
+    )
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
         technician=technician or NobodyAtTheTable(),
         feed=feed,
     )
-    server = ControlServer(Path(config.control.socket), target, feed_loggers=FEED_LOGGERS)
+    server = ControlServer(Path(config.control.socket), target, FEED_LOGGERS, config.control.idle_s)
     status.control_refused = lambda: server.refused.total()
     return server
 

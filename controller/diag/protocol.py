@@ -80,6 +80,8 @@ class ErrorCode(enum.Enum):
     VERSION = "version"
     BUSY = "busy"
     """A hand is in play, or another motor request is running."""
+    IDLE = "idle"
+    """No whole request line came in time: the connection is closed."""
     UNAVAILABLE = "unavailable"
     """The part asked about is not there (no hub link configured, unknown component)."""
     FAILED = "failed"
