@@ -101,6 +101,12 @@ class SoftwareMcu:
         self.inventory_period = inventory_period
         self.table_hash = table_hash
         self.active_faults: dict[tuple[FaultCode, int], None] = {}
+        self.heartbeats = 0
+        """Heartbeats the host sent."""
+        self.heartbeat_gaps = 0
+        """Times the host went silent past the heartbeat timeout (every motor stopped)."""
+        self.heartbeat_listeners: list[Callable[[int], None]] = []
+        """Told the number of heartbeats so far at each one."""
         self.drop_events = 0
         """Lose this many of the next events (to test gap recovery)."""
         self._late_rng = random.Random(f"{seed}:late")
@@ -229,6 +235,7 @@ class SoftwareMcu:
             silent = self._now() - self._last_host_frame
             lost = (FaultCode.HEARTBEAT_LOST, 0) in self.active_faults
             if self.session.synced and silent > self.heartbeat_timeout and not lost:
+                self.heartbeat_gaps += 1
                 self.machine.stop_all()
                 self.raise_fault(FaultCode.HEARTBEAT_LOST, 0)
 
@@ -314,6 +321,9 @@ class SoftwareMcu:
         )  # fmt: skip
 
     def _heartbeat(self, _: Heartbeat) -> HeartbeatReply:
+        self.heartbeats += 1
+        for listener in self.heartbeat_listeners:
+            listener(self.heartbeats)
         return HeartbeatReply(self.session.event_counter, self._uptime_ms())
 
     def _ping(self, command: Ping) -> Pong:
