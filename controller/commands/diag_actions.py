@@ -25,7 +25,7 @@ from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
 from controller.diag.mqtt_check import check_mqtt
 from controller.diag.ports import INPUTS, LEDS, Prompt
-from controller.diag.protocol import VERSION, Op, Request
+from controller.diag.protocol import VERSION, Op, Request, name_problem
 from controller.diag.selftest import Component
 from controller.diag.service import ENROL_DIR, Refused, carry_out
 from controller.diag.status import StatusReport
@@ -97,7 +97,11 @@ def register(actions: Any) -> None:
         "tiles laid on seat E's hand zone face by face.",
     )
     tileset.add_argument("words", nargs="*", metavar="enroll NAME")
-    tileset.add_argument("--dir", type=Path, default=ENROL_DIR, help=f"for enroll ({ENROL_DIR})")
+    tileset.add_argument(
+        "--dir",
+        type=Path,
+        help=f"for enroll ({ENROL_DIR}; with --sim a new scratch folder under the temp dir)",
+    )
     tileset.set_defaults(handler=run_action, op=Op.TILES)
     gpio = add(
         "gpio",
@@ -147,16 +151,19 @@ def build_request(args: argparse.Namespace) -> Request:
         if args.words[0] != "enroll" or len(args.words) != 2:
             raise UsageError("use `diag tiles` or `diag tiles enroll NAME`")
         op, name = Op.ENROLL, args.words[1]
-    try:
-        return Request(
-            VERSION,
-            op,
-            component=getattr(args, "component", None),
-            rolls=getattr(args, "rolls", 60),
-            name=name,
-            follow=getattr(args, "follow", False),
-            blink=getattr(args, "blink", None),
-        )
+    if name is not None and (problem := name_problem(name)):
+        raise UsageError(f"tiles enroll: {problem}")
+    fields = {
+        "v": VERSION,
+        "op": op.value,
+        "component": getattr(args, "component", None),
+        "rolls": getattr(args, "rolls", 60),
+        "name": name,
+        "follow": getattr(args, "follow", False),
+        "blink": getattr(args, "blink", None),
+    }
+    try:  # checked as the daemon checks a request line
+        return msgspec.convert(fields, Request)
     except msgspec.ValidationError as error:
         raise UsageError(str(error)) from None
 
@@ -182,7 +189,7 @@ def run_action(args: argparse.Namespace) -> int:
     request = build_request(args)
     if request.rolls < 1:
         raise UsageError("--rolls must be at least 1")
-    enrol_path = tiles.enrol_target(args.dir, request.name) if request.name else None
+    enrol_path = tiles.enrol_target(_enrol_dir(args), request.name) if request.name else None
     report = asyncio.run(_report(args, config, source, request))
     if enrol_path is not None:
         report = tiles.write_enrolment(TileSetFiles(), enrol_path, report)
@@ -191,6 +198,16 @@ def run_action(args: argparse.Namespace) -> int:
     else:
         print(TEXT[request.op](report))
     return 0 if report.healthy else 1
+
+
+def _enrol_dir(args: argparse.Namespace) -> Path:
+    """Where an enrolment is written: --dir; the table's tile-set folder; with --sim and no
+    --dir a new scratch folder (a simulated table's tags never reach the real folder)."""
+    if args.dir is not None:
+        return Path(args.dir)
+    if args.sim:
+        return Path(tempfile.mkdtemp(prefix="mahjong-enrol-sim-"))
+    return ENROL_DIR
 
 
 async def _report(

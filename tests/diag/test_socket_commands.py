@@ -1,6 +1,7 @@
 """Every diag command through the control socket of a running `run --sim` daemon, on a healthy
 table and on faulty ones (a jammed stacking head, a stuck button), and motors refused in play."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,29 @@ def test_enrolment_directly_writes_a_file_the_table_reads(tmp_path: Path) -> Non
     again = diag("tiles", "enroll", "venue-2", "--sim", "--yes", "--dir", str(out))
     assert again.returncode == 2
     assert "exists already" in again.stderr
+
+
+def test_a_simulated_enrolment_writes_only_into_a_scratch_folder(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = diag(
+        "tiles", "enroll", "venue-3", "--sim", "--yes", env={**os.environ, "TMPDIR": str(scratch)}
+    )
+    assert done.returncode == 0, done.stderr
+    written = list(scratch.glob("mahjong-enrol-sim-*/venue-3.toml"))
+    assert len(written) == 1
+    assert f"written to {written[0]}" in done.stdout
+
+
+def test_a_tile_set_name_is_checked_by_the_sockets_rule_and_cannot_leave_dir(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "deep" / "er" / "tilesets"
+    for name in ("bad/name", "../../../escaped", "..", ".hidden"):
+        done = diag("tiles", "enroll", name, "--sim", "--yes", "--dir", str(out))
+        assert done.returncode == 2, (name, done.stdout)
+        assert "is not a name: use 1 to 64 letters, digits" in done.stderr
+    assert not list(tmp_path.rglob("*.toml"))
 
 
 def test_a_jammed_table_says_so_in_status_and_selftest(tmp_path: Path) -> None:
