@@ -132,6 +132,15 @@ def _check_tls_files(config: TableConfig, where: _Where) -> None:
 def _check_outbox(config: TableConfig, where: _Where) -> None:
     path = config.outbox.path
     dotted = ("outbox", "path")
+    try:
+        _check_outbox_path(path, dotted, where)
+    except PermissionError:
+        raise where.error(
+            dotted, f"outbox {path}: this user may not look into {path.parent} (set by outbox.path)"
+        ) from None
+
+
+def _check_outbox_path(path: Path, dotted: tuple[str, ...], where: _Where) -> None:
     if path.exists() and not path.is_file():
         raise where.error(dotted, f"outbox {path} is not a file: name the outbox's SQLite file")
     if path.parent.exists() and not path.parent.is_dir():
