@@ -7,6 +7,7 @@ Every option is declared here once, with its default, its bounds and a line of d
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller import paths
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
 from controller.devices.pinout import SIGNALS
 from controller.ids import TABLE_ID_PATTERN
@@ -14,7 +15,7 @@ from controller.logs import SUBSYSTEM_LOGGERS
 from controller.rules.names import RULESET_NAMES
 from controller.table.settings import CycleSettings
 
-DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
+DEFAULT_PATH = paths.CONFIG
 RULESETS = RULESET_NAMES
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 SUBSYSTEMS = tuple(SUBSYSTEM_LOGGERS)
@@ -214,8 +215,11 @@ class ControlSection:
     """The local socket technicians' `diag` commands talk to."""
 
     socket: Path = field(
-        default=Path("/run/mahjong-table/control.sock"),
-        metadata=option("UNIX socket of the running daemon."),
+        default_factory=paths.control_socket,
+        metadata=option(
+            "UNIX socket of the running daemon (default control.sock in $MAHJONG_TABLE_RUN_DIR, "
+            "else /run/mahjong-table)."
+        ),
     )
     idle_s: float = field(
         default=10.0,

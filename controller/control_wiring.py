@@ -13,6 +13,11 @@ from controller.diag.ports import NobodyAtTheTable, Technician
 from controller.diag.server import ControlServer
 from controller.diag.target import DiagTarget
 from controller.diag_direct import config_status
+from controller.rules import format_tiles
+from controller.table.core import TableView
+from controller.table.hand import HandState
+from controller.table.referee.events import Move
+from controller.table.tiles import seat_name
 
 if TYPE_CHECKING:
     from controller.app import TableApp
@@ -24,7 +29,7 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
     """The control socket of `app` at `[control] socket`."""
     config = app.config
     feed = EventFeed()
-    app.runner.observe(lambda view: feed.add("table", functools.partial(_move_words, view)))
+    app.runner.observe(_TableLines(app, feed).seen)
     cycle = app.cycle
     status = replace(
         config_status(config),
@@ -38,7 +43,7 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
         mode="daemon",
         config=config,
         config_source="the running daemon",
-        mcu=LinkBench(app.mcu.link),
+        mcu=LinkBench(app.mcu.link, tag_reads=False),
         panel=PinBench(panel) if isinstance(panel, GpioPanel) else None,
         store=TileSetFiles(),
         tileset=app.hardware.tileset,
@@ -51,8 +56,44 @@ def control_server(app: "TableApp", technician: Technician | None = None) -> Con
     return server
 
 
-def _move_words(view: object) -> str:
-    phase = getattr(view, "phase", None)
-    hand = getattr(view, "hand", None)
-    where = f" (hand {hand})" if hand else ""
-    return f"now {phase.value if phase is not None else '?'}{where}"
+class _TableLines:
+    """The table's lines of the feed: each move the referee followed, in words, and each
+    change of phase (not every change of the view)."""
+
+    def __init__(self, app: "TableApp", feed: EventFeed) -> None:
+        self.app = app
+        self.feed = feed
+        self.shown = 0
+        """Moves of the hand in play already in the feed."""
+        self.where: tuple[object, ...] = ()
+
+    def seen(self, view: TableView) -> None:
+        where = (view.phase, view.hand, view.fault)
+        if where != self.where:
+            self.where = where
+            self.feed.add("table", _phase_words(view))
+        if view.moves < self.shown:
+            self.shown = 0  # a new hand
+        if view.moves > self.shown:
+            moves = _moves(self.app)[self.shown : view.moves]
+            self.shown = view.moves
+            for move in moves:
+                self.feed.add("table", functools.partial(_move_words, move))
+
+
+def _moves(app: "TableApp") -> tuple[Move, ...]:
+    hand = getattr(app.cycle.stage, "hand", None)
+    if not isinstance(hand, HandState) or hand.play is None:
+        return ()
+    return tuple(hand.play.referee.play.moves)
+
+
+def _move_words(move: Move) -> str:
+    source = "" if move.source is None else f" from seat {seat_name(move.source)}"
+    return f"seat {seat_name(move.place)}: {move.kind.value} {format_tiles(move.tiles)}{source}"
+
+
+def _phase_words(view: TableView) -> str:
+    where = f" (hand {view.hand})" if view.hand else ""
+    fault = f": {view.fault}" if view.fault else ""
+    return f"now {view.phase.value.replace('_', ' ')}{where}{fault}"

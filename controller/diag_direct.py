@@ -15,6 +15,7 @@ from gpiozero.exc import GPIOZeroError
 from controller import __version__
 from controller.config import TableConfig
 from controller.devices.bench import LinkBench, PinBench, TileSetFiles
+from controller.devices.gpio import GpioUnavailable, ensure_gpio
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.diag.events import EventFeed
@@ -89,8 +90,9 @@ async def direct_target(
         opener = serial_opener(config.serial.port, config.serial.baudrate, exclusive=True)
         await _probe(opener, config.serial.port)
         try:
+            ensure_gpio()  # quietly: off a Pi one line says why, not a warning per library
             panel = GpioPanel(load_pinout(config.gpio.pinout, config.gpio.pins))
-        except GPIOZeroError as error:
+        except (GPIOZeroError, GpioUnavailable) as error:
             log.warning("no GPIO panel: %s", error)
         tileset = config.table.tileset
     link = Link(opener, LinkSettings(connect_timeout=CONNECT_S))

@@ -12,26 +12,24 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+if TYPE_CHECKING:
+    from controller.diag_direct import SimBench
+
 from controller.config import DEFAULT_PATH, TableConfig, load_config
-from controller.devices.bench import TileSetFiles
 from controller.diag import render, tiles
 from controller.diag.client import ask, daemon_listening
 from controller.diag.config_view import config_report
 from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
-from controller.diag.mqtt_check import check_mqtt
-from controller.diag.ports import INPUTS, LEDS, Prompt
+from controller.diag.ports import Prompt
 from controller.diag.protocol import VERSION, Op, Request, name_problem
-from controller.diag.selftest import Component
 from controller.diag.service import ENROL_DIR, Refused, carry_out
 from controller.diag.status import StatusReport
-from controller.diag_direct import SimBench, direct_target
 from controller.errors import RuntimeFailure, UsageError
-from firmware_bridge.sim.faults import Faults
 
 TEXT: dict[Op, Callable[[Any], str]] = {
     Op.STATUS: render.status_text,
@@ -45,95 +43,6 @@ TEXT: dict[Op, Callable[[Any], str]] = {
 }
 
 
-def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", type=Path, help=f"config file (default {DEFAULT_PATH})")
-    common.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
-    common.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    common.add_argument("--yes", action="store_true", help="answer every prompt with done/yes")
-    sim = common.add_argument_group("the simulated table, checked directly (no daemon)")
-    sim.add_argument("--sim", action="store_true", help="diagnose the simulated table")
-    sim.add_argument("--sim-seed", type=int, default=0, help="its tile tags (0)")
-    sim.add_argument("--sim-jam-at", type=int, metavar="N", help="stacking head jams")
-    sim.add_argument("--sim-dead-antenna", type=int, action="append", default=[], metavar="N")
-    sim.add_argument("--sim-missing-tile", action="append", default=[], metavar="TILE")
-    sim.add_argument("--sim-stuck", action="append", default=[], choices=INPUTS[:-1])
-    return common
-
-
-def register(actions: Any) -> None:
-    """Add the diag actions to the `diag` group."""
-    common = _common()
-
-    def add(name: str, help_: str, description: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(
-            name, parents=[common], help=help_, description=description
-        )
-        return parser
-
-    add(
-        "status",
-        "the table's state, faults and links",
-        "Everything about the table: "
-        "state, session, seats and scores, faults and holds with advice, MCU and hub link, "
-        "versions. Exit 1 when something needs a technician.",
-    ).set_defaults(handler=run_action, op=Op.STATUS)
-    selftest = add(
-        "selftest",
-        "exercise each part of the machine",
-        "Test the shuffler, "
-        "stacking head, lifts, dice, readers and antennas, lid and e-stop, buttons "
-        "and LEDs (with prompts). Refused while a hand is in play.",
-    )
-    selftest.add_argument("component", nargs="?", choices=[c.value for c in Component])
-    selftest.add_argument("--rolls", type=int, default=60, help="dice rolls to check (60)")
-    selftest.set_defaults(handler=run_action, op=Op.SELFTEST)
-    tileset = add(
-        "tiles",
-        "audit the tile set, or enroll a new one",
-        "Without arguments: "
-        "build the walls of both sets and list missing, doubled and unknown tags by "
-        "tile. `tiles enroll NAME`: write a new tile-set file from wall reads and the "
-        "tiles laid on seat E's hand zone face by face.",
-    )
-    tileset.add_argument("words", nargs="*", metavar="enroll NAME")
-    tileset.add_argument(
-        "--dir",
-        type=Path,
-        help=f"for enroll ({ENROL_DIR}; with --sim a new scratch folder under the temp dir)",
-    )
-    tileset.set_defaults(handler=run_action, op=Op.TILES)
-    gpio = add(
-        "gpio",
-        "the panel's buttons and e-stop; blink an LED",
-        "Show each input; --blink an LED; --follow to keep watching (Ctrl-C ends).",
-    )
-    gpio.add_argument("--blink", choices=LEDS)
-    gpio.add_argument("--follow", action="store_true", help="keep showing changes")
-    gpio.set_defaults(handler=run_action, op=Op.GPIO)
-    mqtt = add(
-        "mqtt",
-        "check the link to the venue broker",
-        "Broker reachable, TLS "
-        "handshake and certificate expiry, login, may publish its own topics, the "
-        "recorder's state, the outbox depth.",
-    )
-    mqtt.add_argument("--timeout", type=float, default=5.0, help="seconds per step (5)")
-    mqtt.set_defaults(handler=run_action, op=Op.MQTT)
-    events = add(
-        "events",
-        "tail MCU events, moves and incidents",
-        "The recent lines; with --follow, every new one until Ctrl-C.",
-    )
-    events.add_argument("--follow", action="store_true")
-    events.set_defaults(handler=run_action, op=Op.EVENTS)
-    add(
-        "config",
-        "the effective configuration",
-        "Every key with its value; defaults marked, secrets hidden.",
-    ).set_defaults(handler=run_action, op=Op.CONFIG)
-
-
 def read_config(args: argparse.Namespace) -> tuple[TableConfig, str]:
     """The config file (the defaults when none is given and the default file is absent)."""
     if args.config is not None:
@@ -145,7 +54,7 @@ def read_config(args: argparse.Namespace) -> tuple[TableConfig, str]:
 
 def build_request(args: argparse.Namespace) -> Request:
     """The request the command line asks for."""
-    op: Op = args.op
+    op = Op(args.op)
     name = None
     if op is Op.TILES and args.words:
         if args.words[0] != "enroll" or len(args.words) != 2:
@@ -168,10 +77,13 @@ def build_request(args: argparse.Namespace) -> Request:
         raise UsageError(str(error)) from None
 
 
-def sim_bench(args: argparse.Namespace) -> SimBench | None:
+def sim_bench(args: argparse.Namespace) -> "SimBench | None":
     """The simulated table the options ask for (None: the real hardware)."""
     if not args.sim:
         return None
+    from controller.diag_direct import SimBench
+    from firmware_bridge.sim.faults import Faults
+
     try:
         faults = Faults(
             jam_at_tile=args.sim_jam_at,
@@ -192,6 +104,8 @@ def run_action(args: argparse.Namespace) -> int:
     enrol_path = tiles.enrol_target(_enrol_dir(args), request.name) if request.name else None
     report = asyncio.run(_report(args, config, source, request))
     if enrol_path is not None:
+        from controller.devices.bench import TileSetFiles
+
         report = tiles.write_enrolment(TileSetFiles(), enrol_path, report)
     if args.json:
         print(json.dumps(msgspec.to_builtins(report), indent=2))
@@ -217,6 +131,8 @@ async def _report(
     sim = sim_bench(args)
     daemon = sim is None and await daemon_listening(socket)
     if request.op is Op.MQTT:
+        from controller.diag.mqtt_check import check_mqtt
+
         status = await _daemon_status(socket) if daemon else None
         return await check_mqtt(config, args.timeout, status)
     if request.op is Op.CONFIG and not daemon:
@@ -227,6 +143,8 @@ async def _report(
     try:
         if daemon:
             return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
+        from controller.diag_direct import direct_target
+
         with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
             async with direct_target(config, source, sim, Path(scratch)) as target:
                 return await carry_out(target, request, prompts, _async_printer(args.json))
@@ -252,7 +170,7 @@ async def _follow_gpio(
     request: Request,
     socket: Path,
     daemon: bool,
-    sim: SimBench | None,
+    sim: "SimBench | None",
 ) -> Any:
     """A live view: the inputs again whenever one changes (a terminal tool; Ctrl-C ends)."""
     once = msgspec.structs.replace(request, follow=False)
@@ -263,6 +181,8 @@ async def _follow_gpio(
                 report = await ask(socket, once, _never, _quiet)
                 last = _show_change(last, report.inputs)
                 await asyncio.sleep(0.2)
+        from controller.diag_direct import direct_target
+
         async with direct_target(config, source, sim, Path(scratch)) as target:
             while True:
                 report = await carry_out(target, once, _Terminal(True, True))
