@@ -21,6 +21,7 @@ from firmware_bridge.messages import (
     SIDES,
     TABLE_HASH,
     WALL_PAGE_STACKS,
+    ZONE_PAGE_UIDS,
     Accepted,
     ActiveFault,
     Boot,
@@ -40,6 +41,7 @@ from firmware_bridge.messages import (
     QueryStatus,
     QueryWall,
     QueryZone,
+    QueryZonePage,
     RaiseWalls,
     Rejected,
     RejectReason,
@@ -53,6 +55,7 @@ from firmware_bridge.messages import (
     WallSlot,
     Zone,
     ZoneInventory,
+    ZonePage,
     antenna_number,
 )
 from firmware_bridge.sim.faults import Faults, LineNoise
@@ -114,6 +117,8 @@ class SoftwareMcu:
         self._decoder = FrameDecoder()
         self._writer: Callable[[bytes], None] | None = None
         self._reported: dict[tuple[int, Zone], tuple[int, ...]] = {}
+        self._pages: dict[tuple[int, Zone], tuple[int, ...]] = {}
+        """Each zone's list kept at its last first page (`query_zone_page`)."""
         self._polls: set[tuple[int, Zone]] = set()
         """Zones whose last read missed a tag: polled again after `POLL_S`."""
         self._boot_time = 0.0
@@ -336,6 +341,19 @@ class SoftwareMcu:
         self._reported[(command.seat, command.zone)] = uids
         return ZoneInventory(command.seat, command.zone, uids)
 
+    def _query_zone_page(self, command: QueryZonePage) -> Message:
+        if command.seat >= SEATS:
+            return Rejected(RejectReason.BAD_ARGUMENT, command.seat)
+        if not 1 <= command.count <= ZONE_PAGE_UIDS:
+            return Rejected(RejectReason.BAD_ARGUMENT, command.count)
+        key = (command.seat, command.zone)
+        if command.first == 0 or key not in self._pages:
+            uids = self.read_zone(command.seat, command.zone)
+            self._reported[key] = self._pages[key] = uids
+        uids = self._pages[key]
+        page = uids[command.first : command.first + command.count]
+        return ZonePage(command.seat, command.zone, len(uids), command.first, page)
+
     def _query_wall(self, command: QueryWall) -> Message:
         layout = self.machine.wall_layout
         if command.side >= SIDES:
@@ -437,6 +455,7 @@ _HANDLERS: dict[type, Callable[[SoftwareMcu, Any], Message]] = {
     QueryStatus: SoftwareMcu.status,
     QueryZone: SoftwareMcu._query_zone,
     QueryWall: SoftwareMcu._query_wall,
+    QueryZonePage: SoftwareMcu._query_zone_page,
     BuildWalls: SoftwareMcu._build,
     RaiseWalls: SoftwareMcu._raise,
     LowerPlatform: SoftwareMcu._lower,
