@@ -7,9 +7,7 @@ problem found (or a failure), 2 usage.
 
 import argparse
 import asyncio
-import json
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +17,7 @@ import msgspec
 if TYPE_CHECKING:
     from controller.diag_direct import SimBench
 
+from controller import paths
 from controller.config import DEFAULT_PATH, TableConfig, load_config
 from controller.diag import render, tiles
 from controller.diag.client import ask, daemon_listening
@@ -27,7 +26,7 @@ from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
 from controller.diag.ports import Prompt
 from controller.diag.protocol import VERSION, Op, Request, name_problem
-from controller.diag.service import ENROL_DIR, Refused, carry_out
+from controller.diag.reports import Refused
 from controller.diag.status import StatusReport
 from controller.errors import RuntimeFailure, UsageError
 
@@ -108,7 +107,7 @@ def run_action(args: argparse.Namespace) -> int:
 
         report = tiles.write_enrolment(TileSetFiles(), enrol_path, report)
     if args.json:
-        print(json.dumps(msgspec.to_builtins(report), indent=2))
+        print(msgspec.json.format(msgspec.json.encode(report), indent=2).decode())
     else:
         print(TEXT[request.op](report))
     return 0 if report.healthy else 1
@@ -120,8 +119,10 @@ def _enrol_dir(args: argparse.Namespace) -> Path:
     if args.dir is not None:
         return Path(args.dir)
     if args.sim:
+        import tempfile
+
         return Path(tempfile.mkdtemp(prefix="mahjong-enrol-sim-"))
-    return ENROL_DIR
+    return paths.TILESETS
 
 
 async def _report(
@@ -143,10 +144,14 @@ async def _report(
     try:
         if daemon:
             return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
+        import tempfile
+
         from controller.diag_direct import direct_target
 
         with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
             async with direct_target(config, source, sim, Path(scratch)) as target:
+                from controller.diag.service import carry_out
+
                 return await carry_out(target, request, prompts, _async_printer(args.json))
     except Refused as error:
         raise RuntimeFailure(str(error)) from None
@@ -175,6 +180,8 @@ async def _follow_gpio(
     """A live view: the inputs again whenever one changes (a terminal tool; Ctrl-C ends)."""
     once = msgspec.structs.replace(request, follow=False)
     last: dict[str, bool] | None = None
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
         if daemon:
             while True:
@@ -185,6 +192,8 @@ async def _follow_gpio(
 
         async with direct_target(config, source, sim, Path(scratch)) as target:
             while True:
+                from controller.diag.service import carry_out
+
                 report = await carry_out(target, once, _Terminal(True, True))
                 assert isinstance(report, GpioReport)
                 last = _show_change(last, report.inputs)

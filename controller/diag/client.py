@@ -13,7 +13,7 @@ from controller.diag import protocol as wire
 from controller.diag.events import EventLine
 from controller.diag.ports import Prompt
 from controller.diag.protocol import Answer, ErrorCode, Kind, Request
-from controller.diag.service import REPORTS, Refused
+from controller.diag.reports import REPORTS, Refused
 from controller.errors import RuntimeFailure
 
 Answerer = Callable[[Prompt], Awaitable[bool]]

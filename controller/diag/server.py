@@ -23,7 +23,8 @@ from controller.diag import protocol as wire
 from controller.diag.events import EventLine, FeedHandler
 from controller.diag.ports import Prompt
 from controller.diag.protocol import ErrorCode, Kind, Op, Refusal, Request
-from controller.diag.service import Refused, carry_out
+from controller.diag.reports import Refused
+from controller.diag.service import carry_out
 from controller.diag.target import DiagTarget
 from controller.errors import TableError
 

@@ -2,42 +2,24 @@
 CLI with the daemon stopped: a request and a target in, a report out."""
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import msgspec
 
 from controller import paths
 from controller.diag import selftest, tiles
-from controller.diag.config_view import ConfigReport, config_report
+from controller.diag.config_view import config_report
 from controller.diag.events import EventLine, EventsReport
-from controller.diag.gpio import GpioReport, gpio_report
+from controller.diag.gpio import gpio_report
 from controller.diag.ports import Prompt
 from controller.diag.protocol import MOVES_MOTORS, ErrorCode, Op, Request
-from controller.diag.selftest import Prompter, SelftestReport
+from controller.diag.reports import Refused
+from controller.diag.selftest import Prompter
 from controller.diag.status import StatusReport, build_status
 from controller.diag.target import DiagTarget
-from controller.errors import TableError, UsageError
+from controller.errors import UsageError
 from controller.table.core import Phase
 
-REPORTS: dict[Op, type[Any]] = {
-    Op.STATUS: StatusReport,
-    Op.SELFTEST: SelftestReport,
-    Op.TILES: tiles.TilesReport,
-    Op.ENROLL: tiles.EnrolReport,
-    Op.GPIO: GpioReport,
-    Op.EVENTS: EventsReport,
-    Op.CONFIG: ConfigReport,
-}
-"""The report type each op answers with (the client decodes into it)."""
 ENROL_DIR = paths.TILESETS
-
-
-class Refused(TableError):
-    """A request the daemon will not carry out now, with its code."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 async def carry_out(
