@@ -2,21 +2,28 @@
 
     .venv/bin/python bench/cli_bench.py [--runs N]
 
-Prints the median wall time of `python -c pass` (the baseline), `mahjong-table --version` and
-`mahjong-table rules score ...`, each as absolute ms and as a ratio to the baseline; the goals
-are 3x and 6x. All three run from the interpreter this script runs under, in one run.
+Prints the median wall time of `python -c pass` (the baseline), `mahjong-table --version`,
+`mahjong-table rules score ...`, `mahjong-table diag --help` and `mahjong-table diag status`
+(asking a simulated table's daemon, started for the bench, over its control socket), each as
+absolute ms and as a ratio to the baseline; the goals are 3x, 6x, 4x and 4x. All run from the
+interpreter this script runs under, in one run.
 """
 
 import argparse
+import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SCORE = ["rules", "score", "--ruleset", "zung-jung", "123m345m567m555z99m", "--win", "self-draw"]
-GOALS = {"--version": 3.0, "rules score": 6.0}
+GOALS = {"--version": 3.0, "rules score": 6.0, "diag --help": 4.0, "diag status": 4.0}
 
 
 def _console_script() -> list[str]:
@@ -32,14 +39,37 @@ def _medians_ms(commands: list[list[str]], runs: int) -> list[float]:
     """Median wall time of each command; the commands take turns, so a busy moment of the
     machine weighs on all of them alike."""
     for command in commands:  # warm the file cache and write the .pyc files
-        subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+        if subprocess.run(command, stdout=subprocess.DEVNULL).returncode > 1:  # 1: a problem
+            raise SystemExit(f"{' '.join(command)} failed")
     times: list[list[float]] = [[] for _ in commands]
     for _ in range(runs):
         for command, seen in zip(commands, times, strict=True):
             start = time.perf_counter()
-            subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(command, stdout=subprocess.DEVNULL)
             seen.append(time.perf_counter() - start)
     return [statistics.median(seen) * 1000 for seen in times]
+
+
+@contextmanager
+def _daemon(cli: list[str]) -> Iterator[list[str]]:
+    """A simulated table's daemon; yields the `diag status` arguments that ask it."""
+    with tempfile.TemporaryDirectory(prefix="mahjong-cli-bench-") as scratch:
+        config, sock = Path(scratch) / "table.toml", Path(scratch) / "control.sock"
+        config.write_text(
+            f'[outbox]\npath = "{scratch}/outbox.sqlite3"\n[control]\nsocket = "{sock}"\n'
+        )
+        command = [*cli, "run", "--config", str(config), "--sim", "--sim-think", "600"]
+        env = {**os.environ, "MAHJONG_TABLE_RUN_DIR": scratch}
+        daemon = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+        assert daemon.stderr is not None
+        for line in daemon.stderr:  # the daemon says when its socket listens
+            if f"control socket {sock}" in line:
+                break
+        try:
+            yield ["diag", "status", "--config", str(config)]
+        finally:
+            daemon.send_signal(signal.SIGTERM)
+            daemon.communicate(timeout=30)
 
 
 def main() -> None:
@@ -48,13 +78,23 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21, help="runs per command (21)")
     runs = parser.parse_args().runs
     cli = _console_script()
-    base, version, score = _medians_ms(
-        [[sys.executable, "-c", "pass"], [*cli, "--version"], [*cli, *SCORE]], runs
-    )
+    with _daemon(cli) as status:
+        base, version, score, help_, asked = _medians_ms(
+            [
+                [sys.executable, "-c", "pass"],
+                [*cli, "--version"],
+                [*cli, *SCORE],
+                [*cli, "diag", "--help"],
+                [*cli, *status],
+            ],
+            runs,
+        )
     rows = [
         ("python -c pass", base, None),
         ("--version", version, GOALS["--version"]),
         ("rules score", score, GOALS["rules score"]),
+        ("diag --help", help_, GOALS["diag --help"]),
+        ("diag status", asked, GOALS["diag status"]),
     ]
     print(f"cold start, median of {runs} runs, {' '.join(cli)}")
     print(f"{'command':<16} {'ms':>8} {'x baseline':>11} {'goal':>6}")

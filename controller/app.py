@@ -27,6 +27,7 @@ from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.diag.control_wiring import control_server
 from controller.diag.ports import Technician
+from controller.disk import Disk, DiskWorker
 from controller.errors import TableError
 from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.runner_control import RunnerControl
@@ -128,8 +129,13 @@ class TableApp:
         link_settings: LinkSettings | None = None,
         tick_s: float = 0.25,
         restart_s: float = 0.5,
+        disk: DiskWorker | None = None,
+        files: Disk | None = None,
     ) -> None:
         self.config = config
+        self.disk = disk or DiskWorker.single_thread()
+        """The one thread every blocking file operation of the daemon runs on."""
+        self._owns_disk = disk is None
         self.hardware = hardware
         self.clock = clock or SystemClock()
         self.notifier = notifier or SystemdNotifier()
@@ -147,7 +153,7 @@ class TableApp:
         if wrap_sink is not None:  # a watcher sees every report on its way (simulate's tally)
             self.sink = wrap_sink(self.sink)
         self.blackboxes = BlackBoxFiles(
-            config.outbox.path.parent / "blackbox", config.outbox.blackbox_days
+            config.outbox.path.parent / "blackbox", config.outbox.blackbox_days, self.disk, files
         )
         self.runner = TableRunner(
             self.cycle, self.mcu, hardware.panel, self.clock, self.sink, self.blackboxes
@@ -171,7 +177,7 @@ class TableApp:
             log.warning("no mqtt.result_key: hand results go to the log only, not to a hub")
             return LogSink()
         try:
-            self.hub = build_hub_link(self.config, self.control, self.clock)
+            self.hub = build_hub_link(self.config, self.control, self.clock, self.disk.executor)
         except TableError as error:
             self.setup_problem = self.setup_problem or f"the hub link cannot start: {error}"
             return LogSink()
@@ -253,8 +259,10 @@ class TableApp:
 
     async def _close(self) -> None:
         self.hardware.panel.close()
-        self.blackboxes.close()
+        await self.blackboxes.close()
         if self.hub is not None:
             self.hub.outbox.close()
+        if self._owns_disk:
+            self.disk.shutdown()
         if self.hardware.shutdown is not None:
             await self.hardware.shutdown()

@@ -7,6 +7,7 @@ Every option is declared here once, with its default, its bounds and a line of d
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller import paths
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
 from controller.ids import TABLE_ID_PATTERN
 from controller.logs import SUBSYSTEM_LOGGERS
@@ -14,7 +15,7 @@ from controller.rules.names import RULESET_NAMES
 from controller.table.ports import SIGNALS
 from controller.table.settings import CycleSettings
 
-DEFAULT_PATH = Path("/etc/mahjong-table/table.toml")
+DEFAULT_PATH = paths.CONFIG
 RULESETS = RULESET_NAMES
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 SUBSYSTEMS = tuple(SUBSYSTEM_LOGGERS)
@@ -214,8 +215,20 @@ class ControlSection:
     """The local socket technicians' `diag` commands talk to."""
 
     socket: Path = field(
-        default=Path("/run/mahjong-table/control.sock"),
-        metadata=option("UNIX socket of the running daemon."),
+        default_factory=paths.control_socket,
+        metadata=option(
+            "UNIX socket of the running daemon (default control.sock in $MAHJONG_TABLE_RUN_DIR, "
+            "else /run/mahjong-table)."
+        ),
+    )
+    idle_s: float = field(
+        default=10.0,
+        metadata=option(
+            "A client that sends no whole request line within this many seconds is told so "
+            "and closed (idle or half-sent lines cannot hold a place).",
+            minimum=0.05,
+            maximum=600,
+        ),
     )
 
 

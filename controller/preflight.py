@@ -10,11 +10,15 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from controller.config import TableConfig
 from controller.config_loader import TomlSource
 from controller.devices.pinout import check_pins, load_pinout
-from controller.errors import ConfigError
+from controller.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    from controller.rules import Ruleset
 
 
 @dataclass(frozen=True)
@@ -34,11 +38,13 @@ def preflight(
         _check_serial(config, where)
     if config.gpio.enabled or simulated:  # the simulated panel uses the pinout too
         _check_pins(config, where)
+    ruleset = _check_ruleset(config, where)
     if not simulated:
-        _check_tileset(config, where)
+        _check_tileset(config, where, ruleset)
+    _check_broker(config, where)
     _check_tls_files(config, where)
     _check_result_key(config, where)
-    _check_ruleset(config, where)
+    _check_outbox(config, where)
     return Preflight(tuple(_secret_warnings(config, source)))
 
 
@@ -76,8 +82,9 @@ def _check_pins(config: TableConfig, where: _Where) -> None:
     check_pins("[gpio.pins]", pins)
 
 
-def _check_tileset(config: TableConfig, where: _Where) -> None:
+def _check_tileset(config: TableConfig, where: _Where, ruleset: "Ruleset") -> None:
     from controller.table.tiles import TileMap, TileMapError
+    from controller.table.wallcheck import set_problems
     from firmware_bridge.tileset import TileSetFileError, read_tileset
 
     path = config.table.tileset
@@ -85,8 +92,25 @@ def _check_tileset(config: TableConfig, where: _Where) -> None:
     try:
         tileset = read_tileset(path)
         TileMap.from_names(tileset.name, tileset.tile_of())
+        for name, tiles in tileset.sets.items():
+            played = ruleset.tiles.kinds.union(ruleset.tiles.flowers)  # others stay out
+            kinds = [k for k in TileMap.from_names(name, tiles).kinds(tiles) if k in played]
+            problems = set_problems(kinds, ruleset.tiles)
+            if problems:
+                raise TileMapError(
+                    f"set {name} cannot build a wall for {ruleset.name}: {'; '.join(problems)}"
+                )
     except (TileSetFileError, TileMapError) as exc:
         raise where.error(("table", "tileset"), f"the tile-set file cannot be used: {exc}") from exc
+
+
+def _check_broker(config: TableConfig, where: _Where) -> None:
+    from controller.hub.mqtt.transport import parse_broker_url
+
+    try:
+        parse_broker_url(config.mqtt.url)
+    except UsageError as exc:
+        raise where.error(("mqtt", "url"), str(exc)) from exc
 
 
 def _check_tls_files(config: TableConfig, where: _Where) -> None:
@@ -95,6 +119,32 @@ def _check_tls_files(config: TableConfig, where: _Where) -> None:
     for key, path in files.items():
         if path is not None:
             _readable(path, ("mqtt", key), key, where)
+    if mqtt.ca_file is None and mqtt.cert_file is None:
+        return
+    from controller.hub.mqtt.tls import TlsFileRefused, tls_context
+
+    try:
+        tls_context(mqtt.ca_file, mqtt.cert_file, mqtt.key_file)
+    except TlsFileRefused as exc:
+        raise where.error(("mqtt", exc.key), str(exc)) from exc
+
+
+def _check_outbox(config: TableConfig, where: _Where) -> None:
+    path = config.outbox.path
+    dotted = ("outbox", "path")
+    try:
+        _check_outbox_path(path, dotted, where)
+    except PermissionError:
+        raise where.error(
+            dotted, f"outbox {path}: this user may not look into {path.parent} (set by outbox.path)"
+        ) from None
+
+
+def _check_outbox_path(path: Path, dotted: tuple[str, ...], where: _Where) -> None:
+    if path.exists() and not path.is_file():
+        raise where.error(dotted, f"outbox {path} is not a file: name the outbox's SQLite file")
+    if path.parent.exists() and not path.parent.is_dir():
+        raise where.error(dotted, f"outbox {path}: {path.parent} is not a directory")
 
 
 def _check_result_key(config: TableConfig, where: _Where) -> None:
@@ -109,12 +159,12 @@ def _check_result_key(config: TableConfig, where: _Where) -> None:
         )
 
 
-def _check_ruleset(config: TableConfig, where: _Where) -> None:
+def _check_ruleset(config: TableConfig, where: _Where) -> "Ruleset":
     from controller.rules import RulesError, get_ruleset
 
     house_rules = config.table.ruleset_file
     try:
-        get_ruleset(config.table.ruleset, house_rules)
+        return get_ruleset(config.table.ruleset, house_rules)
     except RulesError as exc:
         if house_rules is None:
             raise where.error(("table", "ruleset"), str(exc)) from exc

@@ -5,6 +5,7 @@
 # daemon is (re)started only if `mahjong-table config check` passes.
 #
 #   install.sh [--prefix DIR] [--tileset FILE] [--config FILE] [--gpio auto|rpi-lgpio|rpi-gpio|none]
+#              [--service-user USER]
 #   install.sh [--prefix DIR] --program-only        (the venue recorder's host: no table daemon)
 #   install.sh [--prefix DIR] --uninstall
 #   install.sh --print-gpio-backend [--device-model FILE]
@@ -12,11 +13,13 @@
 # --prefix DIR puts everything under DIR and touches nothing outside it (no user, no systemctl,
 # no udev, no apt): for trying an install, and for the tests. --uninstall removes what the
 # install put there; a config someone edited and results still in the outbox are kept.
+# The config is checked as the daemon's user (mahjong; --service-user under a prefix), as the
+# unit's ExecStartPre checks it: a key or config only root can read fails here, not at start.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 prefix="" uninstall=0 tileset="" config="" gpio="auto" model_file=/proc/device-tree/model
-print_backend=0 program_only=0
+print_backend=0 program_only=0 service_user=""
 die() { echo "install.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -28,7 +31,8 @@ while [ $# -gt 0 ]; do
         --device-model) model_file=${2:?}; shift 2 ;;
         --print-gpio-backend) print_backend=1; shift ;;
         --program-only) program_only=1; shift ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --service-user) service_user=${2:?--service-user needs a user}; shift 2 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option $1 (see --help)" ;;
     esac
 done
@@ -55,6 +59,7 @@ state=$prefix/var/lib/mahjong-table
 unit=$prefix/etc/systemd/system/mahjong-table.service
 udev=$prefix/etc/udev/rules.d/99-mahjong-mcu.rules
 system=$([ -z "$prefix" ] && echo 1 || echo 0)   # 1: the real system (root, systemd, udev)
+[ "$system" = 1 ] && service_user=${service_user:-mahjong}
 
 if [ "$system" = 1 ] && [ "$(id -u)" -ne 0 ]; then die "run as root (or try it with --prefix DIR)"; fi
 
@@ -150,14 +155,21 @@ mv "$unit.new" "$unit"
 chmod 0644 "$unit"
 install -m 0644 "$src/deploy/udev/99-mahjong-mcu.rules" "$udev"
 
+if [ -n "$service_user" ]; then  # the daemon's user owns its state and reads its config
+    group=$(id -gn "$service_user")
+    chgrp "$group" "$etc/table.toml" "$state" && chown "$service_user" "$state"
+fi
 if [ "$system" = 1 ]; then
-    chgrp mahjong "$etc/table.toml" "$state" && chown mahjong "$state"
     udevadm control --reload-rules && udevadm trigger --subsystem-match=tty || true
     systemctl daemon-reload
     systemctl enable mahjong-table >/dev/null
 fi
-if ! "$opt/bin/mahjong-table" config check "$etc/table.toml"; then
-    echo "install.sh: the config does not pass its check: fix $etc/table.toml, then" \
+as_daemon=()
+if [ -n "$service_user" ]; then
+    as_daemon=(setpriv --reuid="$service_user" --regid="$(id -g "$service_user")" --init-groups)
+fi
+if ! "${as_daemon[@]}" "$opt/bin/mahjong-table" config check "$etc/table.toml"; then
+    echo "install.sh: the config does not pass its check${service_user:+ (as user $service_user)}: fix $etc/table.toml, then" \
         "systemctl restart mahjong-table (the daemon was not started)" >&2
     exit 1
 fi

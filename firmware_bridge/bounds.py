@@ -4,13 +4,16 @@ protocol error, never handed on (the hand cycle indexes seats and walls by these
 
 from firmware_bridge.fields import Message
 from firmware_bridge.messages import (
+    MAX_ZONE_UIDS,
     SIDES,
+    ZONE_PAGE_UIDS,
     Dice,
     Status,
     WallBuilt,
     WallSide,
     WallTile,
     ZoneInventory,
+    ZonePage,
 )
 
 DIE_FACES = range(1, 7)
@@ -19,8 +22,10 @@ DIE_FACES = range(1, 7)
 def out_of_bounds(message: Message, seats: int) -> str:
     """Why the message cannot be true of a table with `seats` seats ("" when it can)."""
     match message:
-        case ZoneInventory(seat, _, _) if seat >= seats:
+        case ZoneInventory(seat, _, _) | ZonePage(seat, _, _, _, _) if seat >= seats:
             return f"a zone inventory for seat {seat} (the table has {seats})"
+        case ZonePage(_, _, total, _, uids) if total > MAX_ZONE_UIDS or len(uids) > ZONE_PAGE_UIDS:
+            return f"a zone page of {len(uids)} of {total} tags"
         case Dice(d1, d2) if d1 not in DIE_FACES or d2 not in DIE_FACES:
             return f"dice {d1}+{d2}"
         case WallTile(side, _, _, _) | WallBuilt(side, _) | WallSide(side, _, _, _) if (

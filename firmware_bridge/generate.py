@@ -48,6 +48,7 @@ def _c_constants() -> str:
         "HEARTBEAT_TIMEOUT_MS": messages.HEARTBEAT_TIMEOUT_MS,
         "MAX_ZONE_UIDS": messages.MAX_ZONE_UIDS,
         "WALL_PAGE_STACKS": messages.WALL_PAGE_STACKS,
+        "ZONE_PAGE_UIDS": messages.ZONE_PAGE_UIDS,
         "SEATS": messages.SEATS,
         "SIDES": messages.SIDES,
     }

@@ -51,6 +51,7 @@ from firmware_bridge.messages import (
     SIDES,
     TABLE_HASH,
     WALL_PAGE_STACKS,
+    ZONE_PAGE_UIDS,
     BuildWalls,
     Heartbeat,
     HeartbeatReply,
@@ -59,12 +60,14 @@ from firmware_bridge.messages import (
     QueryStatus,
     QueryWall,
     QueryZone,
+    QueryZonePage,
     Rejected,
     WallBuilt,
     WallSide,
     WallTile,
     Zone,
     ZoneInventory,
+    ZonePage,
 )
 from firmware_bridge.port import Port, PortOpener
 from firmware_bridge.session import (
@@ -140,6 +143,8 @@ class _Call:
     """Only a reply no newer event may contradict will do."""
     late: bool = False
     """The reply came, but may be older than an event about the same part: not delivered."""
+    told_before_reply: int = 0
+    """The newest event about its part when the reply came (events after it are newer)."""
 
 
 @dataclass
@@ -592,6 +597,7 @@ class Link:
         # The MCU resent the reply it kept: older than an event since about the same part?
         newest = self._events if call.part is None else self._newest.get(call.part, 0)
         call.late = late and call.fresh and newest > call.events_then
+        call.told_before_reply = newest
         try:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
@@ -671,13 +677,13 @@ class Link:
             identify = self._identify
             if identify is None:
                 return
-            queries: list[Command[Any]] = [QueryStatus(), *_zone_queries(identify)]
             changes = self._wall_changes
             sides = range(SIDES) if self._walls_read_at != changes else range(0)
             # The whole batch ends before anything is decided: a failed query must not have
             # the others asked again while they are still in flight.
             outcomes = await asyncio.gather(
-                *(self._request(query, deliver=True) for query in queries),
+                self._request(QueryStatus(), deliver=True),
+                *(self._query_zone(seat, zone) for seat, zone in _zones(identify)),
                 *(self._query_side(side) for side in sides),
                 return_exceptions=True,
             )
@@ -711,9 +717,34 @@ class Link:
         identify = self._identify
         if identify is None:
             raise LinkDown(f"the {self.name} is not connected: no handshake yet")
-        for query in _zone_queries(identify):
-            await self._request(query, deliver=True)
+        for seat, zone in _zones(identify):
+            await self._query_zone(seat, zone)
         self._publish(ZonesRead(token))
+
+    async def _query_zone(self, seat: int, zone: Zone) -> ZoneInventory:
+        """One zone's inventory, read page by page (`query_zone_page`: small frames survive a
+        noisy line), published among the events unless an event about the zone came while
+        it was read (that event told a newer state)."""
+        part = (PartKind.ZONE, seat, zone)
+        for _ in range(LATE_TRIES):
+            call = await self._answered(QueryZonePage(seat, zone), deliver=False, fresh=True)
+            first = cast(ZonePage, call.future.result())
+            since = call.told_before_reply  # the list was read when page 0 was answered
+            stale = call.late  # still older than an event after LATE_TRIES
+            pages = [
+                self._request(QueryZonePage(seat, zone, start), deliver=False, fresh=True)
+                for start in range(ZONE_PAGE_UIDS, first.total, ZONE_PAGE_UIDS)
+            ]
+            rest = cast(list[ZonePage], await asyncio.gather(*pages))
+            uids = first.uids + tuple(uid for page in rest for uid in page.uids)
+            if len(uids) == first.total and all(page.total == first.total for page in rest):
+                break  # the pages of one list (else it was read again meanwhile: once more)
+        else:
+            raise UnexpectedReply(f"the pages of zone {seat}/{zone.name} did not fit together")
+        inventory = ZoneInventory(seat, zone, uids)
+        if not stale and self._newest.get(part, 0) == since:
+            self._publish(inventory)
+        return inventory
 
     async def wall_side(self, side: int) -> WallSide:
         """Every tile placed so far on one side, read page by page (`query_wall`)."""
@@ -739,6 +770,10 @@ class Link:
         (`fresh`, and always when delivered) whose reply may be older than events seen since
         is asked again, up to LATE_TRIES times; the last reply is then returned undelivered:
         the events since told that part anyway."""
+        return (await self._answered(command, deliver, fresh)).future.result()
+
+    async def _answered(self, command: Command[Any], deliver: bool, fresh: bool) -> _Call:
+        """As `_request`; the call whose reply was taken."""
         for _ in range(LATE_TRIES):
             self._require_up()
             if self._waiters or self._window_full():
@@ -746,10 +781,10 @@ class Link:
             call = self._send(command, deliver=deliver, fresh=fresh or deliver)
             if not self._window_full():
                 self._wake_next()
-            reply = await call.future
+            await call.future
             if not call.late:
                 break
-        return reply
+        return call
 
     async def _wait_turn(self) -> None:
         """Wait, first come first served, for a free place in the window (a waiter keeps its
@@ -806,7 +841,7 @@ None: the whole status (any event may change it)."""
 def part_read(command: Command[Any]) -> Part:
     """The part of the MCU's state a command reads."""
     match command:
-        case QueryZone(seat, zone):
+        case QueryZone(seat, zone) | QueryZonePage(seat, zone, _, _):
             return (PartKind.ZONE, seat, zone)
         case QueryWall(side, _, _):
             return (PartKind.WALL, side, 0)
@@ -823,8 +858,8 @@ def part_told(event: Message) -> Part:
     return None
 
 
-def _zone_queries(identify: IdentifyReply) -> list[QueryZone]:
-    return [QueryZone(seat, zone) for seat in range(identify.seats) for zone in Zone]
+def _zones(identify: IdentifyReply) -> list[tuple[int, Zone]]:
+    return [(seat, zone) for seat in range(identify.seats) for zone in Zone]
 
 
 def _consume_exception(future: asyncio.Future[Message]) -> None:

@@ -21,6 +21,9 @@ HEARTBEAT_INTERVAL_MS = 500
 HEARTBEAT_TIMEOUT_MS = 2000
 MAX_ZONE_UIDS = (MAX_PAYLOAD - 2) // 8
 WALL_PAGE_STACKS = 4
+ZONE_PAGE_UIDS = 8
+"""UIDs in one page of a zone read (`query_zone_page`): a 68-byte payload, where a whole
+discard zone (`zone_inventory`) can take 250 bytes and more, which a noisy line damages often."""
 """The most stacks one `query_wall` asks for (a reply of ~100 bytes: big frames seldom get
 through a line that damages one byte in 200)."""
 
@@ -271,6 +274,21 @@ class LinkAck(Message):
     """An empty frame carrying only the header: an acknowledgement, NAK or NEED_SYNC."""
 
 
+@message(0x49, MCU)
+@dataclass(frozen=True, slots=True)
+class ZonePage(Message):
+    """A page of a zone's kept list (reply to query_zone_page): its `total`, UIDs from `first`.
+
+    The list is the one kept at the zone's last page 0, sorted ascending; at most the query's
+    `count` UIDs."""
+
+    seat: U8
+    zone: Zone
+    total: U8
+    first: U8
+    uids: tuple[U64, ...]
+
+
 # ---- MCU -> host: events ---------------------------------------------------------------------
 
 
@@ -397,6 +415,21 @@ class QueryWall(Command[WallSide]):
     side: U8
     first_stack: U8 = 0
     stacks: U8 = WALL_PAGE_STACKS
+
+
+@message(0x07, HOST)
+@dataclass(frozen=True, slots=True)
+class QueryZonePage(Command[ZonePage]):
+    """Ask for `count` UIDs of a zone from index `first`; first = 0 reads the antenna anew.
+
+    Page 0 reads the antenna now and keeps the sorted list; a later page (`first` > 0) comes
+    from the list kept (read now if none is). `count` is 1 to ZONE_PAGE_UIDS. The host's state
+    re-read uses it: small frames survive a noisy line."""
+
+    seat: U8
+    zone: Zone
+    first: U8 = 0
+    count: U8 = ZONE_PAGE_UIDS
 
 
 @message(0x10, HOST)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #define MJ_PROTOCOL_VERSION 1
-#define MJ_TABLE_HASH 0x7cc29f39u
+#define MJ_TABLE_HASH 0x490e4df6u
 #define MJ_HEADER_SIZE 7
 #define MJ_CRC_SIZE 2
 #define MJ_MAX_PAYLOAD 512
@@ -18,6 +18,7 @@
 #define MJ_HEARTBEAT_TIMEOUT_MS 2000
 #define MJ_MAX_ZONE_UIDS 63
 #define MJ_WALL_PAGE_STACKS 4
+#define MJ_ZONE_PAGE_UIDS 8
 #define MJ_SEATS 4
 #define MJ_SIDES 4
 #define MJ_FLAG_EVENT 0x01
@@ -119,6 +120,7 @@ typedef enum {
     MJ_MSG_QUERY_STATUS = 0x04,
     MJ_MSG_QUERY_ZONE = 0x05,
     MJ_MSG_QUERY_WALL = 0x06,
+    MJ_MSG_QUERY_ZONE_PAGE = 0x07,
     MJ_MSG_BUILD_WALLS = 0x10,
     MJ_MSG_RAISE_WALLS = 0x11,
     MJ_MSG_LOWER_PLATFORM = 0x12,
@@ -135,6 +137,7 @@ typedef enum {
     MJ_MSG_ACCEPTED = 0x46,
     MJ_MSG_REJECTED = 0x47,
     MJ_MSG_LINK_ACK = 0x48,
+    MJ_MSG_ZONE_PAGE = 0x49,
     MJ_MSG_WALL_TILE = 0x80,
     MJ_MSG_WALL_BUILT = 0x81,
     MJ_MSG_MOTION_DONE = 0x82,
@@ -194,6 +197,15 @@ typedef struct __attribute__((packed)) {
     uint8_t stacks;
 } mj_query_wall_t;
 #define MJ_QUERY_WALL_SIZE 3
+
+/* Ask for `count` UIDs of a zone from index `first`; first = 0 reads the antenna anew. */
+typedef struct __attribute__((packed)) {
+    uint8_t seat;
+    uint8_t zone; /* mj_zone_t */
+    uint8_t first;
+    uint8_t count;
+} mj_query_zone_page_t;
+#define MJ_QUERY_ZONE_PAGE_SIZE 4
 
 /* Shuffle the set in the hopper and build the walls under the table. */
 typedef struct __attribute__((packed)) {
@@ -314,6 +326,16 @@ typedef struct __attribute__((packed)) {
 
 /* An empty frame carrying only the header: an acknowledgement, NAK or NEED_SYNC. (no payload) */
 #define MJ_LINK_ACK_SIZE 0
+
+/* A page of a zone's kept list (reply to query_zone_page): its `total`, UIDs from `first`. */
+typedef struct __attribute__((packed)) {
+    uint8_t seat;
+    uint8_t zone; /* mj_zone_t */
+    uint8_t total;
+    uint8_t first;
+    uint64_t uids[]; /* fills the rest of the payload */
+} mj_zone_page_t;
+#define MJ_ZONE_PAGE_SIZE 4
 
 /* The stacking head placed a tile: where, and the UID the wall reader read. */
 typedef struct __attribute__((packed)) {

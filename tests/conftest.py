@@ -5,6 +5,7 @@ import contextlib
 import logging
 import os
 import pty
+import tempfile
 import tty
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,29 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.clock import ManualClock
+from devsupport import host_guard
 from devsupport.mosquitto import Broker, find_mosquitto
+
+HOST_TOUCHES: list[str] = []
+"""What tests tried to change under the host's /etc, /run or /var (each was refused)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """No test touches the host: its runtime directory is a temp folder, and the audit hook
+    refuses writes, sockets and databases under /etc, /run and /var."""
+    run_dir = Path(tempfile.mkdtemp(prefix="mahjong-test-run-"))
+    host_guard.private_run_dir(run_dir)
+    host_guard.install(HOST_TOUCHES)
+
+
+@pytest.fixture(autouse=True)
+def host_untouched() -> Iterator[None]:
+    """Fails the test that tried to touch the host (even if it caught the refusal)."""
+    before = len(HOST_TOUCHES)
+    yield
+    tried = HOST_TOUCHES[before:]
+    if tried:
+        pytest.fail(f"the test tried to touch the host: {'; '.join(tried)}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

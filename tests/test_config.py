@@ -8,6 +8,7 @@ import pytest
 
 from controller.config import TableConfig, load_config
 from controller.errors import ConfigError
+from controller.paths import RUN_DIR_VARIABLE
 
 EXAMPLE = Path(__file__).parent.parent / "deploy" / "table.example.toml"
 
@@ -29,7 +30,8 @@ def _dotted_keys(obj: object, prefix: str = "") -> list[str]:
     return keys
 
 
-def test_example_config_loads_to_exactly_the_defaults() -> None:
+def test_example_config_loads_to_exactly_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(RUN_DIR_VARIABLE)  # the installed defaults, not the tests' run folder
     assert load_config(EXAMPLE) == TableConfig()
 
 

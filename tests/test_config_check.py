@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from devsupport.pki import make_pki
+
 ROOT = Path(__file__).parent.parent
 TILESET = ROOT / "hardware" / "tilesets" / "sim-0.toml"
 GOOD_KEY = "0123456789abcdef0123456789abcdef"
@@ -149,9 +151,8 @@ def test_warns_when_others_can_read_the_file_with_secrets(tmp_path: Path) -> Non
 
 
 def test_warns_when_others_can_read_the_tables_tls_key(tmp_path: Path) -> None:
-    cert, key = tmp_path / "table.crt", tmp_path / "table.key"
-    cert.write_text("certificate\n")
-    key.write_text("private key\n")
+    pki = make_pki(tmp_path / "pki")
+    cert, key = pki.client_cert, pki.client_key
     key.chmod(0o644)
     path = _config(tmp_path, f'[mqtt]\ncert_file = "{cert}"\nkey_file = "{key}"\n')
     result = _check(path)
@@ -160,3 +161,63 @@ def test_warns_when_others_can_read_the_tables_tls_key(tmp_path: Path) -> None:
         f"mahjong-table: warning: {key} is the table's TLS private key and other users can "
         f"read it: chmod o-r {key}\n"
     )
+
+
+# What `run` refuses, `config check` refuses first (one preflight for both).
+
+
+def test_a_broker_port_out_of_range_is_named(tmp_path: Path) -> None:
+    path = _config(tmp_path, '[mqtt]\nurl = "mqtt://hub.local:99999"\n')
+    line = _error_line(_check(path))
+    assert line.startswith(f"{path}:5: ")
+    assert "bad port: a port is 1 to 65535" in line
+
+
+def test_an_outbox_path_that_is_a_directory_is_named(tmp_path: Path) -> None:
+    (tmp_path / "outbox").mkdir()
+    path = _config(tmp_path, f'[outbox]\npath = "{tmp_path / "outbox"}"\n')
+    line = _error_line(_check(path))
+    assert line.startswith(f"{path}:5: outbox {tmp_path / 'outbox'} is not a file")
+
+
+def test_a_ca_file_holding_garbage_is_named(tmp_path: Path) -> None:
+    ca = tmp_path / "ca.crt"
+    ca.write_text("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n")
+    path = _config(tmp_path, f'[mqtt]\nurl = "mqtts://hub.local"\nca_file = "{ca}"\n')
+    line = _error_line(_check(path))
+    assert line.startswith(f"{path}:6: ca_file {ca} holds no PEM CA certificate")
+
+
+def test_a_certificate_and_a_key_that_do_not_match_are_named(tmp_path: Path) -> None:
+    pki = make_pki(tmp_path / "pki")
+    config = (
+        f'[mqtt]\nca_file = "{pki.ca}"\ncert_file = "{pki.client_cert}"\n'
+        f'key_file = "{pki.server_key}"\n'
+    )
+    line = _error_line(_check(_config(tmp_path, config)))
+    assert "are not a PEM certificate and its private key" in line
+
+
+def test_a_tile_set_one_tile_short_is_named(tmp_path: Path) -> None:
+    lines = TILESET.read_text().splitlines()
+    dropped = next(i for i, line in enumerate(lines) if line.endswith('"5p"'))
+    short = tmp_path / "short.toml"
+    short.write_text("\n".join(lines[:dropped] + lines[dropped + 1 :]) + "\n")
+    path = tmp_path / "table.toml"
+    path.write_text(f'[table]\ntileset = "{short}"\n')
+    line = _error_line(_check(path))
+    assert line.startswith(f"{path}:2: the tile-set file cannot be used: set ")
+    assert "tile set is short one 5-dot" in line
+
+
+def test_diag_mqtt_names_a_bad_port(tmp_path: Path) -> None:
+    path = tmp_path / "table.toml"
+    path.write_text('[mqtt]\nurl = "mqtt://hub.local:99999"\n')
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "diag", "mqtt", "--config", str(path),
+         "--socket", str(tmp_path / "none.sock")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "bad port: a port is 1 to 65535" in result.stderr
+    assert "internal error" not in result.stderr

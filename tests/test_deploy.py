@@ -1,10 +1,18 @@
 """Deploying tables: deploy/install.sh under a prefix (twice, then uninstalled: nothing left),
 its GPIO backend choice and its config check gate, the systemd unit as systemd reads it, and
-the venue playbook checked by ansible-playbook against a local inventory."""
+the venue playbook checked by ansible-playbook against a local inventory; a venue deployed
+with TLS and house rules whose real mosquitto and table each read their files as their own
+users."""
 
+import grp
+import os
+import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -121,9 +129,13 @@ def _inventory(tmp_path: Path) -> Path:
 
 
 def _playbook(
-    tmp_path: Path, *args: str, inventory: Path | None = None, timeout: float = 600
+    tmp_path: Path,
+    *args: str,
+    inventory: Path | None = None,
+    timeout: float = 600,
+    root: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    extra = f"install_prefix={tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
+    extra = f"install_prefix={root or tmp_path / 'root'} venue_secrets={tmp_path / 'secrets'}"
     command = [
         str(BIN / "ansible-playbook"),
         "-i",
@@ -149,26 +161,12 @@ def test_the_playbook_passes_its_syntax_check(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_the_playbook_in_check_mode_makes_the_venue_secrets_and_plans_every_table(
-    tmp_path: Path,
-) -> None:
-    done = _playbook(tmp_path, "--check")
+def test_the_playbook_in_check_mode_makes_nothing_and_plans_every_table(tmp_path: Path) -> None:
+    done = _playbook(tmp_path, "--check", "--diff")
     assert done.returncode == 0, done.stdout + done.stderr
-    secrets = tmp_path / "secrets"
-    for made in (
-        "venue-ca.crt",
-        "broker.crt",
-        "hub.crt",
-        "table-07.crt",
-        "table-08.key",
-        "keys/table-07.key",
-        "hub-keys.toml",
-    ):
-        assert (secrets / made).exists(), made
-    keys = (secrets / "hub-keys.toml").read_text()
-    assert f'table-08 = "{(secrets / "keys/table-08.key").read_text().strip()}"' in keys
     assert "table-07" in done.stdout and "table-08" in done.stdout
     assert "failed=0" in done.stdout
+    assert not (tmp_path / "secrets").exists()  # not even the venue's CA and keys
     assert not (tmp_path / "root").exists()  # check mode changed nothing on the hosts
 
 
@@ -210,3 +208,95 @@ def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(tmp_path: 
     assert (root / "etc/mosquitto/mahjong/acl").read_text() == (
         REPO / "deploy/mosquitto/acl"
     ).read_text()
+
+
+SERVICE_USER, SERVICE_GROUP = "nobody", "nogroup"
+"""The table daemon's user in the test: an unprivileged user the host has (no user is made)."""
+
+
+def _has_user(user: str, group: str) -> bool:
+    try:
+        pwd.getpwnam(user)
+        grp.getgrnam(group)
+    except KeyError:
+        return False
+    return True
+
+
+@contextmanager
+def _public_temp() -> Iterator[Path]:
+    """A temp folder that other users may pass through (as / is), not list."""
+    with tempfile.TemporaryDirectory(prefix="mahjong-deploy-") as top:
+        Path(top).chmod(0o711)
+        yield Path(top)
+
+
+def _as_user(user: str, *command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--init-groups",
+         *command],
+        capture_output=True, text=True, timeout=120, cwd="/",
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv") or not _has_user("mosquitto", "mosquitto")
+    or not _has_user(SERVICE_USER, SERVICE_GROUP),
+    reason="needs root, setpriv and the mosquitto and nobody users to run services as themselves",
+)  # fmt: skip
+def test_a_venue_deployed_with_tls_and_house_rules_works_as_its_own_users(tmp_path: Path) -> None:
+    from devsupport.mosquitto import find_mosquitto, free_port
+
+    port = free_port()
+    house = tmp_path / "house.toml"
+    house.write_text("[scoring]\nlimit = 500\n")
+    tileset = REPO / "hardware" / "tilesets" / "sim-0.toml"
+    python = sys.executable
+    inventory = tmp_path / "inventory.ini"
+    inventory.write_text(
+        f"[venue]\nvenue-host ansible_connection=local ansible_python_interpreter={python}\n"
+        f"[tables]\ntable-07 ansible_connection=local ansible_python_interpreter={python} "
+        f"table_id=table-07 tileset={tileset}\n"
+        f"[all:vars]\nbroker_name=localhost\nbroker_address=127.0.0.1\nbroker_port={port}\n"
+        f"ruleset_file={house}\nservice_user={SERVICE_USER}\nservice_group={SERVICE_GROUP}\n"
+        "mosquitto_user=mosquitto\nmosquitto_group=mosquitto\n"
+    )
+    with _public_temp() as top:
+        root = top / "root"
+        done = _playbook(tmp_path, inventory=inventory, timeout=1100, root=root)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+        etc = root / "etc/mahjong-table"
+        table = (etc / "table.toml").read_text()
+        assert f'ruleset_file = "{etc}/house-rules.toml"' in table
+        key = (tmp_path / "secrets/keys/table-07.key").read_text().strip()
+
+        again = _playbook(tmp_path, "--check", "--diff", inventory=inventory, root=root)
+        assert again.returncode == 0, again.stdout[-3000:] + again.stderr
+        assert key not in again.stdout and "PRIVATE KEY" not in again.stdout
+
+        program = str(root / "opt/mahjong-table/bin/mahjong-table")
+        checked = _as_user(SERVICE_USER, program, "config", "check", str(etc / "table.toml"))
+        assert checked.returncode == 0, checked.stderr
+        assert "ruleset zung-jung" in checked.stdout
+
+        conf = root / "etc/mosquitto/mosquitto.conf"
+        mosquitto = find_mosquitto()
+        assert mosquitto
+        broker = subprocess.Popen(  # as root, as systemd starts it: it drops to mosquitto
+            [mosquitto, "-c", str(conf)], stderr=subprocess.PIPE, text=True
+        )
+        try:
+            sock = str(top / "none.sock")
+            table_toml = str(etc / "table.toml")
+            reached = _as_user(
+                SERVICE_USER, program, "diag", "mqtt", "--config", table_toml, "--socket", sock
+            )
+        finally:
+            broker.terminate()
+            _, said = broker.communicate(timeout=20)
+        shown = reached.stdout + reached.stderr + said
+        for step in ("reachable", "TLS handshake", "login", "may publish its topics"):
+            assert f"PASS  {step}" in reached.stdout, shown
+        assert "Error" not in said, said

@@ -7,32 +7,28 @@ problem found (or a failure), 2 usage.
 
 import argparse
 import asyncio
-import json
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from controller import paths
 from controller.config import DEFAULT_PATH, TableConfig, load_config
 from controller.diag import render, tiles
-from controller.diag.bench import TileSetFiles
 from controller.diag.client import ask, daemon_listening
 from controller.diag.config_view import config_report
-from controller.diag.direct import DirectParts, direct_target, table_parts
 from controller.diag.events import EventLine
 from controller.diag.gpio import GpioReport
-from controller.diag.mqtt_check import check_mqtt
-from controller.diag.ports import INPUTS, LEDS, Prompt
-from controller.diag.protocol import VERSION, Op, Request
-from controller.diag.selftest import Component
-from controller.diag.service import ENROL_DIR, Refused, carry_out
+from controller.diag.ports import Prompt
+from controller.diag.protocol import VERSION, Op, Request, name_problem
+from controller.diag.reports import Refused
 from controller.diag.status import StatusReport
 from controller.errors import RuntimeFailure, UsageError
 
 if TYPE_CHECKING:
+    from controller.diag.direct import DirectParts
     from controller.sim.daemon_parts import SimBench
 
 TEXT: dict[Op, Callable[[Any], str]] = {
@@ -47,91 +43,6 @@ TEXT: dict[Op, Callable[[Any], str]] = {
 }
 
 
-def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", type=Path, help=f"config file (default {DEFAULT_PATH})")
-    common.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
-    common.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    common.add_argument("--yes", action="store_true", help="answer every prompt with done/yes")
-    sim = common.add_argument_group("the simulated table, checked directly (no daemon)")
-    sim.add_argument("--sim", action="store_true", help="diagnose the simulated table")
-    sim.add_argument("--sim-seed", type=int, default=0, help="its tile tags (0)")
-    sim.add_argument("--sim-jam-at", type=int, metavar="N", help="stacking head jams")
-    sim.add_argument("--sim-dead-antenna", type=int, action="append", default=[], metavar="N")
-    sim.add_argument("--sim-missing-tile", action="append", default=[], metavar="TILE")
-    sim.add_argument("--sim-stuck", action="append", default=[], choices=INPUTS[:-1])
-    return common
-
-
-def register(actions: Any) -> None:
-    """Add the diag actions to the `diag` group."""
-    common = _common()
-
-    def add(name: str, help_: str, description: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = actions.add_parser(
-            name, parents=[common], help=help_, description=description
-        )
-        return parser
-
-    add(
-        "status",
-        "the table's state, faults and links",
-        "Everything about the table: "
-        "state, session, seats and scores, faults and holds with advice, MCU and hub link, "
-        "versions. Exit 1 when something needs a technician.",
-    ).set_defaults(handler=run_action, op=Op.STATUS)
-    selftest = add(
-        "selftest",
-        "exercise each part of the machine",
-        "Test the shuffler, "
-        "stacking head, lifts, dice, readers and antennas, lid and e-stop, buttons "
-        "and LEDs (with prompts). Refused while a hand is in play.",
-    )
-    selftest.add_argument("component", nargs="?", choices=[c.value for c in Component])
-    selftest.add_argument("--rolls", type=int, default=60, help="dice rolls to check (60)")
-    selftest.set_defaults(handler=run_action, op=Op.SELFTEST)
-    tileset = add(
-        "tiles",
-        "audit the tile set, or enroll a new one",
-        "Without arguments: "
-        "build the walls of both sets and list missing, doubled and unknown tags by "
-        "tile. `tiles enroll NAME`: write a new tile-set file from wall reads and the "
-        "tiles laid on seat E's hand zone face by face.",
-    )
-    tileset.add_argument("words", nargs="*", metavar="enroll NAME")
-    tileset.add_argument("--dir", type=Path, default=ENROL_DIR, help=f"for enroll ({ENROL_DIR})")
-    tileset.set_defaults(handler=run_action, op=Op.TILES)
-    gpio = add(
-        "gpio",
-        "the panel's buttons and e-stop; blink an LED",
-        "Show each input; --blink an LED; --follow to keep watching (Ctrl-C ends).",
-    )
-    gpio.add_argument("--blink", choices=LEDS)
-    gpio.add_argument("--follow", action="store_true", help="keep showing changes")
-    gpio.set_defaults(handler=run_action, op=Op.GPIO)
-    mqtt = add(
-        "mqtt",
-        "check the link to the venue broker",
-        "Broker reachable, TLS "
-        "handshake and certificate expiry, login, may publish its own topics, the "
-        "recorder's state, the outbox depth.",
-    )
-    mqtt.add_argument("--timeout", type=float, default=5.0, help="seconds per step (5)")
-    mqtt.set_defaults(handler=run_action, op=Op.MQTT)
-    events = add(
-        "events",
-        "tail MCU events, moves and incidents",
-        "The recent lines; with --follow, every new one until Ctrl-C.",
-    )
-    events.add_argument("--follow", action="store_true")
-    events.set_defaults(handler=run_action, op=Op.EVENTS)
-    add(
-        "config",
-        "the effective configuration",
-        "Every key with its value; defaults marked, secrets hidden.",
-    ).set_defaults(handler=run_action, op=Op.CONFIG)
-
-
 def read_config(args: argparse.Namespace) -> tuple[TableConfig, str]:
     """The config file (the defaults when none is given and the default file is absent)."""
     if args.config is not None:
@@ -143,22 +54,25 @@ def read_config(args: argparse.Namespace) -> tuple[TableConfig, str]:
 
 def build_request(args: argparse.Namespace) -> Request:
     """The request the command line asks for."""
-    op: Op = args.op
+    op = Op(args.op)
     name = None
     if op is Op.TILES and args.words:
         if args.words[0] != "enroll" or len(args.words) != 2:
             raise UsageError("use `diag tiles` or `diag tiles enroll NAME`")
         op, name = Op.ENROLL, args.words[1]
-    try:
-        return Request(
-            VERSION,
-            op,
-            component=getattr(args, "component", None),
-            rolls=getattr(args, "rolls", 60),
-            name=name,
-            follow=getattr(args, "follow", False),
-            blink=getattr(args, "blink", None),
-        )
+    if name is not None and (problem := name_problem(name)):
+        raise UsageError(f"tiles enroll: {problem}")
+    fields = {
+        "v": VERSION,
+        "op": op.value,
+        "component": getattr(args, "component", None),
+        "rolls": getattr(args, "rolls", 60),
+        "name": name,
+        "follow": getattr(args, "follow", False),
+        "blink": getattr(args, "blink", None),
+    }
+    try:  # checked as the daemon checks a request line
+        return msgspec.convert(fields, Request)
     except msgspec.ValidationError as error:
         raise UsageError(str(error)) from None
 
@@ -187,15 +101,29 @@ def run_action(args: argparse.Namespace) -> int:
     request = build_request(args)
     if request.rolls < 1:
         raise UsageError("--rolls must be at least 1")
-    enrol_path = tiles.enrol_target(args.dir, request.name) if request.name else None
+    enrol_path = tiles.enrol_target(_enrol_dir(args), request.name) if request.name else None
     report = asyncio.run(_report(args, config, source, request))
     if enrol_path is not None:
+        from controller.diag.bench import TileSetFiles
+
         report = tiles.write_enrolment(TileSetFiles(), enrol_path, report)
     if args.json:
-        print(json.dumps(msgspec.to_builtins(report), indent=2))
+        print(msgspec.json.format(msgspec.json.encode(report), indent=2).decode())
     else:
         print(TEXT[request.op](report))
     return 0 if report.healthy else 1
+
+
+def _enrol_dir(args: argparse.Namespace) -> Path:
+    """Where an enrolment is written: --dir; the table's tile-set folder; with --sim and no
+    --dir a new scratch folder (a simulated table's tags never reach the real folder)."""
+    if args.dir is not None:
+        return Path(args.dir)
+    if args.sim:
+        import tempfile
+
+        return Path(tempfile.mkdtemp(prefix="mahjong-enrol-sim-"))
+    return paths.TILESETS
 
 
 async def _report(
@@ -205,6 +133,8 @@ async def _report(
     sim = sim_bench(args)
     daemon = sim is None and await daemon_listening(socket)
     if request.op is Op.MQTT:
+        from controller.diag.mqtt_check import check_mqtt
+
         status = await _daemon_status(socket) if daemon else None
         return await check_mqtt(config, args.timeout, status)
     if request.op is Op.CONFIG and not daemon:
@@ -215,17 +145,25 @@ async def _report(
     try:
         if daemon:
             return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
+        import tempfile
+
+        from controller.diag.direct import direct_target
+
         with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
             parts = await _open_parts(config, sim, Path(scratch))
             async with direct_target(config, source, parts) as target:
+                from controller.diag.service import carry_out
+
                 return await carry_out(target, request, prompts, _async_printer(args.json))
     except Refused as error:
         raise RuntimeFailure(str(error)) from None
 
 
-async def _open_parts(config: TableConfig, sim: "SimBench | None", scratch: Path) -> DirectParts:
+async def _open_parts(config: TableConfig, sim: "SimBench | None", scratch: Path) -> "DirectParts":
     """The simulated table's parts with --sim, else the real table's."""
     if sim is None:
+        from controller.diag.direct import table_parts
+
         return await table_parts(config)
     from controller.sim.daemon_parts import simulated_parts
 
@@ -255,6 +193,10 @@ async def _follow_gpio(
     """A live view: the inputs again whenever one changes (a terminal tool; Ctrl-C ends)."""
     once = msgspec.structs.replace(request, follow=False)
     last: dict[str, bool] | None = None
+    import tempfile
+
+    from controller.diag.direct import direct_target
+
     with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
         if daemon:
             while True:
@@ -264,6 +206,8 @@ async def _follow_gpio(
         parts = await _open_parts(config, sim, Path(scratch))
         async with direct_target(config, source, parts) as target:
             while True:
+                from controller.diag.service import carry_out
+
                 report = await carry_out(target, once, _Terminal(True, True))
                 assert isinstance(report, GpioReport)
                 last = _show_change(last, report.inputs)

@@ -1,30 +1,122 @@
-"""`mahjong-table diag ...`: technician diagnostics; `diag link` checks the table MCU link.
-The other actions are in `diag_actions`."""
+"""`mahjong-table diag ...`: technician diagnostics. This module only builds the command line
+(so `diag --help` loads nothing of the table); each action's work is imported when it runs:
+`diag_actions` (status, selftest, tiles, gpio, mqtt, events, config) and `diag_link`."""
 
 import argparse
-import asyncio
-import contextlib
-import json
-import logging
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from controller.commands import diag_actions
-from controller.errors import RuntimeFailure, UsageError
-from controller.instance_lock import refuse_if_held
-from firmware_bridge.errors import LinkDown, LinkError
-from firmware_bridge.link import Link, LinkSettings
-from firmware_bridge.link_stats import Grade, LinkStats, LinkVerdict, grade_link
-from firmware_bridge.messages import MODEL_NAMES, TABLE_HASH, IdentifyReply, Ping
-from firmware_bridge.serial_port import serial_opener
+from controller import paths
+from controller.diag import vocabulary
 
 
 def register(commands: Any) -> None:
     """Add the `diag` group and its actions to the CLI."""
     group = commands.add_parser("diag", help="technician diagnostics")
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
-    diag_actions.register(actions)
+    register_actions(actions)
     register_link(actions)
+
+
+def _run_action(args: argparse.Namespace) -> int:
+    from controller.commands.diag_actions import run_action
+
+    return run_action(args)
+
+
+def _run_link(args: argparse.Namespace) -> int:
+    from controller.commands.diag_link import run_link
+
+    return run_link(args)
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", type=Path, help=f"config file (default {paths.CONFIG})")
+    common.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
+    common.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    common.add_argument("--yes", action="store_true", help="answer every prompt with done/yes")
+    sim = common.add_argument_group("the simulated table, checked directly (no daemon)")
+    sim.add_argument("--sim", action="store_true", help="diagnose the simulated table")
+    sim.add_argument("--sim-seed", type=int, default=0, help="its tile tags (0)")
+    sim.add_argument("--sim-jam-at", type=int, metavar="N", help="stacking head jams")
+    sim.add_argument("--sim-dead-antenna", type=int, action="append", default=[], metavar="N")
+    sim.add_argument("--sim-missing-tile", action="append", default=[], metavar="TILE")
+    sim.add_argument("--sim-stuck", action="append", default=[], choices=vocabulary.INPUTS[:-1])
+    return common
+
+
+def register_actions(actions: Any) -> None:
+    """Add the diag actions to the `diag` group."""
+    common = _common()
+
+    def add(name: str, help_: str, description: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = actions.add_parser(
+            name, parents=[common], help=help_, description=description
+        )
+        return parser
+
+    add(
+        "status",
+        "the table's state, faults and links",
+        "Everything about the table: "
+        "state, session, seats and scores, faults and holds with advice, MCU and hub link, "
+        "versions. Exit 1 when something needs a technician.",
+    ).set_defaults(handler=_run_action, op="status")
+    selftest = add(
+        "selftest",
+        "exercise each part of the machine",
+        "Test the shuffler, "
+        "stacking head, lifts, dice, readers and antennas, lid and e-stop, buttons "
+        "and LEDs (with prompts). Refused while a hand is in play.",
+    )
+    selftest.add_argument("component", nargs="?", choices=vocabulary.COMPONENTS)
+    selftest.add_argument("--rolls", type=int, default=60, help="dice rolls to check (60)")
+    selftest.set_defaults(handler=_run_action, op="selftest")
+    tileset = add(
+        "tiles",
+        "audit the tile set, or enroll a new one",
+        "Without arguments: "
+        "build the walls of both sets and list missing, doubled and unknown tags by "
+        "tile. `tiles enroll NAME`: write a new tile-set file from wall reads and the "
+        "tiles laid on seat E's hand zone face by face.",
+    )
+    tileset.add_argument("words", nargs="*", metavar="enroll NAME")
+    tileset.add_argument(
+        "--dir",
+        type=Path,
+        help=f"for enroll ({paths.TILESETS}; with --sim a new scratch folder under the temp dir)",
+    )
+    tileset.set_defaults(handler=_run_action, op="tiles")
+    gpio = add(
+        "gpio",
+        "the panel's buttons and e-stop; blink an LED",
+        "Show each input; --blink an LED; --follow to keep watching (Ctrl-C ends).",
+    )
+    gpio.add_argument("--blink", choices=vocabulary.LEDS)
+    gpio.add_argument("--follow", action="store_true", help="keep showing changes")
+    gpio.set_defaults(handler=_run_action, op="gpio")
+    mqtt = add(
+        "mqtt",
+        "check the link to the venue broker",
+        "Broker reachable, TLS "
+        "handshake and certificate expiry, login, may publish its own topics, the "
+        "recorder's state, the outbox depth.",
+    )
+    mqtt.add_argument("--timeout", type=float, default=5.0, help="seconds per step (5)")
+    mqtt.set_defaults(handler=_run_action, op="mqtt")
+    events = add(
+        "events",
+        "tail MCU events, moves and incidents",
+        "The recent lines; with --follow, every new one until Ctrl-C.",
+    )
+    events.add_argument("--follow", action="store_true")
+    events.set_defaults(handler=_run_action, op="events")
+    add(
+        "config",
+        "the effective configuration",
+        "Every key with its value; defaults marked, secrets hidden.",
+    ).set_defaults(handler=_run_action, op="config")
 
 
 def register_link(actions: Any) -> None:
@@ -37,147 +129,14 @@ def register_link(actions: Any) -> None:
         "failing. Exit 0 unless the link is failing. "
         "Stop the daemon first: only one program may use the serial port.",
     )
-    link.add_argument("--port", required=True, help="device (/dev/mahjong-mcu) or socket:// URL")
+    link.add_argument(
+        "--port", help="device (/dev/mahjong-mcu) or socket:// URL (default [serial] port)"
+    )
+    link.add_argument("--config", type=Path, help=f"config file (default {paths.CONFIG})")
     link.add_argument("--count", type=int, default=20, help="pings to send (20)")
     link.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the MCU")
     link.add_argument(
         "--deadline", type=float, default=60.0, help="stop pinging after this many seconds (60)"
     )
     link.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    link.set_defaults(handler=run_link)
-
-
-@dataclass
-class LinkReport:
-    """What `diag link` found."""
-
-    port: str
-    identify: IdentifyReply
-    pings_sent: int
-    pings_answered: int
-    stats: LinkStats
-    out_of_time: bool = False
-    """The deadline came before every ping was sent."""
-
-    @property
-    def verdict(self) -> LinkVerdict:
-        """The link's grade from what the pings saw."""
-        return grade_link(self.stats, self.pings_sent, self.pings_answered)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON object of `--json`."""
-        stats = self.stats.as_dict()
-        keys = ("rtt_ms_p50", "rtt_ms_p99", "crc_errors", "retransmits", "reconnects")
-        return {
-            "port": self.port,
-            "identify": identify_dict(self.identify),
-            "pings_sent": self.pings_sent,
-            "pings_answered": self.pings_answered,
-            **{key: stats[key] for key in keys},
-            "grade": self.verdict.grade.value,
-            "grade_reasons": list(self.verdict.reasons),
-            "out_of_time": self.out_of_time,
-            "stats": stats,
-        }
-
-
-def identify_dict(reply: IdentifyReply) -> dict[str, Any]:
-    """The identify data in plain JSON types."""
-    return {
-        "firmware": f"{reply.firmware_major}.{reply.firmware_minor}.{reply.firmware_patch}",
-        "protocol_version": reply.protocol_version,
-        "table_hash": f"{reply.table_hash:08x}",
-        "table_hash_matches": reply.table_hash == TABLE_HASH,
-        "model": reply.model,
-        "model_name": MODEL_NAMES.get(reply.model, "unknown model"),
-        "seats": reply.seats,
-        "zones_per_seat": reply.zones_per_seat,
-        "max_payload": reply.max_payload,
-        "max_window": reply.max_window,
-        "reset_cause": reply.reset_cause.name.lower(),
-        "boot_count": reply.boot_count,
-        "event_counter": reply.event_counter,
-    }
-
-
-def run_link(args: argparse.Namespace) -> int:
-    """Run the link check and print its report."""
-    if args.count < 1:
-        raise UsageError("--count must be at least 1")
-    if not args.debug:
-        logging.getLogger("firmware_bridge").setLevel(logging.ERROR)
-    refuse_if_held(args.port)  # never take the port from a running daemon
-    report = asyncio.run(check_link(args.port, args.count, args.timeout, args.deadline))
-    if args.json:
-        print(json.dumps(report.as_dict(), indent=2))
-    else:
-        print(describe(report))
-    return 1 if report.verdict.grade is Grade.FAILING else 0
-
-
-async def check_link(port: str, count: int, wait_s: float, deadline_s: float = 60.0) -> LinkReport:
-    """Handshake, `count` pings one after another (until `deadline_s`), then the statistics."""
-    link = Link(serial_opener(port), LinkSettings(connect_timeout=wait_s))
-    try:
-        await link.start()
-    except LinkError as error:
-        raise RuntimeFailure(f"cannot talk to the table MCU on {port}: {error}") from None
-    try:
-        answered = sent = 0
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(deadline_s):
-                for token in range(count):
-                    answered += await _ping(link, token, wait_s)
-                    sent += 1  # a ping the deadline cut short counts as not sent
-        assert link.identify is not None
-        return LinkReport(port, link.identify, sent, answered, link.stats(), sent < count)
-    finally:
-        await link.close()
-
-
-async def _ping(link: Link, token: int, wait_s: float) -> int:
-    try:
-        pong = await link.request(Ping(token))
-    except LinkDown:
-        with contextlib.suppress(TimeoutError, LinkError):
-            await link.wait_connected(wait_s)
-        return 0
-    except LinkError:
-        return 0
-    return int(pong.token == token)
-
-
-def describe(report: LinkReport) -> str:
-    """The report in plain words for a technician."""
-    ident, stats = report.identify, report.stats
-    info = identify_dict(ident)
-    matches = "matches this daemon" if info["table_hash_matches"] else "DIFFERS from this daemon"
-    lines = [
-        f"Table MCU on {report.port}: connected.",
-        f"  Firmware {info['firmware']}, protocol {ident.protocol_version}, "
-        f"message table {info['table_hash']} ({matches}).",
-        f"  Table model: {info['model_name']}; {ident.seats} seats, "
-        f"{ident.zones_per_seat} zones per seat.",
-        f"  Last start: {info['reset_cause'].replace('_', ' ')}; boot number {ident.boot_count}.",
-        f"Pings: {report.pings_sent} sent, {report.pings_answered} answered.",
-        f"Round trip: median {_ms(stats.rtt_ms_p50)}, 99th percentile {_ms(stats.rtt_ms_p99)}.",
-        f"Line: {stats.crc_errors} damaged frames (checksum errors), "
-        f"{stats.retransmits} resent commands, {stats.reconnects} reconnects.",
-        *(["Stopped at the deadline before every ping was sent."] if report.out_of_time else []),
-        _result(report.verdict),
-    ]
-    return "\n".join(lines)
-
-
-def _result(verdict: LinkVerdict) -> str:
-    figures = "; ".join(verdict.reasons)
-    advice = "check the USB cable, the MCU power and for motors running next to the cable"
-    if verdict.grade is Grade.HEALTHY:
-        return "Result: OK, the link to the table MCU is healthy."
-    if verdict.grade is Grade.DEGRADED:
-        return f"Result: DEGRADED, the link works but the line is noisy ({figures}): {advice}."
-    return f"Result: FAILING ({figures}): {advice}."
-
-
-def _ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f} ms"
+    link.set_defaults(handler=_run_link)

@@ -2,11 +2,14 @@
 again and print its result (the same result the table recorded).
 
 --json prints the result as JSON; --step prints the moves one by one first.
-A file that is not a black box exits 2 with the line that is wrong.
+A file that is not a black box exits 2 with the line that is wrong. A last line cut short
+(what a crash or a power cut leaves: the table writes every line whole, ending in a newline)
+is left out and said so on stderr; the whole lines before it are replayed.
 """
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +39,14 @@ def run_replay(args: argparse.Namespace) -> int:
         lines = _lines(args.file)
     except OSError as error:
         raise UsageError(f"cannot read {args.file}: {error.strerror}") from None
+    if lines and len(lines) <= MAX_LINES and not lines[-1].endswith(b"\n"):
+        torn = lines.pop()
+        print(
+            f"mahjong-table: note: the last line ({len(lines) + 1}) of {args.file} is torn "
+            f"({len(torn)} bytes, no end of line), as a crash leaves it: replaying the "
+            f"{len(lines)} whole lines before it",
+            file=sys.stderr,
+        )
     try:
         setup, inputs = read(lines)
     except BlackBoxError as error:

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from controller.config import DEFAULT_PATH, ControlSection, TableConfig, read_config_file
+from controller.config import DEFAULT_PATH, TableConfig, read_config_file
 from controller.errors import UsageError
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,9 @@ def read_config(args: argparse.Namespace) -> TableConfig:
     else:
         config, source = read_config_file(args.config or DEFAULT_PATH)
     if args.socket is not None:
-        config = dataclasses.replace(config, control=ControlSection(socket=args.socket))
+        config = dataclasses.replace(
+            config, control=dataclasses.replace(config.control, socket=args.socket)
+        )
     for warning in preflight(config, source, simulated=args.sim).warnings:
         print(f"mahjong-table: warning: {warning}", file=sys.stderr)
     return config

@@ -50,8 +50,11 @@ WAIT_S = 150.0
 class LinkBench:
     """The BenchMcu port on a running Link (the daemon's own, or one opened for a check)."""
 
-    def __init__(self, link: Link) -> None:
+    def __init__(self, link: Link, tag_reads: bool = True) -> None:
         self.link = link
+        self.tag_reads = tag_reads
+        """Tag reads (zone and wall reads: raw UIDs) go into the feed; the daemon, whose
+        referee and wall check put them into words, leaves them out."""
 
     async def facts(self) -> McuFacts:
         """The link figures and the MCU's status."""
@@ -159,6 +162,8 @@ class LinkBench:
         zones: dict[tuple[int, int], tuple[int, ...]] = {}
 
         def seen(item: Item) -> None:
+            if not self.tag_reads and isinstance(item, ZoneInventory | WallTile):
+                return
             if isinstance(item, ZoneInventory):  # periodic reports: only the changes
                 key = (item.seat, int(item.zone))
                 if zones.get(key) == item.uids:

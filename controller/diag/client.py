@@ -13,7 +13,7 @@ from controller.diag import protocol as wire
 from controller.diag.events import EventLine
 from controller.diag.ports import Prompt
 from controller.diag.protocol import Answer, ErrorCode, Kind, Request
-from controller.diag.service import REPORTS, Refused
+from controller.diag.reports import REPORTS, Refused
 from controller.errors import RuntimeFailure
 
 Answerer = Callable[[Prompt], Awaitable[bool]]
@@ -52,10 +52,16 @@ async def ask(
     except PermissionError:
         raise RuntimeFailure(f"{path}: permission denied: join the group 'mahjong'") from None
     try:
-        writer.write(wire.encode(request))
-        await writer.drain()
+        with contextlib.suppress(ConnectionError):  # the daemon may have said why already
+            writer.write(wire.encode(request))
+            await writer.drain()
         while True:
-            line = await reader.readline()
+            try:
+                line = await reader.readline()
+            except ConnectionError as error:
+                raise RuntimeFailure(
+                    f"the daemon closed the connection without an answer ({error.strerror})"
+                ) from None
             if not line:
                 raise RuntimeFailure("the daemon closed the connection without an answer")
             reply = wire.decode_reply(line)

@@ -17,9 +17,14 @@ from controller.diag.ports import NobodyAtTheTable, Technician
 from controller.diag.server import ControlServer
 from controller.diag.target import DiagTarget
 from controller.hub.table_side.hub_link import HubLink
+from controller.rules import format_tiles
+from controller.table.core import TableView
 from controller.table.cycle import HandCycle
+from controller.table.hand import HandState
 from controller.table.ports import Panel
+from controller.table.referee.events import Move
 from controller.table.runner import TableRunner
+from controller.table.tiles import seat_name
 
 FEED_LOGGERS = ("controller.table", "controller.app")
 
@@ -72,7 +77,7 @@ def control_server(app: RunningTable, technician: Technician | None = None) -> C
     """The control socket of `app` at `[control] socket`."""
     config = app.config
     feed = EventFeed()
-    app.runner.observe(lambda view: feed.add("table", functools.partial(_move_words, view)))
+    app.runner.observe(_TableLines(app, feed).seen)
     cycle = app.cycle
     status = replace(
         config_status(config),
@@ -86,7 +91,7 @@ def control_server(app: RunningTable, technician: Technician | None = None) -> C
         mode="daemon",
         config=config,
         config_source="the running daemon",
-        mcu=LinkBench(app.mcu.link),
+        mcu=LinkBench(app.mcu.link, tag_reads=False),
         panel=PinBench(panel) if isinstance(panel, GpioPanel) else None,
         store=TileSetFiles(),
         tileset=app.hardware.tileset,
@@ -94,13 +99,49 @@ def control_server(app: RunningTable, technician: Technician | None = None) -> C
         technician=technician or NobodyAtTheTable(),
         feed=feed,
     )
-    server = ControlServer(Path(config.control.socket), target, feed_loggers=FEED_LOGGERS)
+    server = ControlServer(Path(config.control.socket), target, FEED_LOGGERS, config.control.idle_s)
     status.control_refused = lambda: server.refused.total()
     return server
 
 
-def _move_words(view: object) -> str:
-    phase = getattr(view, "phase", None)
-    hand = getattr(view, "hand", None)
-    where = f" (hand {hand})" if hand else ""
-    return f"now {phase.value if phase is not None else '?'}{where}"
+class _TableLines:
+    """The table's lines of the feed: each move the referee followed, in words, and each
+    change of phase (not every change of the view)."""
+
+    def __init__(self, app: RunningTable, feed: EventFeed) -> None:
+        self.app = app
+        self.feed = feed
+        self.shown = 0
+        """Moves of the hand in play already in the feed."""
+        self.where: tuple[object, ...] = ()
+
+    def seen(self, view: TableView) -> None:
+        where = (view.phase, view.hand, view.fault)
+        if where != self.where:
+            self.where = where
+            self.feed.add("table", _phase_words(view))
+        if view.moves < self.shown:
+            self.shown = 0  # a new hand
+        if view.moves > self.shown:
+            moves = _moves(self.app)[self.shown : view.moves]
+            self.shown = view.moves
+            for move in moves:
+                self.feed.add("table", functools.partial(_move_words, move))
+
+
+def _moves(app: RunningTable) -> tuple[Move, ...]:
+    hand = getattr(app.cycle.stage, "hand", None)
+    if not isinstance(hand, HandState) or hand.play is None:
+        return ()
+    return tuple(hand.play.referee.play.moves)
+
+
+def _move_words(move: Move) -> str:
+    source = "" if move.source is None else f" from seat {seat_name(move.source)}"
+    return f"seat {seat_name(move.place)}: {move.kind.value} {format_tiles(move.tiles)}{source}"
+
+
+def _phase_words(view: TableView) -> str:
+    where = f" (hand {view.hand})" if view.hand else ""
+    fault = f": {view.fault}" if view.fault else ""
+    return f"now {view.phase.value.replace('_', ' ')}{where}{fault}"

@@ -14,6 +14,7 @@ from gpiozero.exc import GPIOZeroError
 
 from controller import __version__
 from controller.config import TableConfig
+from controller.devices.gpio import GpioUnavailable, ensure_gpio
 from controller.devices.panel import GpioPanel
 from controller.devices.pinout import load_pinout
 from controller.diag.bench import LinkBench, PinBench, TileSetFiles
@@ -72,8 +73,9 @@ async def table_parts(config: TableConfig) -> DirectParts:
     await _probe(opener, config.serial.port)
     panel: GpioPanel | None = None
     try:
+        ensure_gpio()  # quietly: off a Pi one line says why, not a warning per library
         panel = GpioPanel(load_pinout(config.gpio.pinout, config.gpio.pins))
-    except GPIOZeroError as error:
+    except (GPIOZeroError, GpioUnavailable) as error:
         log.warning("no GPIO panel: %s", error)
     return DirectParts(opener, panel, config.table.tileset)
 

@@ -33,11 +33,13 @@ class EventsReport(msgspec.Struct, frozen=True):
     """`diag events` without --follow: the recent lines."""
 
     lines: list[EventLine]
+    problem: str = ""
+    """Why there are no MCU events to show (the MCU could not be opened)."""
 
     @property
     def healthy(self) -> bool:
-        """A feed is never a problem in itself."""
-        return True
+        """The feed could be read (a quiet feed is not a problem)."""
+        return not self.problem
 
 
 class EventFeed:

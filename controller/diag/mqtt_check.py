@@ -11,7 +11,6 @@ import ssl
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiomqtt
 import msgspec
@@ -19,6 +18,8 @@ import msgspec
 from controller.config import TableConfig
 from controller.diag.status import StatusReport
 from controller.errors import UsageError
+from controller.hub.mqtt.tls import TlsFileRefused, tls_context
+from controller.hub.mqtt.transport import parse_broker_url
 
 EXPIRY_WARN_DAYS = 30
 MAX_STATE_BYTES = 65536
@@ -62,19 +63,16 @@ class Broker:
 
 def broker_of(url: str) -> Broker:
     """mqtt://host[:port] or mqtts://host[:port]."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise UsageError(f"[mqtt] url {url!r} must look like mqtt://host or mqtts://host")
-    tls = parts.scheme == "mqtts"
-    return Broker(parts.hostname, parts.port or (8883 if tls else 1883), tls)
+    try:
+        host, port, tls = parse_broker_url(url)
+    except UsageError as error:
+        raise UsageError(f"[mqtt] url: {error}") from None
+    return Broker(host, port, tls)
 
 
 def _tls_context(config: TableConfig) -> ssl.SSLContext:
     mqtt = config.mqtt
-    context = ssl.create_default_context(cafile=str(mqtt.ca_file) if mqtt.ca_file else None)
-    if mqtt.cert_file:
-        context.load_cert_chain(str(mqtt.cert_file), str(mqtt.key_file) if mqtt.key_file else None)
-    return context
+    return tls_context(mqtt.ca_file, mqtt.cert_file, mqtt.key_file)
 
 
 async def _reach(broker: Broker, within: float) -> MqttStep:
@@ -100,6 +98,8 @@ async def _handshake(config: TableConfig, broker: Broker, within: float) -> Mqtt
             _, writer = await asyncio.open_connection(
                 broker.host, broker.port, ssl=context, server_hostname=broker.host
             )
+    except TlsFileRefused as error:
+        return MqttStep(name, False, f"{error}: check [mqtt] {error.key}")
     except ssl.SSLCertVerificationError as error:
         return MqttStep(
             name,

@@ -11,6 +11,7 @@ from typing import Protocol
 
 import msgspec
 
+from controller.diag import vocabulary
 from controller.diag.events import Words
 
 SEAT_NAMES = ("E", "S", "W", "N")
@@ -99,8 +100,8 @@ class BenchMcu(Protocol):
         ...
 
 
-INPUTS = ("dice_button", "declare_e", "declare_s", "declare_w", "declare_n", "estop")
-LEDS = ("led_e", "led_s", "led_w", "led_n", "status_red", "status_green", "status_blue")
+INPUTS = vocabulary.INPUTS
+LEDS = vocabulary.LEDS
 
 
 class BenchPanel(Protocol):

@@ -17,7 +17,20 @@ MAX_LINE_BYTES = 4096
 MAX_REPLY_BYTES = 1 << 20
 """The longest reply line a client reads (a status or an audit fits many times)."""
 
-Name = Annotated[str, msgspec.Meta(max_length=64, pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+NAME_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$"
+"""A name a client gives (a tile set, a component, an LED): it becomes part of a file name,
+so no '/', and no leading '.' (never '..' nor a hidden file)."""
+NAME_WORDS = "1 to 64 letters, digits, '_', '.' or '-', not starting with '.'"
+Name = Annotated[str, msgspec.Meta(max_length=64, pattern=NAME_PATTERN)]
+
+
+def name_problem(name: str) -> str:
+    """Why `name` is not a name a client may give ('' when it is): the socket's rule."""
+    try:
+        msgspec.convert(name, Name)
+    except msgspec.ValidationError:
+        return f"{name!r} is not a name: use {NAME_WORDS}"
+    return ""
 
 
 class Op(enum.Enum):
@@ -80,6 +93,8 @@ class ErrorCode(enum.Enum):
     VERSION = "version"
     BUSY = "busy"
     """A hand is in play, or another motor request is running."""
+    IDLE = "idle"
+    """No whole request line came in time: the connection is closed."""
     UNAVAILABLE = "unavailable"
     """The part asked about is not there (no hub link configured, unknown component)."""
     FAILED = "failed"

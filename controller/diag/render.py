@@ -140,4 +140,5 @@ def event_text(line: EventLine) -> str:
 
 def events_text(report: EventsReport) -> str:
     """`diag events` without --follow."""
-    return "\n".join(event_text(line) for line in report.lines) or "(no events yet)"
+    text = "\n".join(event_text(line) for line in report.lines) or "(no events yet)"
+    return f"{text}\nPROBLEM: {report.problem}" if report.problem else text

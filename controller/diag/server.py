@@ -1,9 +1,11 @@
 """The control socket: a UNIX socket the `diag` commands talk to while the daemon runs.
 
 Mode 0660, group `mahjong` (when that group exists), so anyone in the group may ask and
-nobody else may connect. Each line read is bounded (MAX_LINE_BYTES) and decoded in one place;
-requests are rate-limited per connection and connections are capped; a bad line gets an error
-reply and is counted, never more.
+nobody else may connect. Each line read is bounded (MAX_LINE_BYTES) and decoded in one place.
+Nobody can lock a technician out: a client that sends no whole line within `idle_s` is told
+so and closed; the rate limit is shared by all clients (reconnecting does not refill it);
+beyond MAX_CLIENTS one more connection is kept for `status`, and `status` has its own
+allowance when the shared one is spent. Every refusal is an error reply in words, counted.
 """
 
 import asyncio
@@ -20,8 +22,9 @@ import msgspec
 from controller.diag import protocol as wire
 from controller.diag.events import EventLine, FeedHandler
 from controller.diag.ports import Prompt
-from controller.diag.protocol import ErrorCode, Kind, Refusal, Request
-from controller.diag.service import Refused, carry_out
+from controller.diag.protocol import ErrorCode, Kind, Op, Refusal, Request
+from controller.diag.reports import Refused
+from controller.diag.service import carry_out
 from controller.diag.target import DiagTarget
 from controller.errors import TableError
 
@@ -29,8 +32,16 @@ log = logging.getLogger(__name__)
 GROUP = "mahjong"
 MODE = 0o660
 MAX_CLIENTS = 8
+STATUS_SLOTS = 1
+"""Connections beyond MAX_CLIENTS that may still ask for `status` (and only that)."""
+MAX_CONNECTIONS = 64
+"""Beyond this many open connections a new one is closed unread (each waits at most idle_s)."""
 RATE_PER_S = 5.0
 BURST = 10
+STATUS_RATE_PER_S = 1.0
+STATUS_BURST = 3
+"""`status` requests may go on at this rate when the shared allowance is spent."""
+IDLE_S = 10.0
 ANSWER_WAIT_S = 600.0
 """How long a prompt waits for the technician's answer."""
 
@@ -62,8 +73,11 @@ class ControlServer:
         path: Path,
         target: DiagTarget,
         feed_loggers: tuple[str, ...] = (),
+        idle_s: float = IDLE_S,
     ) -> None:
         self.path = path
+        self.idle_s = idle_s
+        """A client must send each whole request line within this many seconds."""
         self.target = target
         self.feed_loggers = feed_loggers
         """Loggers whose records go into the event feed while the socket is served."""
@@ -73,6 +87,9 @@ class ControlServer:
         self.group_note = ""
         self.settled = asyncio.Event()
         """Set once the socket listens, or has been given up (the daemon is ready then)."""
+        self.allowance: TokenBucket | None = None
+        """Requests from all clients together (made when the socket is served)."""
+        self.status_allowance: TokenBucket | None = None
 
     async def run(self) -> None:
         """Listen on the socket (replacing a stale one) and serve until cancelled. A socket
@@ -83,6 +100,9 @@ class ControlServer:
             log.warning("no control socket, diag works only with the daemon stopped: %s", error)
             self.settled.set()
             return
+        now = asyncio.get_running_loop().time()
+        self.allowance = TokenBucket(RATE_PER_S, BURST, now)
+        self.status_allowance = TokenBucket(STATUS_RATE_PER_S, STATUS_BURST, now)
         feed = self.target.feed
         unwatch = None
         handler: logging.Handler | None = None
@@ -140,11 +160,12 @@ class ControlServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.clients += 1
         try:
-            if self.clients > MAX_CLIENTS:
-                refusal = Refusal(ErrorCode.TOO_FAST, f"at most {MAX_CLIENTS} clients at once")
-                writer.write(self._refuse(refusal))
+            if self.clients > MAX_CONNECTIONS:
+                return  # a flood of connections: not even a reply is owed
+            if self.clients > MAX_CLIENTS + STATUS_SLOTS:
+                await self._turn_away(reader, writer)
                 return
-            await self._session(reader, writer)
+            await self._session(reader, writer, status_only=self.clients > MAX_CLIENTS)
         except (ConnectionError, TimeoutError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -153,27 +174,72 @@ class ControlServer:
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
 
-    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        loop = asyncio.get_running_loop()
-        bucket = TokenBucket(RATE_PER_S, BURST, loop.time())
+    async def _turn_away(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Say why, then wait for the client's line (closing on an unread line would reset
+        the connection before the client reads the reason)."""
+        refusal = Refusal(
+            ErrorCode.BUSY,
+            f"the control socket is full: {MAX_CLIENTS} clients and one `status` are "
+            "connected; try again when one of them hangs up",
+        )
+        writer.write(self._refuse(refusal))
+        await writer.drain()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(self.idle_s):
+                await _read_line(reader)
+
+    async def _session(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, status_only: bool
+    ) -> None:
         while True:
-            line = await _read_line(reader)
+            line = await self._next_line(reader)
             if line is None:
                 return
             if isinstance(line, Refusal):
                 writer.write(self._refuse(line))
                 await writer.drain()
-                return  # the rest of an oversized line cannot be trusted
-            if not bucket.take(loop.time()):
-                refusal = Refusal(ErrorCode.TOO_FAST, f"at most {RATE_PER_S:.0f} requests a second")
-                writer.write(self._refuse(refusal))
-                continue
+                return  # the rest of an oversized or unfinished line cannot be trusted
             request = wire.decode_request(line)
-            if isinstance(request, Refusal):
-                writer.write(self._refuse(request))
-            else:
+            refusal = request if isinstance(request, Refusal) else None
+            if refusal is None and isinstance(request, Request):
+                refusal = self._admit(request, status_only)
+            if refusal is not None:
+                writer.write(self._refuse(refusal))
+            elif isinstance(request, Request):
                 writer.write(await self._answer(request, reader, writer))
             await writer.drain()
+
+    async def _next_line(self, reader: asyncio.StreamReader) -> bytes | Refusal | None:
+        """The next request line, or a refusal when none is whole within idle_s."""
+        try:
+            async with asyncio.timeout(self.idle_s):
+                return await _read_line(reader)
+        except TimeoutError:
+            return Refusal(
+                ErrorCode.IDLE,
+                f"no whole request line within {self.idle_s:g} s: closed (a request is one "
+                "JSON object ending in a newline)",
+            )
+
+    def _admit(self, request: Request, status_only: bool) -> Refusal | None:
+        """Why this request may not go ahead now (None: it may)."""
+        if status_only and request.op is not Op.STATUS:
+            return Refusal(
+                ErrorCode.BUSY,
+                f"{MAX_CLIENTS} clients are connected: this connection may only ask for "
+                "status; try again when one of them hangs up",
+            )
+        assert self.allowance is not None and self.status_allowance is not None
+        now = asyncio.get_running_loop().time()
+        if self.allowance.take(now):
+            return None
+        if request.op is Op.STATUS and self.status_allowance.take(now):
+            return None
+        return Refusal(
+            ErrorCode.TOO_FAST,
+            f"the control socket takes at most {RATE_PER_S:.0f} requests a second from all "
+            "clients together: try again in a second",
+        )
 
     async def _answer(
         self, request: Request, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

@@ -2,42 +2,24 @@
 CLI with the daemon stopped: a request and a target in, a report out."""
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
-from typing import Any
 
 import msgspec
 
+from controller import paths
 from controller.diag import selftest, tiles
-from controller.diag.config_view import ConfigReport, config_report
+from controller.diag.config_view import config_report
 from controller.diag.events import EventLine, EventsReport
-from controller.diag.gpio import GpioReport, gpio_report
+from controller.diag.gpio import gpio_report
 from controller.diag.ports import Prompt
 from controller.diag.protocol import MOVES_MOTORS, ErrorCode, Op, Request
-from controller.diag.selftest import Prompter, SelftestReport
+from controller.diag.reports import Refused
+from controller.diag.selftest import Prompter
 from controller.diag.status import StatusReport, build_status
 from controller.diag.target import DiagTarget
-from controller.errors import TableError, UsageError
+from controller.errors import UsageError
 from controller.table.core import Phase
 
-REPORTS: dict[Op, type[Any]] = {
-    Op.STATUS: StatusReport,
-    Op.SELFTEST: SelftestReport,
-    Op.TILES: tiles.TilesReport,
-    Op.ENROLL: tiles.EnrolReport,
-    Op.GPIO: GpioReport,
-    Op.EVENTS: EventsReport,
-    Op.CONFIG: ConfigReport,
-}
-"""The report type each op answers with (the client decodes into it)."""
-ENROL_DIR = Path("/etc/mahjong-table/tilesets")
-
-
-class Refused(TableError):
-    """A request the daemon will not carry out now, with its code."""
-
-    def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+ENROL_DIR = paths.TILESETS
 
 
 async def carry_out(
@@ -47,10 +29,11 @@ async def carry_out(
     on_event: Callable[[EventLine], Awaitable[None]] | None = None,
 ) -> msgspec.Struct:
     """Answer one request (raises Refused or a TableError when it cannot)."""
-    if request.op in MOVES_MOTORS:
-        why = target.why_not_move()
+    if request.op in MOVES_MOTORS or (request.op is Op.GPIO and request.blink):
+        why = target.why_not_move()  # a blinking seat LED would tell the players something false
         if why:
             raise Refused(ErrorCode.BUSY, why)
+    if request.op in MOVES_MOTORS:
         async with target.motors:
             return await _move(target, request, prompter)
     return await _read(target, request, on_event)
@@ -97,6 +80,12 @@ async def status_of(target: DiagTarget) -> StatusReport:
     return build_status(target.status, await target.mcu.facts(), inputs, target.mode)
 
 
+NO_MCU = (
+    "the table MCU could not be opened, so it has no events to show: check the USB cable "
+    "and [serial] port"
+)
+
+
 async def _events(
     target: DiagTarget,
     request: Request,
@@ -106,6 +95,8 @@ async def _events(
     if feed is None:
         raise Refused(ErrorCode.UNAVAILABLE, "events come from the running daemon only")
     recent = list(feed.recent)
+    if target.mode == "direct" and not (await target.mcu.facts()).connected:
+        return EventsReport(recent, NO_MCU)
     if not request.follow or on_event is None:
         return EventsReport(recent)
     queue = feed.follow()

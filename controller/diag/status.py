@@ -10,12 +10,14 @@ import importlib.resources
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
 from controller.diag.ports import SEAT_NAMES, McuFacts
-from controller.table.core import Phase, TableView
+
+if TYPE_CHECKING:  # the daemon's side only: a client decodes a report without the table
+    from controller.table.core import TableView
 
 
 class PendingLike(Protocol):
@@ -141,7 +143,7 @@ class StatusSources:
     ruleset_file: Path | None
     started: float
     now: Callable[[], float]
-    view: Callable[[], TableView] | None = None
+    view: "Callable[[], TableView] | None" = None
     holds: Callable[[], list[str]] = field(default=list)
     hub: HubLinkLike | None = None
     hub_configured: bool = False
@@ -184,7 +186,7 @@ STUCK = "{name} reads pressed: a stuck button or a short in its wire; check the 
 
 
 def problems_of(
-    view: TableView | None,
+    view: "TableView | None",
     holds: list[str],
     mcu: McuFacts,
     hub: HubFacts,
@@ -205,6 +207,8 @@ def problems_of(
         found.append("the MCU firmware speaks another message table: update the firmware")
     if inputs.get("estop"):
         found.append("the emergency stop is pressed (or its wire is broken): release it")
+    from controller.table.core import Phase  # (on the daemon's side, loaded already)
+
     resting = view is None or view.phase is not Phase.PLAYING
     for name, pressed in inputs.items():
         if name != "estop" and pressed and resting:
@@ -267,7 +271,7 @@ def build_status(
     )
 
 
-def _headline(view: TableView | None) -> str:
+def _headline(view: "TableView | None") -> str:
     if view is None:
         return "the daemon is not running (checked directly on the hardware)"
     if view.fault:

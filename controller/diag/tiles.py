@@ -10,6 +10,7 @@ from typing import Protocol
 import msgspec
 
 from controller.diag.ports import Action, BenchMcu, Prompt
+from controller.diag.protocol import name_problem
 from controller.diag.selftest import Prompter
 from controller.errors import RuntimeFailure, UsageError
 
@@ -179,8 +180,14 @@ class Enrolment:
 
 
 def enrol_target(directory: Path, name: str) -> Path:
-    """Where `tiles enroll NAME` writes; refused if a file is there already."""
+    """Where `tiles enroll NAME` writes (inside `directory`, whatever the name); refused if
+    the name breaks the control socket's rule or a file is there already."""
+    problem = name_problem(name)
+    if problem:
+        raise UsageError(f"tiles enroll: {problem}")
     path = directory / f"{name}.toml"
+    if path.resolve().parent != directory.resolve():
+        raise UsageError(f"tiles enroll: {name!r} would write outside {directory}")
     if path.exists():
         raise UsageError(f"{path} exists already: choose another name or remove it")
     return path

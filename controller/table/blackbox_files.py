@@ -1,17 +1,21 @@
 """Black boxes on disk: one JSON-lines file per hand in a directory beside the outbox, kept
 for a configured number of days. A disk problem is logged and counted; play never stops.
 
-Lines are buffered and reach the operating system at each `flush()`: the table runner flushes
-at every tick (four times a second), so a crash loses at most the lines of the last quarter
-second; a hand's file is flushed whole when the next hand starts, before it is sent and when
-the store closes."""
+The event loop only keeps lines in memory (`write`); every file operation (making the
+directory, opening, appending, flushing, pruning, and reading and compressing a box for a
+dispute) runs on the daemon's disk worker. The table runner calls `flush` at every tick (four
+times a second): the lines so far go to the worker, one batch at a time, so a slow card delays
+the file, never the table, and a crash loses at most the lines of the last batches."""
 
 import contextlib
 import logging
 import re
 import zlib
+from concurrent.futures import Future
 from pathlib import Path
 from typing import BinaryIO
+
+from controller.disk import Disk, DiskWorker, LocalDisk
 
 log = logging.getLogger(__name__)
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -29,28 +33,89 @@ class BlackBoxMissing(LookupError):
 class BlackBoxFiles:
     """Appends each hand's lines to `<directory>/<hand>.jsonl`; prunes old files."""
 
-    def __init__(self, directory: Path, keep_days: int) -> None:
+    def __init__(
+        self, directory: Path, keep_days: int, worker: DiskWorker, disk: Disk | None = None
+    ) -> None:
         self.directory = directory
         self.keep_s = keep_days * 86_400.0
+        self.worker = worker
+        self.disk: Disk = disk or LocalDisk()
         self.failures = 0
+        self._lines: list[tuple[str, bytes, float]] = []
+        """Lines written and not yet handed to the worker."""
+        self._batch: Future[None] | None = None
+        # The rest is touched by the worker thread only.
         self._current = ""
         self._pruned_at: float | None = None
         self._file: BinaryIO | None = None
-        """The current hand's file, open for appending (buffered until `flush`), so that a
-        line costs no system call of its own and the file is not opened per line."""
 
     def path(self, name: str) -> Path:
         """The file of one hand's black box."""
         return self.directory / f"{_SAFE.sub('_', name)[:120]}.jsonl"
 
-    def compressed(self, name: str, limit: int) -> bytes:
+    # ---- on the event loop -------------------------------------------------------------------
+
+    def write(self, name: str, line: bytes, wall_time: float) -> None:
+        """Keep one line for the hand `name`; it goes to the disk with the next `flush`."""
+        self._lines.append((name, line, wall_time))
+
+    def flush(self) -> None:
+        """Hand the lines so far to the worker (unless the last batch is still being written:
+        then they go with the next flush, together)."""
+        if self._lines and (self._batch is None or self._batch.done()):
+            lines, self._lines = self._lines, []
+            self._batch = self.worker.post(lambda: self._append(lines))
+
+    async def flushed(self) -> None:
+        """Return once every line written so far is in its file (flushed to the system)."""
+        lines, self._lines = self._lines, []
+        await self.worker.call(lambda: self._append(lines))
+
+    async def compressed(self, name: str, limit: int) -> bytes:
         """One hand's black box, zlib-compressed, at most `limit` bytes; BlackBoxMissing
-        says why not."""
+        says why not. The file is read and compressed on the worker."""
+        await self.flushed()
+        return await self.worker.call(lambda: self._compress(name, limit))
+
+    async def close(self) -> None:
+        """Write what is kept and close the current hand's file."""
+        await self.flushed()
+        await self.worker.call(self._close)
+
+    # ---- on the worker -----------------------------------------------------------------------
+
+    def _append(self, lines: list[tuple[str, bytes, float]]) -> None:
+        for name, line, wall_time in lines:
+            try:
+                if name != self._current:
+                    self._start(name, wall_time)
+                if self._file is None:
+                    self._file = self.disk.open(self.path(name), "ab")
+                self._file.write(line + b"\n")
+            except OSError as error:
+                self._failed(error)
+        if self._file is not None:
+            try:
+                self._file.flush()
+            except OSError as error:
+                self._failed(error)
+
+    def _start(self, name: str, wall_time: float) -> None:
+        """A new hand: close the last file, prune boxes older than the kept days (hourly)."""
+        self._close()
+        self._current = name
+        self.disk.mkdir(self.directory)
+        if self._pruned_at is None or wall_time - self._pruned_at >= PRUNE_EVERY_S:
+            self._pruned_at = wall_time
+            self._prune(wall_time)
+
+    def _compress(self, name: str, limit: int) -> bytes:
         path = self.path(name)
-        if name == self._current:
-            self.flush()
         try:
-            with path.open("rb") as file:
+            size = self.disk.size(path)
+            if size > MAX_FILE:
+                raise BlackBoxMissing(f"black box {name} is too large to send ({size} bytes)")
+            with self.disk.open(path, "rb") as file:
                 content = file.read(MAX_FILE + 1)
         except FileNotFoundError:
             kept = f"kept {self.keep_s / 86_400:g} days"
@@ -62,33 +127,7 @@ class BlackBoxFiles:
             raise BlackBoxMissing(f"black box {name} is too large to send ({len(content)} bytes)")
         return packed
 
-    def write(self, name: str, line: bytes, wall_time: float) -> None:
-        """Append one line (a new hand first prunes boxes older than the kept days, at most
-        hourly); it reaches the operating system at the next `flush`."""
-        try:
-            if name != self._current:
-                self.close()
-                self._current = name
-                self.directory.mkdir(parents=True, exist_ok=True)
-                if self._pruned_at is None or wall_time - self._pruned_at >= PRUNE_EVERY_S:
-                    self._pruned_at = wall_time
-                    self.prune(wall_time)
-            if self._file is None:
-                self._file = self.path(name).open("ab")
-            self._file.write(line + b"\n")
-        except OSError as error:
-            self._failed(error)
-
-    def flush(self) -> None:
-        """Hand the lines written so far to the operating system."""
-        if self._file is not None:
-            try:
-                self._file.flush()
-            except OSError as error:
-                self._failed(error)
-
-    def close(self) -> None:
-        """Flush and close the current hand's file (the next line opens it again)."""
+    def _close(self) -> None:
         if self._file is not None:
             file, self._file = self._file, None
             try:
@@ -109,11 +148,11 @@ class BlackBoxFiles:
             name = self._current
             log.warning("black box %s not written (%d so far): %s", name, self.failures, error)
 
-    def prune(self, wall_time: float) -> int:
+    def _prune(self, wall_time: float) -> int:
         """Delete black boxes last written more than the kept days ago; returns how many."""
         gone = 0
-        for path in self.directory.glob("*.jsonl"):
-            if wall_time - path.stat().st_mtime > self.keep_s:
-                path.unlink(missing_ok=True)
+        for path in self.disk.files(self.directory, "*.jsonl"):
+            if wall_time - self.disk.mtime(path) > self.keep_s:
+                self.disk.unlink(path)
                 gone += 1
         return gone

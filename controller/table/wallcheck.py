@@ -5,7 +5,7 @@ rises; the hand cycle reshuffles once and then stops with these words.
 """
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from controller.rules.tileset import TileSet
@@ -76,7 +76,13 @@ def _tag_problems(placed: Mapping[Slot, int], tiles: TileMap) -> list[str]:
 
 
 def _set_problems(placed: Mapping[Slot, int], tileset: TileSet, tiles: TileMap) -> list[str]:
-    counts = Counter(tiles.kinds(placed.values()))
+    return set_problems(tiles.kinds(placed.values()), tileset)
+
+
+def set_problems(kinds: Iterable[int], tileset: TileSet) -> list[str]:
+    """What a set of tiles (by kind) lacks or has too many of for the ruleset's `tileset`
+    (a wall built from it, and `config check` of a tile-set file, say the same)."""
+    counts = Counter(kinds)
     wanted = dict.fromkeys(tileset.kinds, tileset.copies) | dict.fromkeys(tileset.flowers, 1)
     problems = []
     for kind in sorted(set(wanted) | set(counts)):

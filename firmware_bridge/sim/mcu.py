@@ -21,6 +21,7 @@ from firmware_bridge.messages import (
     SIDES,
     TABLE_HASH,
     WALL_PAGE_STACKS,
+    ZONE_PAGE_UIDS,
     Accepted,
     ActiveFault,
     Boot,
@@ -40,6 +41,7 @@ from firmware_bridge.messages import (
     QueryStatus,
     QueryWall,
     QueryZone,
+    QueryZonePage,
     RaiseWalls,
     Rejected,
     RejectReason,
@@ -53,6 +55,7 @@ from firmware_bridge.messages import (
     WallSlot,
     Zone,
     ZoneInventory,
+    ZonePage,
     antenna_number,
 )
 from firmware_bridge.sim.faults import Faults, LineNoise
@@ -101,6 +104,12 @@ class SoftwareMcu:
         self.inventory_period = inventory_period
         self.table_hash = table_hash
         self.active_faults: dict[tuple[FaultCode, int], None] = {}
+        self.heartbeats = 0
+        """Heartbeats the host sent."""
+        self.heartbeat_gaps = 0
+        """Times the host went silent past the heartbeat timeout (every motor stopped)."""
+        self.heartbeat_listeners: list[Callable[[int], None]] = []
+        """Told the number of heartbeats so far at each one."""
         self.drop_events = 0
         """Lose this many of the next events (to test gap recovery)."""
         self._late_rng = random.Random(f"{seed}:late")
@@ -108,6 +117,8 @@ class SoftwareMcu:
         self._decoder = FrameDecoder()
         self._writer: Callable[[bytes], None] | None = None
         self._reported: dict[tuple[int, Zone], tuple[int, ...]] = {}
+        self._pages: dict[tuple[int, Zone], tuple[int, ...]] = {}
+        """Each zone's list kept at its last first page (`query_zone_page`)."""
         self._polls: set[tuple[int, Zone]] = set()
         """Zones whose last read missed a tag: polled again after `POLL_S`."""
         self._boot_time = 0.0
@@ -229,6 +240,7 @@ class SoftwareMcu:
             silent = self._now() - self._last_host_frame
             lost = (FaultCode.HEARTBEAT_LOST, 0) in self.active_faults
             if self.session.synced and silent > self.heartbeat_timeout and not lost:
+                self.heartbeat_gaps += 1
                 self.machine.stop_all()
                 self.raise_fault(FaultCode.HEARTBEAT_LOST, 0)
 
@@ -314,6 +326,9 @@ class SoftwareMcu:
         )  # fmt: skip
 
     def _heartbeat(self, _: Heartbeat) -> HeartbeatReply:
+        self.heartbeats += 1
+        for listener in self.heartbeat_listeners:
+            listener(self.heartbeats)
         return HeartbeatReply(self.session.event_counter, self._uptime_ms())
 
     def _ping(self, command: Ping) -> Pong:
@@ -325,6 +340,19 @@ class SoftwareMcu:
         uids = self.read_zone(command.seat, command.zone)
         self._reported[(command.seat, command.zone)] = uids
         return ZoneInventory(command.seat, command.zone, uids)
+
+    def _query_zone_page(self, command: QueryZonePage) -> Message:
+        if command.seat >= SEATS:
+            return Rejected(RejectReason.BAD_ARGUMENT, command.seat)
+        if not 1 <= command.count <= ZONE_PAGE_UIDS:
+            return Rejected(RejectReason.BAD_ARGUMENT, command.count)
+        key = (command.seat, command.zone)
+        if command.first == 0 or key not in self._pages:
+            uids = self.read_zone(command.seat, command.zone)
+            self._reported[key] = self._pages[key] = uids
+        uids = self._pages[key]
+        page = uids[command.first : command.first + command.count]
+        return ZonePage(command.seat, command.zone, len(uids), command.first, page)
 
     def _query_wall(self, command: QueryWall) -> Message:
         layout = self.machine.wall_layout
@@ -427,6 +455,7 @@ _HANDLERS: dict[type, Callable[[SoftwareMcu, Any], Message]] = {
     QueryStatus: SoftwareMcu.status,
     QueryZone: SoftwareMcu._query_zone,
     QueryWall: SoftwareMcu._query_wall,
+    QueryZonePage: SoftwareMcu._query_zone_page,
     BuildWalls: SoftwareMcu._build,
     RaiseWalls: SoftwareMcu._raise,
     LowerPlatform: SoftwareMcu._lower,

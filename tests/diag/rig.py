@@ -110,7 +110,9 @@ def daemon(
         running.lines.finish()
 
 
-def diag(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def diag(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run `mahjong-table diag ARGS` and collect its output."""
     return subprocess.run(
         [sys.executable, "-m", "controller", "diag", *args],
@@ -118,6 +120,7 @@ def diag(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
         text=True,
         input=stdin,
         timeout=120,
+        env=env,
     )
 
 

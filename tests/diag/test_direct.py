@@ -188,3 +188,35 @@ def test_a_daemon_keeps_its_socket_from_a_second_one(tmp_path: Path) -> None:
             second.stderr.close()
         _, report = diag_json("status", "--socket", str(table.socket))
         assert report["table"] == "table-07"
+
+
+def test_off_a_pi_direct_diag_says_one_line_and_events_fail_without_the_mcu(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(f'[serial]\nport = "{tmp_path / "no-mcu"}"\n[gpio]\nenabled = true\n')
+    sock = str(tmp_path / "none.sock")
+    gpio = diag("gpio", "--config", str(config), "--socket", sock)
+    assert "PinFactoryFallback" not in gpio.stderr
+    assert "no GPIO panel: no GPIO is available on this machine" in gpio.stderr
+    events = diag("events", "--config", str(config), "--socket", sock)
+    assert events.returncode == 1
+    assert "the table MCU could not be opened" in events.stdout
+
+
+def test_diag_link_takes_the_port_from_the_config(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(f'[serial]\nport = "{tmp_path / "no-mcu"}"\n')
+    done = diag("link", "--config", str(config), "--timeout", "0.5", "--count", "1")
+    assert done.returncode == 1
+    assert f"cannot talk to the table MCU on {tmp_path / 'no-mcu'}" in done.stderr
+
+
+def test_diag_help_loads_nothing_of_the_table() -> None:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "controller", "diag", "--help"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
+    for heavy in ("asyncio", "msgspec", "aiomqtt", "firmware_bridge.messages", "controller.table"):
+        assert heavy not in loaded, heavy

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.diag.protocol import MAX_LINE_BYTES, Refusal, decode_request
-from tests.diag.rig import Daemon, daemon, diag_json
+from tests.diag.rig import Daemon, daemon, diag, diag_json
 
 # One worker runs the whole module: its module-wide fixture is made once.
 pytestmark = pytest.mark.xdist_group("socket-wire")
@@ -40,6 +40,7 @@ def _status(table: Daemon) -> dict[str, object]:
 
 
 STATUS = b'{"v": 1, "op": "status"}\n'
+CONFIG_REQUEST = b'{"v": 1, "op": "config"}\n'
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +117,9 @@ def test_bad_requests_get_error_replies_and_are_counted(table: Daemon) -> None:
     replies = _talk(table.socket, big, STATUS)
     assert [(r["kind"], r["code"]) for r in replies] == [("error", "too_large")]
 
-    flood = _talk(table.socket, *[STATUS] * 40)
+    flood = _talk(table.socket, *[CONFIG_REQUEST] * 40)
     kinds = [r.get("code", r["kind"]) for r in flood]
-    assert kinds.count("result") >= 10  # the burst
+    assert kinds.count("result") >= 9  # the shared burst, less the status asked above
     assert "too_fast" in kinds
 
     report = _status(table)
@@ -139,3 +140,66 @@ def test_any_bytes_decode_to_a_request_or_a_refusal(line: bytes) -> None:
 )
 def test_any_json_object_decodes_or_is_refused_never_raises(data: dict[str, object]) -> None:
     decode_request(json.dumps(data).encode())
+
+
+def _hold(path: Path, half_line: bool) -> socket.socket:
+    """A client that connects and then sends nothing, or half a request line."""
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(60)  # only a bound if the daemon never answers
+    conn.connect(str(path))
+    if half_line:
+        conn.sendall(b'{"v": 1, "op": "sta')
+    return conn
+
+
+def _replies_until_closed(conn: socket.socket) -> list[dict[str, object]]:
+    data = b""
+    while chunk := conn.recv(65536):
+        data += chunk
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def _one_reply(conn: socket.socket, line: bytes) -> dict[str, object]:
+    conn.sendall(line)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        assert chunk, "the daemon closed without a reply"
+        data += chunk
+    reply: dict[str, object] = json.loads(data)
+    return reply
+
+
+def test_idle_clients_cannot_lock_a_technician_out(tmp_path: Path) -> None:
+    with daemon(tmp_path, "--sim-think", "600", extra_config="[control]\nidle_s = 8\n") as table:
+        held = [_hold(table.socket, half_line=n % 2 == 1) for n in range(8)]
+        spare = _hold(table.socket, half_line=False)  # the ninth: kept for status
+        assert _one_reply(spare, STATUS)["kind"] == "result"
+        busy = _one_reply(spare, CONFIG_REQUEST)
+        assert busy["code"] == "busy"
+        assert "may only ask for status" in str(busy["message"])
+
+        done = diag("status", "--socket", str(table.socket))  # a tenth: told why in words
+        assert done.returncode == 1
+        assert "the control socket is full" in done.stderr, done.stderr
+        assert "Error" not in done.stderr
+
+        for conn in [*held, spare]:  # each is told it waited too long, then closed
+            replies = _replies_until_closed(conn)
+            assert [r["code"] for r in replies] == ["idle"]
+            assert "no whole request line within 8 s" in str(replies[0]["message"])
+            conn.close()
+        _, report = diag_json("status", "--socket", str(table.socket))
+        assert report["control_refused"] >= 1 + 1 + 9  # busy, full, and each idle client
+
+
+def test_the_rate_limit_is_shared_by_all_clients_and_status_keeps_an_allowance(
+    tmp_path: Path,
+) -> None:
+    with daemon(tmp_path, "--sim-think", "600") as table:
+        kinds = [_talk(table.socket, CONFIG_REQUEST)[0] for _ in range(40)]
+        codes = [reply.get("code", reply["kind"]) for reply in kinds]
+        assert "too_fast" in codes  # reconnecting does not refill the allowance
+        refused = next(r for r in kinds if r.get("code") == "too_fast")
+        assert "from all clients together" in str(refused["message"])
+        assert _talk(table.socket, STATUS)[0]["kind"] == "result"

@@ -67,13 +67,13 @@ class SessionBook:
     def status(self) -> TableStatus:
         return TableStatus(state=self.state, session=self.session, players=self.players)
 
-    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+    async def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
         """A hand's black box from the files `boxes` keeps (as the table's control does)."""
         session = session or self.session
         if self.boxes is None or session is None:
             raise CommandRefused("no session has been played")
         name = box_name(session, hand)
         try:
-            return name, self.boxes.compressed(name, MAX_REPLY_DATA)
+            return name, await self.boxes.compressed(name, MAX_REPLY_DATA)
         except BlackBoxMissing as error:
             raise CommandRefused(str(error)) from None

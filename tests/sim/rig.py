@@ -19,6 +19,7 @@ from controller.config import (
     TableSection,
 )
 from controller.devices.panel import GpioPanel
+from controller.disk import Disk
 from controller.sim.hardware import SimulatedHardware
 from controller.sim.players import Habits, SimulatedPlayers
 from controller.systemd import SystemdNotifier
@@ -51,6 +52,7 @@ class Rig:
         tileset: Path | None = None,
         app_sink: bool = False,
         services: tuple[tuple[str, Service], ...] | None = None,
+        files: Disk | None = None,
     ) -> None:
         self.sim = SimulatedHardware(
             tmp_path, seed=seed, speed=speed, faults=faults, over_pty=over_pty
@@ -68,6 +70,8 @@ class Rig:
         self.tileset = tileset
         self.app_sink = app_sink
         self.services = services
+        self.files = files
+        """The daemon's disk (None: the real one)."""
         self.players = SimulatedPlayers(self.sim.table, self.sim.buttons, habits, keep=True)
         self.with_players = players
         self._task: asyncio.Task[None] | None = None
@@ -90,6 +94,7 @@ class Rig:
             sink=None if self.app_sink else self.sink,
             tick_s=3600,
             restart_s=0.01,
+            files=self.files,
         )
         self._task = asyncio.create_task(self.app.run())
         return self

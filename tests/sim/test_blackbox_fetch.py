@@ -11,6 +11,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
+from controller.disk import DiskWorker
 from controller.table.blackbox_files import BlackBoxFiles
 from controller.table.cycle import Phase
 from devsupport.mosquitto import Broker
@@ -44,7 +45,8 @@ async def test_the_venue_fetches_a_hands_black_box_and_it_replays_to_the_result(
         view = await rig.until_phase(Phase.SESSION_OVER)
     session = view.session
     assert session is not None
-    book = SessionBook(session=session, boxes=BlackBoxFiles(tmp_path / "blackbox", 7))
+    disk = DiskWorker.single_thread()
+    book = SessionBook(session=session, boxes=BlackBoxFiles(tmp_path / "blackbox", 7, disk))
     link = make_link(broker.url, tmp_path / "link-outbox.db", book)
     fetched = tmp_path / "dispute.jsonl"
     async with running(link.run()):
@@ -52,6 +54,7 @@ async def test_the_venue_fetches_a_hands_black_box_and_it_replays_to_the_result(
         code, said = await _send(broker, tmp_path, "--hand", "2", "--out", str(fetched))
         assert code == 0, said
         missing, refusal = await _send(broker, tmp_path, "--hand", "9")
+    disk.shutdown()
     assert f"t1: ok: black box {session}-hand-2" in said and f"wrote {fetched}" in said
     assert fetched.read_bytes() == (tmp_path / "blackbox" / f"{session}-hand-2.jsonl").read_bytes()
     capsys.readouterr()

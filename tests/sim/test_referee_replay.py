@@ -47,6 +47,15 @@ async def test_replay_prints_the_result_and_refuses_what_is_not_a_black_box(
     assert main(["replay", str(box), "--step"]) == 0
     assert "hand over" in capsys.readouterr().out
 
+    whole = box.read_bytes().splitlines(keepends=True)
+    torn = tmp_path / "torn.jsonl"
+    torn.write_bytes(b"".join(whole[:-1]) + whole[-1][: len(whole[-1]) // 2])
+    assert main(["replay", str(torn)]) in (0, 1)  # the hand may end before the cut line
+    said = capsys.readouterr()
+    assert f"the last line ({len(whole)}) of {torn} is torn" in said.err
+    assert f"replaying the {len(whole) - 1} whole lines before it" in said.err
+    assert "hand over" in said.out or "did not end" in said.out
+
     broken = tmp_path / "broken.jsonl"
     broken.write_bytes(box.read_bytes().splitlines()[0] + b"\n{not json\n")
     assert main(["replay", str(broken)]) == 2

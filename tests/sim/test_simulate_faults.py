@@ -95,3 +95,20 @@ def test_an_unknown_profile_is_one_line_and_exit_2(capsys: pytest.CaptureFixture
         main(["simulate", "--faults", "stormy"])
     assert stop.value.code == 2
     assert "--faults" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_shanghai_seed_101_on_a_hostile_line_ends_in_no_link_fault(
+    pins: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its discard zones grow long by hand 6: the state re-read after lost events is read in
+    small pages, which the noisy line lets through, instead of one large frame per zone."""
+    status = main(
+        ["simulate", "--fast", "--plain", "--ruleset", "shanghai", "--seed", "101",
+         "--hands", "7", "--faults", "hostile"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "could not read its state again" not in out
+    faults = [line for line in out.splitlines() if line.startswith("  fault at ")]
+    assert len(faults) == 1 and "the stacking head jammed" in faults[0], faults

@@ -57,15 +57,24 @@ class BrokerAddress:
     @classmethod
     def from_url(cls, url: str, **options: object) -> "BrokerAddress":
         """Parse `mqtt://host[:port]` (plain, 1883) or `mqtts://host[:port]` (TLS, 8883)."""
-        parts = urlsplit(url)
-        if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-            raise UsageError(f"broker URL {url!r} must look like mqtt://host:1883 or mqtts://host")
-        tls = parts.scheme == "mqtts"
-        try:
-            port = parts.port or (8883 if tls else 1883)
-        except ValueError as exc:
-            raise UsageError(f"broker URL {url!r} has a bad port") from exc
-        return cls(host=parts.hostname, port=port, tls=tls, **options)  # type: ignore[arg-type]
+        host, port, tls = parse_broker_url(url)
+        return cls(host=host, port=port, tls=tls, **options)  # type: ignore[arg-type]
+
+
+def parse_broker_url(url: str) -> tuple[str, int, bool]:
+    """The host, port and TLS of `mqtt://host[:port]` (1883) or `mqtts://host[:port]` (8883);
+    UsageError says what is wrong (the daemon, `config check` and `diag mqtt` all use this)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise UsageError(f"broker URL {url!r} must look like mqtt://host:1883 or mqtts://host")
+    tls = parts.scheme == "mqtts"
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port == 0 or port == -1:
+        raise UsageError(f"broker URL {url!r} has a bad port: a port is 1 to 65535")
+    return parts.hostname, port or (8883 if tls else 1883), tls
 
 
 class MqttSession(Protocol):

@@ -69,7 +69,7 @@ class TableControl(Protocol):
         """The table's status right now."""
         ...
 
-    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+    async def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
         """One hand's black box: its name and its file zlib-compressed."""
         ...
 
@@ -171,7 +171,8 @@ class CommandDispatcher:
         data = b""
         try:
             if isinstance(command.action, FetchBlackBox):
-                name, data = self.control.black_box(command.action.hand, command.action.session)
+                fetch = command.action
+                name, data = await self.control.black_box(fetch.hand, fetch.session)
                 message = f"black box {name} ({len(data)} bytes compressed)"
             else:
                 message = await self._carry_out(command.action)

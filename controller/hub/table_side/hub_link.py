@@ -132,13 +132,15 @@ class HubLink:
                 self.outbox.id[:8],
             )
 
-    def _retry_refused_at_start(self) -> None:
+    async def _retry_refused_at_start(self) -> None:
         # A restart is a technician's way to say "try again" (e.g. after fixing the key): each
-        # result refused before is sent once more, signed with the key the table has now.
-        again = self.outbox.reopen(1, None, self.messages.resign, acked=False).refused
+        # result refused before is sent once more, signed with the key the table has now. On
+        # the outbox's thread: the loop runs on while the card works.
+        reopened = await self.outbox.reopen_async(1, None, self.messages.resign, acked=False)
+        again = reopened.refused
         if again:
             _log.warning("sending %d results the hub refused before once more (re-signed)", again)
-        resigned = self.outbox.resign_pending(self.messages.resign)
+        resigned = await self.outbox.resign_pending_async(self.messages.resign)
         if resigned:
             _log.warning("%d waiting results were signed with another key: signed anew", resigned)
 
@@ -208,7 +210,7 @@ class HubLink:
         if not self._started:
             self._started = True
             self._note_new_outbox()
-            self._retry_refused_at_start()
+            await self._retry_refused_at_start()
         loop = asyncio.get_running_loop()
 
         def on_disk() -> None:  # in the outbox's thread: what was queued may now be published

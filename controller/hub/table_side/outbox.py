@@ -15,6 +15,7 @@ import errno
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -72,7 +73,14 @@ class Reopened:
 class Outbox:
     """One table's outbox file; opening it starts a new boot."""
 
-    def __init__(self, path: Path, *, max_feed: int = 1000, keep_acked: int = 10_000) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        max_feed: int = 1000,
+        keep_acked: int = 10_000,
+        executor: Executor | None = None,
+    ) -> None:
         self.path = path
         self.max_feed = max_feed
         self.keep_acked = keep_acked
@@ -87,7 +95,7 @@ class Outbox:
         except sqlite3.Error as exc:
             self.file.close()
             raise RuntimeFailure(f"outbox {path}: {exc}") from exc
-        self.writer = DurableWriter(self.file.transaction)
+        self.writer = DurableWriter(self.file.transaction, executor=executor)
         self.writer.after_batch = self._batch_done
         self.on_commit: Callable[[], None] = _nothing
         self._job_failure = ""
@@ -254,21 +262,19 @@ class Outbox:
         self._acked_on_disk -= len(again)
         return again, retried, self.file.oldest_seq()
 
-    def resign_pending(self, resign: Callable[[bytes], bytes]) -> int:
+    async def resign_pending_async(self, resign: Callable[[bytes], bytes]) -> int:
         """Sign every pending result again with `resign` (those already signed so stay as
-        they are); returns how many changed. Blocks until they are on disk."""
-        fresh = {r.seq: resign(r.payload) for r in self._pending.values()}
-        changed = [(seq, p) for seq, p in fresh.items() if p != self._pending[seq].payload]
+        they are); returns how many changed, once they are on disk. The signing and the
+        writing run on the writer's thread."""
+        pending = list(self._pending.values())
+        job = self._guarded(partial(_resign, self.file, pending, resign))
+        return self._resigned(await self.writer.call(job))
 
-        def write() -> None:
-            with self.file.transaction():
-                for seq, payload in changed:
-                    self.file.replace_payload(seq, payload)
-
-        self.writer.wait(self._guarded(write))
+    def _resigned(self, changed: list[tuple[int, bytes]]) -> int:
         for seq, payload in changed:
-            old = self._pending[seq]
-            self._pending[seq] = PendingResult(seq, old.id, payload)
+            old = self._pending.get(seq)
+            if old is not None:  # (acked while it was signed again: nothing more to send)
+                self._pending[seq] = PendingResult(seq, old.id, payload)
         return len(changed)
 
     def _reopened(
@@ -368,3 +374,14 @@ class Outbox:
 
 def _nothing() -> None:
     return None
+
+
+def _resign(
+    file: OutboxFile, pending: list[PendingResult], resign: Callable[[bytes], bytes]
+) -> list[tuple[int, bytes]]:
+    """Sign the pending results again and store those whose signature changed."""
+    changed = [(r.seq, fresh) for r in pending if (fresh := resign(r.payload)) != r.payload]
+    with file.transaction():
+        for seq, payload in changed:
+            file.replace_payload(seq, payload)
+    return changed

@@ -83,14 +83,14 @@ class RunnerControl:
             return TableStatus(state="idle", software=self.software)
         return table_status(self._runner.view, self.software)
 
-    def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+    async def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
         """One hand's black box for a dispute (default: of the current or last session)."""
         session = session or self.runner.view.session
         if session is None or self._boxes is None:
             raise CommandRefused("no session has been played since the table started: name one")
         name = box_name(session, hand)
         try:
-            return name, self._boxes.compressed(name, MAX_REPLY_DATA)
+            return name, await self._boxes.compressed(name, MAX_REPLY_DATA)
         except BlackBoxMissing as error:
             raise CommandRefused(str(error)) from None
 

@@ -1,5 +1,7 @@
 """Builds the hub link from the table's configuration (used by the daemon's composition root)."""
 
+from concurrent.futures import Executor
+
 from controller.clock import Clock
 from controller.config import TableConfig
 from controller.errors import UsageError
@@ -27,14 +29,23 @@ def broker_address(config: TableConfig) -> BrokerAddress:
     )
 
 
-def open_outbox(config: TableConfig) -> Outbox:
-    """The outbox file of [outbox] (opening it counts a new boot)."""
+def open_outbox(config: TableConfig, executor: Executor | None = None) -> Outbox:
+    """The outbox file of [outbox] (opening it counts a new boot), written on `executor`
+    (the daemon's disk thread; None: a thread of its own)."""
     box = config.outbox
-    return Outbox(box.path, max_feed=box.max_status_backlog, keep_acked=box.keep_acked_results)
+    return Outbox(
+        box.path,
+        max_feed=box.max_status_backlog,
+        keep_acked=box.keep_acked_results,
+        executor=executor,
+    )
 
 
 def build_hub_link(
-    config: TableConfig, control: TableControl, clock: Clock | None = None
+    config: TableConfig,
+    control: TableControl,
+    clock: Clock | None = None,
+    executor: Executor | None = None,
 ) -> HubLink:
     """A ready-to-run HubLink; UsageError if mqtt.result_key is too short to sign with."""
     timing = LinkTiming(keepalive_s=config.mqtt.keepalive_s)
@@ -49,4 +60,4 @@ def build_hub_link(
         timing=timing,
     )
     connector = AiomqttConnector(broker_address(config), timing)
-    return HubLink(settings, open_outbox(config), connector, control, clock)
+    return HubLink(settings, open_outbox(config, executor), connector, control, clock)

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -42,9 +42,12 @@ class DurableWriter:
         self,
         transaction: Callable[[], AbstractContextManager[None]],
         name: str = "outbox-writer",
+        executor: Executor | None = None,
     ) -> None:
         self._transaction = transaction
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._owns_executor = executor is None
+        """The daemon passes its one disk thread (kept running when the outbox closes)."""
+        self._executor = executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
         self._lock = threading.Lock()
         self._batch: list[Callable[[], None]] = []
         self._urgent: deque[Callable[[], None]] = deque()
@@ -126,7 +129,10 @@ class DurableWriter:
         """Write what is queued, then stop the thread."""
         with self._lock:
             self._closed = True
-        self._executor.shutdown(wait=True)
+        if self._owns_executor:
+            self._executor.shutdown(wait=True)
+        else:
+            self.wait(_nothing)
 
     def _commit_batch(self) -> None:
         self._run_urgent()
