@@ -13,7 +13,6 @@ import contextlib
 import logging
 import random
 from collections import deque
-from collections.abc import Callable
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -106,6 +105,8 @@ class FirmwareMcu:
         args = [str(self.binary), "--seed", str(self.seed)]
         args += ["--heartbeat-timeout", str(round(self.heartbeat_timeout * 1000))]
         args += ["--inventory-period", str(round((self.inventory_period or 0) * 1000))]
+        faults = self.model.faults
+        args += ["--corrupt", str(faults.corrupt), "--drop", str(faults.drop)]
         if self.link_path is not None:
             args += ["--link", str(self.link_path)]
         self._process = await asyncio.create_subprocess_exec(
@@ -225,9 +226,8 @@ class FirmwareMcu:
             Stroke.SELF_TEST: self.timing.self_test,
         }[stroke]
         loop = asyncio.get_running_loop()
-        finish: Callable[[], None] = lambda: self._finish(stroke, tag, a, b, c)  # noqa: E731
         delay = seconds * self.speed if self.speed > 0 else 0.0
-        self._pending[stroke] = loop.call_later(delay, finish)
+        self._pending[stroke] = loop.call_later(delay, self._finish, stroke, tag, a, b, c)
 
     def _finish(self, stroke: Stroke, tag: int, a: int, b: int, c: int) -> None:
         self._pending.pop(stroke, None)

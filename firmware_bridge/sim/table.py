@@ -175,6 +175,13 @@ class SimulatedTable:
         """Change the chance of a damaged byte and of a lost frame."""
         self.mcu.set_line_noise(corrupt, drop)
 
+    def set_speed(self, speed: float) -> None:
+        """Change the machine time factor (1 real pace, 0 instant)."""
+        if isinstance(self.mcu, FirmwareMcu):
+            self.mcu.speed = speed
+        else:
+            self.mcu.machine.speed = speed
+
     def set_lid(self, open_: bool) -> None:
         """Open (motors stop) or close the lid."""
         self.mcu.set_lid(open_)

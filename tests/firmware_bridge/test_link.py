@@ -1,6 +1,10 @@
-"""The link against the simulated MCU in memory: replies, typed errors, gaps, resets, timeouts."""
+"""The link against the simulated MCU: replies, typed errors, gaps, resets, timeouts.
+
+Tests that take `sim`, `link`, `hardware_link` or `mcu_firmware` run against the software MCU
+and against the C firmware's host build (see conftest.py)."""
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -105,7 +109,7 @@ async def test_lost_events_are_noticed_and_the_state_is_queried_again(
 
 async def test_a_trailing_lost_event_is_caught_by_the_heartbeat(sim: SimulatedTable) -> None:
     settings = LinkSettings(heartbeat_interval=0.02, min_rto=0.01, connect_timeout=2)
-    async with Link(sim.memory_opener(), settings) as link:
+    async with Link(sim.opener(), settings) as link:
         events = link.subscribe()
         sim.drop_next_events(1)
         await link.request(RollDice(5000))
@@ -142,10 +146,12 @@ async def test_an_unanswered_command_is_a_timeout_then_the_link_heals(
     assert link.stats().reconnects == 1
 
 
-async def test_mcu_stops_motors_when_the_heartbeat_stops() -> None:
-    sim = SimulatedTable(seed=1, speed=0.01, heartbeat_timeout=0.2, inventory_period=None)
+async def test_mcu_stops_motors_when_the_heartbeat_stops(mcu_firmware: Path | None) -> None:
+    sim = SimulatedTable(
+        seed=1, speed=0.01, heartbeat_timeout=0.2, inventory_period=None, firmware=mcu_firmware
+    )
     quiet = LinkSettings(heartbeat_interval=30, silence_timeout=60, connect_timeout=2)
-    async with sim, Link(sim.memory_opener(), quiet) as link:
+    async with sim, Link(sim.opener(), quiet) as link:
         events = link.subscribe()
         await link.request(BuildWalls(TileSetKind.WITH_FLOWERS_144, 36, 2, 600_000))
         stopped = await events.next(MotionDone, within=3)
@@ -237,7 +243,7 @@ async def test_a_zone_read_never_delivers_a_reply_older_than_the_events_before_i
 
         return Lossy()
 
-    opener = sim.memory_opener()
+    opener = sim.opener()
     async with Link(lambda listener: opener(line(listener)), FAST) as link:
         events = link.subscribe(ZoneInventory, ZonesRead)
         await link.read_zones(1.0)

@@ -1,6 +1,5 @@
 """The simulated table behaves like the reference table: tile sets, walls, zones and faults."""
 
-import asyncio
 from collections import Counter
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 from firmware_bridge.errors import CommandRejected
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
+    BuildState,
     BuildWalls,
     Component,
     Fault,
@@ -19,6 +19,7 @@ from firmware_bridge.messages import (
     MotionDone,
     Motor,
     Outcome,
+    QueryStatus,
     QueryZone,
     RaiseWalls,
     RejectReason,
@@ -143,10 +144,12 @@ async def _build(
     return list(items)
 
 
-async def test_a_missing_tile_shows_as_a_short_side() -> None:
+async def test_a_missing_tile_shows_as_a_short_side(mcu_firmware: Path | None) -> None:
     faults = Faults(missing_tiles=("5p",))
-    sim = SimulatedTable(seed=3, speed=0, faults=faults, inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+    sim = SimulatedTable(
+        seed=3, speed=0, faults=faults, inventory_period=None, firmware=mcu_firmware
+    )
+    async with sim, Link(sim.opener(), FAST) as link:
         items = await _build(link)
         counts = [item.count for item in items if isinstance(item, WallBuilt)]
         assert sorted(counts) == [33, 34, 34, 34]
@@ -154,16 +157,24 @@ async def test_a_missing_tile_shows_as_a_short_side() -> None:
         assert faces["5p"] == 3
 
 
-async def test_a_duplicated_uid_shows_twice_in_the_wall() -> None:
-    sim = SimulatedTable(seed=3, speed=0, faults=Faults(duplicate_uids=1), inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+async def test_a_duplicated_uid_shows_twice_in_the_wall(mcu_firmware: Path | None) -> None:
+    sim = SimulatedTable(
+        seed=3,
+        speed=0,
+        faults=Faults(duplicate_uids=1),
+        inventory_period=None,
+        firmware=mcu_firmware,
+    )
+    async with sim, Link(sim.opener(), FAST) as link:
         uids = Counter(i.uid for i in await _build(link) if isinstance(i, WallTile))
         assert sorted(uids.values())[-1] == 2
 
 
-async def test_a_jam_stops_the_build_with_a_fault() -> None:
-    sim = SimulatedTable(seed=3, speed=0, faults=Faults(jam_at_tile=40), inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+async def test_a_jam_stops_the_build_with_a_fault(mcu_firmware: Path | None) -> None:
+    sim = SimulatedTable(
+        seed=3, speed=0, faults=Faults(jam_at_tile=40), inventory_period=None, firmware=mcu_firmware
+    )
+    async with sim, Link(sim.opener(), FAST) as link:
         items = await _build(link)
         assert sum(isinstance(i, WallTile) for i in items) == 40
         assert Fault(FaultCode.JAM, Motor.STACKER) in items
@@ -173,11 +184,29 @@ async def test_a_jam_stops_the_build_with_a_fault() -> None:
         assert items != await _build(link)
 
 
-async def test_a_build_longer_than_its_maximum_duration_is_stopped(link: Link) -> None:
-    items = await _build(link, ms=1_000)
+async def test_a_build_longer_than_its_maximum_duration_is_stopped(
+    software_sim: SimulatedTable,
+) -> None:
+    # The software MCU counts the maximum duration in machine time, even on an instant machine.
+    async with Link(software_sim.opener(), FAST) as link:
+        items = await _build(link, ms=1_000)
     assert sum(isinstance(i, WallTile) for i in items) == 8
     assert Fault(FaultCode.MOTOR_TIMEOUT, Motor.STACKER) in items
     assert items[-1] == MotionDone(Motion.BUILD, Outcome.TIMED_OUT)
+
+
+async def test_a_build_that_outlasts_its_maximum_duration_on_the_clock_is_stopped(
+    mcu_firmware: Path | None,
+) -> None:
+    # A tile every 1.2 ms: the 136 tiles take 160 ms, the build may take 60.
+    sim = SimulatedTable(seed=3, speed=0.01, inventory_period=None, firmware=mcu_firmware)
+    async with sim, Link(sim.opener(), FAST) as link:
+        items = await _build(link, ms=60)
+        status = await link.request(QueryStatus())
+    assert sum(isinstance(i, WallTile) for i in items) < 136
+    assert Fault(FaultCode.MOTOR_TIMEOUT, Motor.STACKER) in items
+    assert items[-1] == MotionDone(Motion.BUILD, Outcome.TIMED_OUT)
+    assert status.motors_running == 0 and status.build_state is BuildState.FAILED
 
 
 async def test_sichuan_walls_have_a_single_tile_at_the_end(link: Link) -> None:
@@ -190,7 +219,7 @@ async def test_sichuan_walls_have_a_single_tile_at_the_end(link: Link) -> None:
 async def test_the_lid_stops_the_motors_and_blocks_new_motions(
     sim: SimulatedTable, link: Link
 ) -> None:
-    sim.mcu.machine.speed = 0.001
+    sim.set_speed(0.001)
     events = link.subscribe()
     await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
     await events.next(WallTile, within=2)  # the build is under way
@@ -202,14 +231,19 @@ async def test_the_lid_stops_the_motors_and_blocks_new_motions(
     assert refused.value.reason == RejectReason.LID_OPEN
 
 
-async def test_rfid_misses_and_dead_antennas_show_in_the_inventories() -> None:
+async def test_rfid_misses_and_dead_antennas_show_in_the_inventories(
+    mcu_firmware: Path | None,
+) -> None:
     dead = antenna_number(0, Zone.MELD)
     faults = Faults(zone_miss={Zone.HAND: 1.0}, dead_antennas=(dead,))
-    sim = SimulatedTable(seed=3, speed=0, faults=faults, inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+    sim = SimulatedTable(
+        seed=3, speed=0, faults=faults, inventory_period=None, firmware=mcu_firmware
+    )
+    async with sim, Link(sim.opener(), FAST) as link:
         await _build(link)
+        raised = link.subscribe(MotionDone)
         await link.request(RaiseWalls(10_000))
-        await asyncio.sleep(0)
+        assert await raised.next(MotionDone, within=2) == MotionDone(Motion.RAISE, Outcome.DONE)
         tile = sim.draw(seat=0, side=0, stack=0, layer=0)
         assert (await link.request(QueryZone(0, Zone.HAND))).uids == ()
         sim.meld(0, [tile.uid])
