@@ -4,6 +4,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from devsupport.fuzz_corpus import frames, small_frames
 from firmware_bridge.cobs import cobs_decode, cobs_encode
 from firmware_bridge.crc import crc16
 from firmware_bridge.errors import BridgeError, CrcError, FrameError, MessageError
@@ -11,29 +12,9 @@ from firmware_bridge.fields import decode_payload
 from firmware_bridge.frame import (
     MAX_ENCODED,
     MAX_PAYLOAD,
-    PROTOCOL_VERSION,
     Frame,
     FrameDecoder,
     encode_frame,
-)
-
-frames = st.builds(
-    Frame,
-    type=st.integers(0, 255),
-    payload=st.binary(max_size=MAX_PAYLOAD),
-    seq=st.integers(0, 255),
-    ack=st.integers(0, 255),
-    flags=st.integers(0, 255),
-    version=st.integers(0, 255),
-)
-small_frames = st.builds(
-    Frame,
-    type=st.integers(0, 255),
-    payload=st.binary(max_size=40),
-    seq=st.integers(0, 255),
-    ack=st.integers(0, 255),
-    flags=st.integers(0, 63),
-    version=st.just(PROTOCOL_VERSION),
 )
 
 

@@ -5,13 +5,14 @@
 
 uint16_t mj_crc16(uint16_t crc, const uint8_t *data, size_t len)
 {
+    uint32_t c = crc;
     for (size_t i = 0; i < len; i++) {
-        crc ^= (uint16_t)((uint16_t)data[i] << 8);
+        c ^= (uint32_t)data[i] << 8;
         for (int bit = 0; bit < 8; bit++) {
-            crc = (crc & 0x8000u) ? (uint16_t)((crc << 1) ^ 0x1021u) : (uint16_t)(crc << 1);
+            c = (c & 0x8000u) ? ((c << 1) ^ 0x1021u) : (c << 1);
         }
     }
-    return crc;
+    return (uint16_t)(c & 0xFFFFu);
 }
 
 /* A COBS encoder fed one byte at a time: the frame is encoded from its pieces without
