@@ -95,6 +95,7 @@ ensure_system_packages() {
     # The reference MCU firmware (hardware/firmware): the host build and its fuzz run with clang
     # and make, the Cortex-M0+ build with Debian's arm-none-eabi toolchain and newlib.
     command -v make >/dev/null 2>&1 || apt_install make
+    command -v cc >/dev/null 2>&1 || apt_install gcc
     command -v clang >/dev/null 2>&1 || apt_install clang
     command -v arm-none-eabi-gcc >/dev/null 2>&1 || apt_install gcc-arm-none-eabi
     [ -d /usr/lib/arm-none-eabi/newlib ] || apt_install libnewlib-arm-none-eabi

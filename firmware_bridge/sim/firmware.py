@@ -138,6 +138,8 @@ class FirmwareMcu:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
+        if self.link_path is not None:
+            self.link_path.unlink(missing_ok=True)
 
     # ---- what a test or a technician does to the table ---------------------------------------
 

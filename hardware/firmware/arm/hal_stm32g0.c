@@ -7,6 +7,7 @@
  *     PA6 platform back up, PA7 dice at rest, PA8 self-test stroke done
  *   lid switch PA9 (high = open), e-stop loop PA10 (high = pressed), hopper sensor PA11
  *   dice faces: PC0..PC2 and PC3..PC5 (binary 1..6 from the dice reader)
+ *   the independent watchdog, refreshed every turn of the main loop (1 s)
  *
  * The RFID readers (the wall reader and the twelve zone antennas) are board_* functions at the
  * end of this file: wire them to the reader chip of the table (SPI or UART). Everything else
@@ -46,6 +47,10 @@
 #define ISR_ORE (1u << 3)
 #define ISR_RXNE (1u << 5)
 #define ISR_TXE (1u << 7)
+
+#define IWDG_KR REG(0x40003000u)
+#define IWDG_PR REG(0x40003004u)
+#define IWDG_RLR REG(0x40003008u)
 
 #define NVIC_ISER REG(0xE000E100u)
 #define SYST_CSR REG(0xE000E010u)
@@ -294,6 +299,14 @@ static void board_init(void)
 
     SYST_RVR = CLOCK_HZ / 1000u - 1u;
     SYST_CSR = 0x7u; /* processor clock, interrupt, enable */
+
+    /* The independent watchdog: a main loop stuck for 1 s restarts the MCU (reset cause
+     * WATCHDOG), which stops every motor. LSI 32 kHz / 64 = 500 Hz, 500 counts. */
+    IWDG_KR = 0xCCCCu;
+    IWDG_KR = 0x5555u;
+    IWDG_PR = 4u;
+    IWDG_RLR = 500u;
+    IWDG_KR = 0xAAAAu;
 }
 
 int main(void)
@@ -304,5 +317,6 @@ int main(void)
     estop_reported = false;
     for (;;) {
         mj_poll();
+        IWDG_KR = 0xAAAAu;
     }
 }
