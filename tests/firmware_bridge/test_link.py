@@ -31,6 +31,7 @@ from firmware_bridge.messages import (
     Outcome,
     Ping,
     QueryStatus,
+    QueryZone,
     RaiseWalls,
     RejectReason,
     Reset,
@@ -331,3 +332,46 @@ def test_the_heartbeat_goes_once_an_interval_while_it_is_answered() -> None:
 
     assert FAST.heartbeat_interval == 0.5
     assert 19 <= run_virtual(idle_link) <= 21
+
+
+async def test_the_firmware_answers_a_repeated_read_it_did_not_keep_by_reading_again(
+    firmware_host: Path,
+) -> None:
+    """protocol.md: an MCU may keep only short replies and answer a repeated read by reading
+    again. The C firmware keeps replies of up to 35 bytes: a hand of five tiles is longer. Its
+    first reply is lost, a sixth tile is laid meanwhile, and the repeat reads six."""
+    sim = SimulatedTable(seed=7, speed=0, inventory_period=None, firmware=firmware_host)
+    replies: list[Frame] = []
+
+    def line(listener: PortListener) -> PortListener:
+        decoder = FrameDecoder()
+
+        class LoseTheFirstHandRead:
+            def data_received(self, data: bytes) -> None:
+                for frame in decoder.feed(data):
+                    assert isinstance(frame, Frame), "a clean line"
+                    reply = frame.flags & Flag.RESPONSE and frame.type == ZoneInventory.TYPE
+                    if reply:
+                        replies.append(frame)
+                        if len(replies) == 1:
+                            sim.draw(seat=0, side=1, stack=0, layer=1)  # a sixth tile
+                            continue
+                    listener.data_received(encode_frame(frame))
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                listener.connection_lost(exc)
+
+        return LoseTheFirstHandRead()
+
+    async with sim:
+        opener = sim.opener()
+        async with Link(lambda listener: opener(line(listener)), FAST) as link:
+            events = link.subscribe(MotionDone, ZoneInventory)
+            await walls_up(link, events)
+            sim.draw_block(0, [(1, stack, 0) for stack in range(5)])
+            assert len((await events.next(ZoneInventory, within=2)).uids) == 5
+            hand = await link.request(QueryZone(0, Zone.HAND))
+    assert len(hand.uids) == 6
+    first, again = replies[0], replies[1]
+    assert again.seq == first.seq, "the repeat of the same command"
+    assert (len(first.payload) - 2) // 8 == 5 and (len(again.payload) - 2) // 8 == 6
