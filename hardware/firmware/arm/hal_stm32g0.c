@@ -254,6 +254,9 @@ void hal_trace_command(uint8_t type, const uint8_t *payload, uint16_t len)
     (void)len;
 }
 
+/* RCC_CSR reset flags: 30 window and 29 independent watchdog, 28 software, 27 power (power-on
+ * and brown-out alike: the G0 does not tell them apart), 26 the NRST pin (set by every reset
+ * that drives the pin, so it counts only alone). */
 static uint8_t cause_from_flags(uint32_t csr)
 {
     if (csr & ((1u << 29) | (1u << 30))) {
@@ -263,7 +266,7 @@ static uint8_t cause_from_flags(uint32_t csr)
         return MJ_RESET_CAUSE_SOFTWARE;
     }
     if (csr & (1u << 27)) {
-        return MJ_RESET_CAUSE_BROWNOUT;
+        return MJ_RESET_CAUSE_POWER_ON;
     }
     if (csr & (1u << 26)) {
         return MJ_RESET_CAUSE_RESET_LINE;
