@@ -46,7 +46,7 @@ from firmware_bridge.messages import (
 from firmware_bridge.port import PortListener
 from firmware_bridge.sim.faults import Faults
 from firmware_bridge.sim.table import SimulatedTable
-from tests.firmware_bridge.conftest import FAST
+from tests.firmware_bridge.conftest import FAST, settings_for
 
 
 async def test_handshake_reports_who_the_mcu_is(hardware_link: Link) -> None:
@@ -136,7 +136,8 @@ async def test_an_unanswered_command_is_a_timeout_then_the_link_heals(
 ) -> None:
     events = link.subscribe()
     sim.set_line_noise(drop=1.0)
-    with pytest.raises(CommandTimeout, match="Ping went unanswered after 6 tries"):
+    tries = link.settings.max_tries
+    with pytest.raises(CommandTimeout, match=f"Ping went unanswered after {tries} tries"):
         await link.request(Ping(1))
     await events.next(Disconnected, within=1)
     with pytest.raises(LinkDown):
@@ -245,7 +246,7 @@ async def test_a_zone_read_never_delivers_a_reply_older_than_the_events_before_i
         return Lossy()
 
     opener = sim.opener()
-    async with Link(lambda listener: opener(line(listener)), FAST) as link:
+    async with Link(lambda listener: opener(line(listener)), settings_for(sim)) as link:
         events = link.subscribe(ZoneInventory, ZonesRead)
         await link.read_zones(1.0)
         seen = await events.until(ZonesRead, within=3)
@@ -365,7 +366,7 @@ async def test_the_firmware_answers_a_repeated_read_it_did_not_keep_by_reading_a
 
     async with sim:
         opener = sim.opener()
-        async with Link(lambda listener: opener(line(listener)), FAST) as link:
+        async with Link(lambda listener: opener(line(listener)), settings_for(sim)) as link:
             events = link.subscribe(MotionDone, ZoneInventory)
             await walls_up(link, events)
             sim.draw_block(0, [(1, stack, 0) for stack in range(5)])

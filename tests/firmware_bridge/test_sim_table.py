@@ -37,7 +37,7 @@ from firmware_bridge.sim.model import TableModel, WallLayout, layout_for
 from firmware_bridge.sim.table import SimulatedTable
 from firmware_bridge.sim.tiles import physical_sets, tile_names
 from firmware_bridge.tileset import TileSetFileError, read_tileset
-from tests.firmware_bridge.conftest import FAST
+from tests.firmware_bridge.conftest import FAST, settings_for
 
 LAYOUTS = {
     TileSetKind.WITH_FLOWERS_144: (36, 18),
@@ -149,7 +149,7 @@ async def test_a_missing_tile_shows_as_a_short_side(mcu_firmware: Path | None) -
     sim = SimulatedTable(
         seed=3, speed=0, faults=faults, inventory_period=None, firmware=mcu_firmware
     )
-    async with sim, Link(sim.opener(), FAST) as link:
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         items = await _build(link)
         counts = [item.count for item in items if isinstance(item, WallBuilt)]
         assert sorted(counts) == [33, 34, 34, 34]
@@ -165,7 +165,7 @@ async def test_a_duplicated_uid_shows_twice_in_the_wall(mcu_firmware: Path | Non
         inventory_period=None,
         firmware=mcu_firmware,
     )
-    async with sim, Link(sim.opener(), FAST) as link:
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         uids = Counter(i.uid for i in await _build(link) if isinstance(i, WallTile))
         assert sorted(uids.values())[-1] == 2
 
@@ -174,7 +174,7 @@ async def test_a_jam_stops_the_build_with_a_fault(mcu_firmware: Path | None) -> 
     sim = SimulatedTable(
         seed=3, speed=0, faults=Faults(jam_at_tile=40), inventory_period=None, firmware=mcu_firmware
     )
-    async with sim, Link(sim.opener(), FAST) as link:
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         items = await _build(link)
         assert sum(isinstance(i, WallTile) for i in items) == 40
         assert Fault(FaultCode.JAM, Motor.STACKER) in items
@@ -200,7 +200,7 @@ async def test_a_build_that_outlasts_its_maximum_duration_on_the_clock_is_stoppe
 ) -> None:
     # A tile every 1.2 ms: the 136 tiles take 160 ms, the build may take 60.
     sim = SimulatedTable(seed=3, speed=0.01, inventory_period=None, firmware=mcu_firmware)
-    async with sim, Link(sim.opener(), FAST) as link:
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         items = await _build(link, ms=60)
         status = await link.request(QueryStatus())
     assert sum(isinstance(i, WallTile) for i in items) < 136
@@ -239,7 +239,7 @@ async def test_rfid_misses_and_dead_antennas_show_in_the_inventories(
     sim = SimulatedTable(
         seed=3, speed=0, faults=faults, inventory_period=None, firmware=mcu_firmware
     )
-    async with sim, Link(sim.opener(), FAST) as link:
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         await _build(link)
         raised = link.subscribe(MotionDone)
         await link.request(RaiseWalls(10_000))
