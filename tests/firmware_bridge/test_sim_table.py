@@ -1,6 +1,7 @@
 """The simulated table behaves like the reference table: tile sets, walls, zones and faults."""
 
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -8,12 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.errors import CommandRejected
+from firmware_bridge.events import Subscription
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
     BuildState,
     BuildWalls,
     Component,
     Fault,
+    FaultCleared,
     FaultCode,
     Motion,
     MotionDone,
@@ -26,6 +29,7 @@ from firmware_bridge.messages import (
     RollDice,
     SelfTest,
     SelfTestResult,
+    StopAll,
     TileSetKind,
     WallBuilt,
     WallTile,
@@ -267,3 +271,46 @@ def test_a_meld_is_read_once_in_each_zone_it_touches() -> None:
     model.meld(2, [t.uid for t in tiles])
     assert read == [(0, Zone.DISCARD), (2, Zone.HAND), (2, Zone.MELD)]
     assert model.zone_tiles(2, Zone.MELD) == tiles
+
+
+async def test_a_motion_already_running_makes_its_rivals_busy_and_stop_all_ends_it(
+    sim: SimulatedTable, link: Link
+) -> None:
+    # protocol.md section 4: a build refuses a build or a raise while it runs (BUSY, detail:
+    # the motion), and stop_all ends every running motion with motion_done STOPPED.
+    sim.set_speed(0.01)
+    events = link.subscribe(WallTile, MotionDone)
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    await events.next(WallTile, within=2)
+    with pytest.raises(CommandRejected, match="BUSY") as busy:
+        await link.request(RaiseWalls(10_000))
+    assert busy.value.detail == Motion.BUILD
+    await link.request(RollDice(3000))  # the dice are no rival of the build
+    await link.request(StopAll())
+    stopped = [item async for item in _motions_until(events, 2)]
+    assert MotionDone(Motion.BUILD, Outcome.STOPPED) in stopped
+    status = await link.request(QueryStatus())
+    assert status.motors_running == 0 and status.build_state is BuildState.FAILED
+
+
+async def _motions_until(events: Subscription, count: int) -> AsyncIterator[MotionDone]:
+    while count:
+        item = await events.next(MotionDone, within=2)
+        count -= 1
+        yield item
+
+
+async def test_the_emergency_stop_refuses_every_motor_command_until_released(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe(Fault, FaultCleared)
+    sim.set_estop(True)
+    assert await events.next(Fault, within=2) == Fault(FaultCode.ESTOP, 0)
+    for command in (RollDice(3000), BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000)):
+        with pytest.raises(CommandRejected) as refused:
+            await link.request(command)
+        assert refused.value.reason == RejectReason.ESTOP
+    assert (await link.request(QueryStatus())).estop
+    sim.set_estop(False)
+    assert await events.next(FaultCleared, within=2) == FaultCleared(FaultCode.ESTOP, 0)
+    await link.request(RollDice(3000))
