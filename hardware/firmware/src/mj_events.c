@@ -51,7 +51,7 @@ void mj_events_drain(void)
     mj_events_t *e = &mj.events;
     while (e->count > 0) {
         mj_event_t *slot = &e->queue[e->head];
-        if (hal_uart_tx_room() < (size_t)slot->len + MJ_HEADER_SIZE + MJ_CRC_SIZE + 2u) {
+        if (hal_uart_tx_room() < MJ_LINE_SIZE(slot->len)) {
             return;
         }
         e->counter++;
@@ -70,7 +70,7 @@ bool mj_events_idle(void)
 bool mj_event_now(uint8_t type, const uint8_t *payload, uint16_t len)
 {
     mj_events_drain();
-    if (!mj_events_idle() || hal_uart_tx_room() < (size_t)len + MJ_HEADER_SIZE + MJ_CRC_SIZE + 4u) {
+    if (!mj_events_idle() || hal_uart_tx_room() < MJ_LINE_SIZE(len)) {
         return false;
     }
     mj.events.counter++;

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+_Static_assert(MJ_LINE_SIZE(MJ_MAX_PAYLOAD) == MJ_LINE_MAX, "the largest frame fits the line");
+
 uint16_t mj_crc16(uint16_t crc, const uint8_t *data, size_t len)
 {
     uint32_t c = crc;

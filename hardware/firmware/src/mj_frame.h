@@ -13,6 +13,10 @@
 
 /* Bytes one encoded frame takes on the line at most, the 0x00 included. */
 #define MJ_LINE_MAX (MJ_MAX_ENCODED + 1)
+/* Bytes a frame with a payload of `len` bytes takes on the line at most, the 0x00 included. */
+#define MJ_LINE_SIZE(len)                                                                      \
+    ((size_t)(len) + MJ_HEADER_SIZE + MJ_CRC_SIZE +                                            \
+     ((size_t)(len) + MJ_HEADER_SIZE + MJ_CRC_SIZE) / 254u + 2u)
 
 typedef struct {
     uint8_t version;

@@ -10,6 +10,11 @@
 
 #include "mj_core.h"
 
+/* Every reply of a command that acts, or of identify, is kept whole. */
+_Static_assert(MJ_LINE_SIZE(MJ_IDENTIFY_REPLY_SIZE) <= MJ_REPLY_SLOT, "identify_reply is kept");
+_Static_assert(MJ_LINE_SIZE(MJ_REJECTED_SIZE) <= MJ_REPLY_SLOT, "rejected is kept");
+_Static_assert(MJ_LINE_SIZE(MJ_PONG_SIZE) <= MJ_REPLY_SLOT, "pong is kept");
+
 void mj_session_reset(void)
 {
     memset(&mj.session, 0, sizeof mj.session);
