@@ -1,5 +1,8 @@
 """The pure codec: CRC, COBS, frames and the incremental decoder that survives garbage."""
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -10,6 +13,7 @@ from firmware_bridge.crc import crc16
 from firmware_bridge.errors import BridgeError, CrcError, FrameError, MessageError
 from firmware_bridge.fields import decode_payload
 from firmware_bridge.frame import (
+    HEADER,
     MAX_ENCODED,
     MAX_PAYLOAD,
     Frame,
@@ -100,3 +104,16 @@ def test_fuzz_message_parser_raises_only_our_typed_error(kind: int, payload: byt
         decode_payload(kind, payload)
     except MessageError as error:
         assert isinstance(error, BridgeError) and str(error)
+
+
+def test_the_example_frames_of_the_protocol_page_are_what_the_codec_writes() -> None:
+    page = (Path(__file__).parents[2] / "hardware" / "protocol.md").read_text()
+    rows = re.findall(r"^\| [^|]+ \| `([0-9a-f ]+)` \| `([0-9a-f ]+)` \|$", page, re.MULTILINE)
+    assert len(rows) >= 10
+    for head_and_payload, on_the_line in rows:
+        body = bytes.fromhex(head_and_payload)
+        version, flags, seq, ack, kind, length = HEADER.unpack_from(body)
+        payload = body[HEADER.size :]
+        assert length == len(payload), head_and_payload
+        frame = Frame(kind, payload, seq, ack, flags, version)
+        assert encode_frame(frame) == bytes.fromhex(on_the_line), head_and_payload
