@@ -36,6 +36,8 @@ def mcu_firmware(request: pytest.FixtureRequest) -> Path | None:
     """The firmware binary the simulated table runs (None: the software MCU)."""
     if request.param == "software":
         return None
+    if request.config.getoption("--hardware") is not None:
+        pytest.skip("the real MCU of --hardware is on the line: one run is enough")
     binary: Path = request.getfixturevalue("firmware_host")
     return binary
 
