@@ -18,6 +18,7 @@ from firmware_bridge.events import (
     Subscription,
     ZonesRead,
 )
+from firmware_bridge.fields import decode_payload
 from firmware_bridge.frame import Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
@@ -26,13 +27,17 @@ from firmware_bridge.messages import (
     Fault,
     FaultCleared,
     FaultCode,
+    Identify,
+    IdentifyReply,
     Motion,
     MotionDone,
     Outcome,
     Ping,
+    Pong,
     QueryStatus,
     QueryZone,
     RaiseWalls,
+    Rejected,
     RejectReason,
     Reset,
     ResetCause,
@@ -376,3 +381,44 @@ async def test_the_firmware_answers_a_repeated_read_it_did_not_keep_by_reading_a
     first, again = replies[0], replies[1]
     assert again.seq == first.seq, "the repeat of the same command"
     assert (len(first.payload) - 2) // 8 == 5 and (len(again.payload) - 2) // 8 == 6
+
+
+async def test_a_frame_that_is_no_command_is_refused_with_the_reason_the_spec_names(
+    sim: SimulatedTable,
+) -> None:
+    """protocol.md section 4: UNKNOWN_COMMAND (detail: the type) for a type that is no host
+    command, whatever its payload; BAD_ARGUMENT (detail: the type) for a command whose payload
+    has the wrong length or an enumeration out of range. Raw frames on the MCU's line."""
+    replies: asyncio.Queue[Frame] = asyncio.Queue()
+    decoder = FrameDecoder()
+
+    class Listener:
+        def data_received(self, data: bytes) -> None:
+            for frame in decoder.feed(data):
+                if isinstance(frame, Frame) and frame.flags & Flag.RESPONSE:
+                    replies.put_nowait(frame)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            """Nothing to do."""
+
+    port = await sim.opener()(Listener())
+    sent = [
+        Frame(Identify.TYPE, b"", 0, 0, Flag.SYNC),
+        Frame(Pong.TYPE, b"\1\2\3\4", 1),  # a reply's type with its own payload
+        Frame(Pong.TYPE, b"\1", 2),  # a reply's type with a payload it cannot have
+        Frame(0x7F, b"", 3),  # no message at all
+        Frame(Ping.TYPE, b"\1\2", 4),  # a ping two bytes short
+        Frame(QueryZone.TYPE, b"\0\7", 5),  # zone 7
+    ]
+    port.write(b"\0" + b"".join(encode_frame(frame) for frame in sent))
+    answers = [await asyncio.wait_for(replies.get(), 3) for _ in sent]
+    port.close()
+    assert [(a.seq, a.type) for a in answers[:1]] == [(0, IdentifyReply.TYPE)]
+    refusals = [(a.seq, decode_payload(a.type, a.payload)) for a in answers[1:]]
+    assert refusals == [
+        (1, Rejected(RejectReason.UNKNOWN_COMMAND, Pong.TYPE)),
+        (2, Rejected(RejectReason.UNKNOWN_COMMAND, Pong.TYPE)),
+        (3, Rejected(RejectReason.UNKNOWN_COMMAND, 0x7F)),
+        (4, Rejected(RejectReason.BAD_ARGUMENT, Ping.TYPE)),
+        (5, Rejected(RejectReason.BAD_ARGUMENT, QueryZone.TYPE)),
+    ]
