@@ -112,6 +112,7 @@ typedef struct {
     uint16_t check;                 /* antennas to read again (bit n = antenna n) */
     uint16_t report;                /* antennas to report even when unchanged */
     uint32_t next_periodic_ms;
+    uint8_t last_read;              /* the antenna read last (one a turn, in turn) */
     uint64_t scratch[MJ_MAX_ZONE_UIDS];
 } mj_zones_t;
 
@@ -179,6 +180,7 @@ uint8_t mj_motors_running(void);
 void mj_zones_boot(void);
 void mj_zones_tick(uint32_t now);
 void mj_zones_changed(uint8_t antenna);
+bool mj_zones_idle(void);
 uint16_t mj_zone_read_payload(uint8_t seat, uint8_t zone, uint8_t *payload);
 void mj_walls_clear(uint8_t tiles_per_side, uint8_t layers);
 void mj_walls_record(uint8_t side, uint8_t stack, uint8_t layer, uint64_t uid);
@@ -188,5 +190,6 @@ uint16_t mj_walls_page(uint8_t side, uint8_t first, uint8_t stacks, uint8_t *pay
 uint32_t mj_uptime_ms(void);
 void mj_boot(uint32_t inventory_period_ms);
 void mj_poll(void);
+bool mj_idle(void); /* nothing to do until an input comes (a board may sleep) */
 
 #endif /* MJ_CORE_H */

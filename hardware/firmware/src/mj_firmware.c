@@ -107,3 +107,8 @@ void mj_poll(void)
     mj_events_drain();
     mj_zones_tick(now);
 }
+
+bool mj_idle(void)
+{
+    return mj_zones_idle() && mj_events_idle() && !mj.restart_pending;
+}

@@ -28,9 +28,14 @@ void mj_zones_boot(void)
     for (int a = 0; a < MJ_ANTENNAS; a++) {
         z->reported[a] = list_hash(NULL, 0);
     }
-    z->check = ALL_ZONES;
+    z->check = 0; /* what the zones hold at boot is reported when it changes, or asked */
     z->report = 0;
     z->next_periodic_ms = hal_now_ms() + mj.inventory_period_ms;
+}
+
+bool mj_zones_idle(void)
+{
+    return (mj.zones.check | mj.zones.report) == 0;
 }
 
 void mj_zones_changed(uint8_t antenna)
@@ -103,24 +108,28 @@ void mj_zones_tick(uint32_t now)
         z->report |= ALL_ZONES;
         z->next_periodic_ms = now + mj.inventory_period_ms;
     }
-    for (uint8_t antenna = 1; antenna < MJ_ANTENNAS; antenna++) {
+    /* One antenna a turn, the next one due after the last one read: a command waits for at
+     * most one RFID read before it is answered. */
+    for (uint8_t step = 1; step < MJ_ANTENNAS; step++) {
+        uint8_t antenna = (uint8_t)(1 + (z->last_read + step - 1) % (MJ_ANTENNAS - 1));
         uint16_t bit = (uint16_t)(1u << antenna);
         if (!((z->check | z->report) & bit)) {
             continue;
         }
+        z->last_read = antenna;
         int count = read_antenna(antenna);
         uint32_t hash = list_hash(z->scratch, count);
         if (hash == z->reported[antenna] && !(z->report & bit)) {
             z->check &= (uint16_t)~bit;
-            continue;
+            return;
         }
         uint16_t len = encode_inventory(antenna, count, mj.reply);
-        if (!mj_event_now(MJ_MSG_ZONE_INVENTORY, mj.reply, len)) {
-            return; /* the line is full: read it again at the next turn */
-        }
-        z->reported[antenna] = hash;
-        z->check &= (uint16_t)~bit;
-        z->report &= (uint16_t)~bit;
+        if (mj_event_now(MJ_MSG_ZONE_INVENTORY, mj.reply, len)) {
+            z->reported[antenna] = hash;
+            z->check &= (uint16_t)~bit;
+            z->report &= (uint16_t)~bit;
+        } /* else the line is full: read it again when its turn comes back */
+        return;
     }
 }
 
