@@ -1,7 +1,10 @@
 """Link benchmark: request/response round trips over a pty to the simulated MCU, against a raw
 pty echo of the same bytes measured in the same run; plus framing overhead.
 
-    .venv/bin/python bench/link_bench.py [--count 2000] [--rounds 5]
+    .venv/bin/python bench/link_bench.py [--count 2000] [--rounds 5] [--firmware BINARY]
+
+With --firmware, the MCU is that host build of the C firmware (make -C hardware/firmware host):
+its round trips check the protocol's reply-time budget (an answer within 10 ms).
 
 Both servers run in their own process behind a pseudo-terminal and are reached through the same
 serial_port (pyserial-asyncio-fast); the echo server returns each byte as it comes, so the ratio
@@ -134,11 +137,12 @@ def summary(name: str, samples: list[float]) -> tuple[float, str]:
     return rate, f"  {name:28} {rate:8.0f} round trips/s   p50 {p50:.3f} ms   p99 {p99:.3f} ms"
 
 
-async def run(count: int, rounds: int) -> None:
+async def run(count: int, rounds: int, firmware: str | None) -> None:
     """Alternate link and echo rounds so that both see the same machine load."""
     python = sys.executable
+    mcu = ["--firmware", firmware] if firmware else []
     sim, sim_path = start([python, "-m", "firmware_bridge.sim", "--pty", "--speed", "0",
-                           "--inventory-period", "0"])  # fmt: skip
+                           "--inventory-period", "0", *mcu])  # fmt: skip
     echo, echo_path = start([python, __file__, "--echo-server"])
     try:
         link_samples: list[float] = []
@@ -155,12 +159,15 @@ async def run(count: int, rounds: int) -> None:
         for process in (sim, echo):
             process.terminate()
             process.wait()
-    link_rate, link_line = summary("link -> simulated MCU", link_samples)
+    name = "link -> C firmware (host)" if firmware else "link -> simulated MCU"
+    link_rate, link_line = summary(name, link_samples)
     echo_rate, echo_line = summary("raw pty echo, same bytes", echo_samples)
     print(f"Round trips over a pty, {rounds} x {count} each, alternated:")
     print(link_line)
     print(echo_line)
     print(f"  ratio link / raw echo: {link_rate / echo_rate:.2f} (goal >= 0.50)")
+    p99 = percentile_ms(sorted(link_samples), 0.99)
+    print(f"  MCU reply time: p99 round trip {p99:.3f} ms (protocol budget: 10 ms)")
     print(f"  link with {link.settings.window} in flight: {pipelined:.0f} round trips/s")
     print(f"  retransmits {stats.retransmits}, CRC errors {stats.crc_errors}")
     print("Framing overhead (header 7 B + CRC 2 B + COBS + 0x00):")
@@ -172,12 +179,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--firmware", metavar="BINARY", help="the C firmware's host build")
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
         echo_server()
     else:
-        asyncio.run(run(args.count, args.rounds))
+        asyncio.run(run(args.count, args.rounds, args.firmware))
 
 
 if __name__ == "__main__":

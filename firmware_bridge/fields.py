@@ -142,7 +142,7 @@ def _compile(cls: type[Message], type_id: int, sender: Sender) -> MessageSpec:
         type_id=type_id,
         sender=sender,
         name=snake_name(cls),
-        doc=(cls.__doc__ or "").strip().splitlines()[0],
+        doc=_first_paragraph(cls.__doc__ or ""),
         fields=scalars,
         fixed=struct.Struct("<" + "".join(spec.code for spec in scalars)),
         repeat=repeat,
@@ -151,6 +151,12 @@ def _compile(cls: type[Message], type_id: int, sender: Sender) -> MessageSpec:
         converters=tuple(_converter(spec.kind) for spec in scalars),
         plain=all(spec.kind is int for spec in scalars),
     )
+
+
+def _first_paragraph(doc: str) -> str:
+    """A docstring's first paragraph on one line (protocol.md and the C header print it)."""
+    paragraph = doc.strip().split("\n\n")[0]
+    return " ".join(paragraph.split())
 
 
 def _tuple_getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:

@@ -409,8 +409,8 @@ class QueryZone(Command[ZoneInventory]):
 @dataclass(frozen=True, slots=True)
 class QueryWall(Command[WallSide]):
     """Ask for the tiles placed on stacks `first_stack` .. `first_stack + stacks - 1` of one
-    side of the walls under the table (at most WALL_PAGE_STACKS stacks: small frames survive
-    a noisy line)."""
+    side of the walls under the table (1 to `MJ_WALL_PAGE_STACKS` = 4 stacks: small frames
+    survive a noisy line)."""
 
     side: U8
     first_stack: U8 = 0

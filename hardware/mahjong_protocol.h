@@ -190,7 +190,7 @@ typedef struct __attribute__((packed)) {
 } mj_query_zone_t;
 #define MJ_QUERY_ZONE_SIZE 2
 
-/* Ask for the tiles placed on stacks `first_stack` .. `first_stack + stacks - 1` of one */
+/* Ask for the tiles placed on stacks `first_stack` .. `first_stack + stacks - 1` of one side of the walls under the table (1 to `MJ_WALL_PAGE_STACKS` = 4 stacks: small frames survive a noisy line). */
 typedef struct __attribute__((packed)) {
     uint8_t side;
     uint8_t first_stack;
@@ -305,7 +305,7 @@ typedef struct __attribute__((packed)) {
 } mj_zone_inventory_t;
 #define MJ_ZONE_INVENTORY_SIZE 2
 
-/* The tiles placed so far on the stacks asked for of one side of the walls under the */
+/* The tiles placed so far on the stacks asked for of one side of the walls under the table, and the layout of the build (0, 0 before any). */
 typedef struct __attribute__((packed)) {
     uint8_t side;
     uint8_t tiles_per_side;

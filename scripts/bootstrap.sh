@@ -92,6 +92,13 @@ ensure_system_packages() {
         apt_install chromium chromium-driver
     # The deploy tests check the systemd unit with Debian's systemd-analyze.
     command -v systemd-analyze >/dev/null 2>&1 || apt_install systemd
+    # The reference MCU firmware (hardware/firmware): the host build and its fuzz run with clang
+    # and make, the Cortex-M0+ build with Debian's arm-none-eabi toolchain and newlib.
+    command -v make >/dev/null 2>&1 || apt_install make
+    command -v cc >/dev/null 2>&1 || apt_install gcc
+    command -v clang >/dev/null 2>&1 || apt_install clang
+    command -v arm-none-eabi-gcc >/dev/null 2>&1 || apt_install gcc-arm-none-eabi
+    [ -d /usr/lib/arm-none-eabi/newlib ] || apt_install libnewlib-arm-none-eabi
     local python; python=$(pick_python)
     if ! "$python" -c 'import ensurepip, venv' >/dev/null 2>&1; then
         apt_install python3-venv

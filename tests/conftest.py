@@ -5,6 +5,7 @@ import contextlib
 import logging
 import os
 import pty
+import subprocess
 import tempfile
 import tty
 from collections.abc import Iterator
@@ -60,6 +61,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
+
+
+FIRMWARE_SOURCES = Path(__file__).resolve().parents[1] / "hardware" / "firmware"
+
+
+def build_firmware(build_dir: Path, *targets: str) -> subprocess.CompletedProcess[str]:
+    """`make -C hardware/firmware BUILD=build_dir targets...` (the sources stay clean)."""
+    return subprocess.run(
+        ["make", "-s", "-C", str(FIRMWARE_SOURCES), f"BUILD={build_dir}", *targets],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="session")
+def firmware_host(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The C firmware's host build, made once per test session in a temporary folder."""
+    build = tmp_path_factory.mktemp("firmware")
+    build_firmware(build, "host")
+    return build / "host" / "mahjong-fw-host"
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,6 @@
 """`mahjong-table run --sim` as systemd runs it: a separate process that plays on the simulated
-table (its MCU served on a real pty), and stops cleanly on SIGTERM."""
+table (its MCU served on a real pty), and stops cleanly on SIGTERM; and a whole session with the
+C firmware's host build as the table's MCU."""
 
 import selectors
 import signal
@@ -7,6 +8,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 CONFIG = """
 [table]
@@ -20,6 +23,12 @@ hands = 3
 zone_settle_s = 0.2
 zone_absence_s = 0.2
 """
+
+
+def _run_sim(config: Path, *options: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "controller", "run", "--config", str(config), "--sim"]
+    command += ["--sim-speed", "0", "--sim-think", "0", *options]
+    return subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
 
 
 def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[str]:
@@ -72,3 +81,27 @@ def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:
     assert "hand 1: deal checked, play" in said
     assert process.stderr is not None
     assert "INFO controller.commands.run_cmd: stopped" in process.stderr.read()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # 20 hands: about 70 s on a quiet 2-core machine, plus the build
+def test_a_session_of_twenty_hands_is_played_with_the_c_firmware_as_the_mcu(
+    tmp_path: Path, firmware_host: Path
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG.replace("hands = 3", "hands = 20"))
+    process = _run_sim(config, "--sim-firmware", str(firmware_host))
+    try:
+        lines = _wait_for(process, "over (all 20 hands played)", within=400)
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == 0
+    said = "\n".join(lines)
+    assert said.count("stored as result") == 20
+    assert said.count("deal checked, play") == 20
+    assert "table MCU connected (boot 1)" in said
+    assert "MCU restarted" not in said and "ERROR" not in said and "reconnect" not in said

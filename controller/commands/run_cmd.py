@@ -29,6 +29,7 @@ SIM_DEFAULTS: dict[str, Any] = {
     "sim_dead_antenna": [],
     "sim_missing_tile": [],
     "sim_stuck": [],
+    "sim_firmware": None,
 }
 
 
@@ -52,6 +53,12 @@ def register(commands: Any) -> None:
     sim.add_argument("--sim-dead-antenna", type=int, action="append", metavar="N")
     sim.add_argument("--sim-missing-tile", action="append", metavar="TILE")
     sim.add_argument("--sim-stuck", action="append", metavar="BUTTON")
+    sim.add_argument(
+        "--sim-firmware",
+        type=Path,
+        metavar="BINARY",
+        help="the MCU is this host build of the C firmware (make -C hardware/firmware host)",
+    )
     run.set_defaults(handler=run_daemon)
 
 
@@ -151,6 +158,7 @@ async def _serve(
                     missing_tiles=tuple(options["sim_missing_tile"]),
                 ),
                 stuck=tuple(options["sim_stuck"]),
+                firmware=options["sim_firmware"],
             )
             hardware = (await simulated_table(config, sim, Path(scratch))).hardware
         else:

@@ -36,6 +36,7 @@ async def simulated_table(
         inventory_period=options.inventory_period,
         pinout=load_pinout(config.gpio.pinout, config.gpio.pins),
         faults=options.faults,
+        firmware=options.firmware,
     )
     opener = await sim.start()
     habits = Habits(think_s=options.think_s, sloppy=options.sloppy)

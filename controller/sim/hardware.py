@@ -49,6 +49,9 @@ class SimOptions:
     """Faults the simulated machine injects (jam, dead antenna, missing tile...)."""
     stuck: tuple[str, ...] = ()
     """Panel buttons stuck down from power-on (pinout names)."""
+    firmware: Path | None = None
+    """The MCU is this host build of the C firmware (hardware/firmware), served on its own pty
+    and driving the simulated machine (None: the software MCU)."""
 
 
 class Buttons:
@@ -109,10 +112,13 @@ class SimulatedHardware:
         over_pty: bool = False,
         inventory_period: float | None = None,
         pinout: Pinout | None = None,
+        firmware: Path | None = None,
     ) -> None:
-        self.table = SimulatedTable(seed, speed, faults, inventory_period=inventory_period)
+        self.table = SimulatedTable(
+            seed, speed, faults, inventory_period=inventory_period, firmware=firmware
+        )
         self.tileset_dir = tileset_dir
-        self.over_pty = over_pty
+        self.over_pty = over_pty or firmware is not None
         self.pinout = pinout or load_pinout()
         self.pins = mock_pins()
         self.buttons = Buttons(self.pins, self.pinout)

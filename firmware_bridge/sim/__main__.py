@@ -34,6 +34,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--dead-antenna", type=int, action="append", default=[], metavar="N")
     parser.add_argument("--inventory-period", type=float, default=2.0, metavar="SECONDS")
     parser.add_argument("--tileset-dir", type=Path, help="write sim-<seed>.toml there")
+    parser.add_argument(
+        "--firmware",
+        type=Path,
+        metavar="BINARY",
+        help="with --pty: the MCU is this host build of the C firmware (hardware/firmware), "
+        "the simulator its machine",
+    )
     return parser.parse_args(argv)
 
 
@@ -54,7 +61,15 @@ def faults_from(args: argparse.Namespace) -> Faults:
 async def serve(args: argparse.Namespace) -> None:
     """Run until SIGINT or SIGTERM."""
     period = args.inventory_period or None
-    sim = SimulatedTable(args.seed, args.speed, faults_from(args), inventory_period=period)
+    if args.firmware is not None and not args.pty:
+        raise ValueError("--firmware serves on a pty only")
+    sim = SimulatedTable(
+        args.seed,
+        args.speed,
+        faults_from(args),
+        inventory_period=period,
+        firmware=args.firmware,
+    )
     async with sim:
         if args.tileset_dir:
             logging.info("tile set written to %s", sim.write_tileset(args.tileset_dir))

@@ -198,6 +198,18 @@ class SoftwareMcu:
             return
         self.session.send_event(message)
 
+    def drop_next_events(self, count: int) -> None:
+        """The next `count` events are lost on the line."""
+        self.drop_events = count
+
+    def set_line_noise(self, corrupt: float = 0.0, drop: float = 0.0) -> None:
+        """Change the chance of a damaged byte and of a lost frame."""
+        self.noise.corrupt, self.noise.drop = corrupt, drop
+
+    def jam_next_build(self, after_tiles: int) -> None:
+        """The next build jams after placing this many tiles."""
+        self.machine.jam_at = after_tiles
+
     # ---- faults ------------------------------------------------------------------------------
 
     def raise_fault(self, code: FaultCode, detail: int) -> None:

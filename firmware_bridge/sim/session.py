@@ -22,6 +22,8 @@ _UNSEQUENCED, _NAK, _NEED_SYNC = int(Flag.UNSEQUENCED), int(Flag.NAK), int(Flag.
 REPLY_CACHE = 2 * MAX_WINDOW
 """Replies kept for resending when the host repeats a command it already sent."""
 
+_COMMAND_TYPES = frozenset(spec.type_id for spec in all_specs() if spec.sender is Sender.HOST)
+"""A frame of another type is no command (UNKNOWN_COMMAND), whatever its payload."""
 Emit = Callable[[bytes, bool], None]
 """Puts frame bytes on the line; the flag says whether they answer a command."""
 Execute = Callable[[Command[Message]], Message]
@@ -111,7 +113,7 @@ class McuSession:
         try:
             command = decode_payload(frame.type, frame.payload)
         except MessageError:
-            known = frame.type in {spec.type_id for spec in all_specs()}
+            known = frame.type in _COMMAND_TYPES
             reason = RejectReason.BAD_ARGUMENT if known else RejectReason.UNKNOWN_COMMAND
             return Rejected(reason, frame.type)
         if not isinstance(command, Command) or command.SENDER is not Sender.HOST:

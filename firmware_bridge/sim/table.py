@@ -4,6 +4,9 @@ sim = SimulatedTable(seed=7, speed=0)
 async with sim:
     path = await sim.serve_pty()          # or sim.memory_opener() for a Link in memory
     ...
+
+With `firmware=` the path of the C firmware's host build, that firmware is the table's MCU
+(speaking on its own pty) and this model is its machine: see firmware_bridge/sim/firmware.py.
     sim.draw(seat=0, side=0, stack=5, layer=1)
 """
 
@@ -14,7 +17,9 @@ from types import TracebackType
 from firmware_bridge.errors import PortUnavailable
 from firmware_bridge.messages import TABLE_HASH, ResetCause, Zone
 from firmware_bridge.port import PortOpener
+from firmware_bridge.serial_port import serial_opener
 from firmware_bridge.sim.faults import Faults
+from firmware_bridge.sim.firmware import FirmwareMcu
 from firmware_bridge.sim.lines import MemoryLine, PtyLine, TcpLine
 from firmware_bridge.sim.mcu import SoftwareMcu
 from firmware_bridge.sim.model import Slot, TableModel
@@ -36,18 +41,31 @@ class SimulatedTable:
         heartbeat_timeout: float = 2.0,
         inventory_period: float | None = 2.0,
         table_hash: int = TABLE_HASH,
+        firmware: Path | None = None,
     ) -> None:
         self.seed = seed
         self.model = TableModel(seed, faults)
-        self.mcu = SoftwareMcu(
-            self.model,
-            seed=seed,
-            speed=speed,
-            timing=timing,
-            heartbeat_timeout=heartbeat_timeout,
-            inventory_period=inventory_period,
-            table_hash=table_hash,
-        )
+        self.mcu: SoftwareMcu | FirmwareMcu
+        if firmware is not None:
+            self.mcu = FirmwareMcu(
+                self.model,
+                firmware,
+                seed=seed,
+                speed=speed,
+                timing=timing,
+                heartbeat_timeout=heartbeat_timeout,
+                inventory_period=inventory_period,
+            )
+        else:
+            self.mcu = SoftwareMcu(
+                self.model,
+                seed=seed,
+                speed=speed,
+                timing=timing,
+                heartbeat_timeout=heartbeat_timeout,
+                inventory_period=inventory_period,
+                table_hash=table_hash,
+            )
         self._started = False
         self._pty: PtyLine | None = None
         self._pty_link: Path | None = None
@@ -84,6 +102,11 @@ class SimulatedTable:
     async def serve_pty(self, link_path: Path | None = None) -> str:
         """Serve the MCU on a new pseudo-terminal; returns the device path a host opens
         (`link_path`, a stable symlink like /dev/mahjong-mcu, if given)."""
+        if isinstance(self.mcu, FirmwareMcu):  # the firmware serves its own pty
+            if not self._started:
+                self.mcu.link_path = link_path
+            await self.start()
+            return self.mcu.device
         await self.start()
         self._pty_link = link_path
         self._pty = PtyLine(self.mcu, link_path)
@@ -97,11 +120,22 @@ class SimulatedTable:
     async def serve_tcp(self, port: int = 0, host: str = "127.0.0.1") -> str:
         """Serve the MCU on TCP; returns the `socket://host:port` URL."""
         await self.start()
+        if isinstance(self.mcu, FirmwareMcu):
+            raise ValueError("the firmware's host build speaks on a pty only")
         self._tcp = await TcpLine.listen(self.mcu, port, host)
         return self._tcp.url
 
+    def opener(self) -> PortOpener:
+        """How a host reaches the MCU: in memory for the software MCU, over its pty for the
+        firmware's host build (call after `start`)."""
+        if isinstance(self.mcu, FirmwareMcu):
+            return serial_opener(self.mcu.device)
+        return self.memory_opener()
+
     def memory_opener(self) -> PortOpener:
         """A PortOpener reaching the MCU in memory (fast tests; call after `start`)."""
+        if isinstance(self.mcu, FirmwareMcu):
+            raise ValueError("the firmware's host build speaks on a pty only: use opener()")
         if self._memory is None:
             self._memory = MemoryLine(self.mcu)
         return self._memory.opener()
@@ -131,15 +165,22 @@ class SimulatedTable:
 
     def jam_next_build(self, after_tiles: int) -> None:
         """The next build jams after placing this many tiles."""
-        self.mcu.machine.jam_at = after_tiles
+        self.mcu.jam_next_build(after_tiles)
 
     def drop_next_events(self, count: int) -> None:
         """The next `count` events are lost on the line."""
-        self.mcu.drop_events = count
+        self.mcu.drop_next_events(count)
 
     def set_line_noise(self, corrupt: float = 0.0, drop: float = 0.0) -> None:
         """Change the chance of a damaged byte and of a lost frame."""
-        self.mcu.noise.corrupt, self.mcu.noise.drop = corrupt, drop
+        self.mcu.set_line_noise(corrupt, drop)
+
+    def set_speed(self, speed: float) -> None:
+        """Change the machine time factor (1 real pace, 0 instant)."""
+        if isinstance(self.mcu, FirmwareMcu):
+            self.mcu.speed = speed
+        else:
+            self.mcu.machine.speed = speed
 
     def set_lid(self, open_: bool) -> None:
         """Open (motors stop) or close the lid."""

@@ -1,39 +1,24 @@
 """The pure codec: CRC, COBS, frames and the incremental decoder that survives garbage."""
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from devsupport.fuzz_corpus import frames, small_frames
 from firmware_bridge.cobs import cobs_decode, cobs_encode
 from firmware_bridge.crc import crc16
 from firmware_bridge.errors import BridgeError, CrcError, FrameError, MessageError
 from firmware_bridge.fields import decode_payload
 from firmware_bridge.frame import (
+    HEADER,
     MAX_ENCODED,
     MAX_PAYLOAD,
-    PROTOCOL_VERSION,
     Frame,
     FrameDecoder,
     encode_frame,
-)
-
-frames = st.builds(
-    Frame,
-    type=st.integers(0, 255),
-    payload=st.binary(max_size=MAX_PAYLOAD),
-    seq=st.integers(0, 255),
-    ack=st.integers(0, 255),
-    flags=st.integers(0, 255),
-    version=st.integers(0, 255),
-)
-small_frames = st.builds(
-    Frame,
-    type=st.integers(0, 255),
-    payload=st.binary(max_size=40),
-    seq=st.integers(0, 255),
-    ack=st.integers(0, 255),
-    flags=st.integers(0, 63),
-    version=st.just(PROTOCOL_VERSION),
 )
 
 
@@ -119,3 +104,16 @@ def test_fuzz_message_parser_raises_only_our_typed_error(kind: int, payload: byt
         decode_payload(kind, payload)
     except MessageError as error:
         assert isinstance(error, BridgeError) and str(error)
+
+
+def test_the_example_frames_of_the_protocol_page_are_what_the_codec_writes() -> None:
+    page = (Path(__file__).parents[2] / "hardware" / "protocol.md").read_text()
+    rows = re.findall(r"^\| [^|]+ \| `([0-9a-f ]+)` \| `([0-9a-f ]+)` \|$", page, re.MULTILINE)
+    assert len(rows) >= 10
+    for head_and_payload, on_the_line in rows:
+        body = bytes.fromhex(head_and_payload)
+        version, flags, seq, ack, kind, length = HEADER.unpack_from(body)
+        payload = body[HEADER.size :]
+        assert length == len(payload), head_and_payload
+        frame = Frame(kind, payload, seq, ack, flags, version)
+        assert encode_frame(frame) == bytes.fromhex(on_the_line), head_and_payload

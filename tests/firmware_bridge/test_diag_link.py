@@ -2,11 +2,12 @@
 
 import json
 import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 
 from controller.cli import main
+from tests.firmware_bridge.conftest import sim_command
 
 
 def test_json_report_of_a_healthy_link(
@@ -45,10 +46,10 @@ def test_zero_pings_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_a_noisy_line_is_graded_and_the_check_ends_by_its_deadline(
-    capsys: pytest.CaptureFixture[str],
+    mcu_firmware: Path | None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "firmware_bridge.sim", "--pty", "--speed", "0", "--corrupt", "0.03"],
+        sim_command(mcu_firmware, "--corrupt", "0.03"),
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -65,3 +66,26 @@ def test_a_noisy_line_is_graded_and_the_check_ends_by_its_deadline(
     assert "Result: OK" not in out
     assert "resends per" in out or "damaged frames" in out
     assert code in (0, 1)
+
+
+def test_every_ping_is_answered_on_a_line_that_damages_and_loses_frames(
+    mcu_firmware: Path | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A bad cable: 1 % of the bytes damaged and 3 % of the frames lost, both ways.
+    process = subprocess.Popen(
+        sim_command(mcu_firmware, "--corrupt", "0.01", "--drop", "0.03"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    path = process.stdout.readline().strip()
+    try:
+        main(["diag", "link", "--port", path, "--count", "300", "--json", "--deadline", "60"])
+    finally:
+        process.terminate()
+        process.wait(timeout=5)
+    report = json.loads(capsys.readouterr().out)
+    assert (report["pings_sent"], report["pings_answered"]) == (300, 300)
+    assert report["crc_errors"] > 0 and report["retransmits"] > 0
+    assert report["reconnects"] == 0

@@ -1,6 +1,10 @@
-"""The link against the simulated MCU in memory: replies, typed errors, gaps, resets, timeouts."""
+"""The link against the simulated MCU: replies, typed errors, gaps, resets, timeouts.
+
+Tests that take `sim`, `link`, `hardware_link` or `mcu_firmware` run against the software MCU
+and against the C firmware's host build (see conftest.py)."""
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +18,7 @@ from firmware_bridge.events import (
     Subscription,
     ZonesRead,
 )
+from firmware_bridge.fields import decode_payload
 from firmware_bridge.frame import Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
@@ -23,12 +28,17 @@ from firmware_bridge.messages import (
     Fault,
     FaultCleared,
     FaultCode,
+    Identify,
+    IdentifyReply,
     Motion,
     MotionDone,
     Outcome,
     Ping,
+    Pong,
     QueryStatus,
+    QueryZone,
     RaiseWalls,
+    Rejected,
     RejectReason,
     Reset,
     ResetCause,
@@ -43,7 +53,7 @@ from firmware_bridge.messages import (
 from firmware_bridge.port import PortListener
 from firmware_bridge.sim.faults import Faults
 from firmware_bridge.sim.table import SimulatedTable
-from tests.firmware_bridge.conftest import FAST
+from tests.firmware_bridge.conftest import FAST, settings_for
 
 
 async def test_handshake_reports_who_the_mcu_is(hardware_link: Link) -> None:
@@ -107,7 +117,7 @@ async def test_lost_events_are_noticed_and_the_state_is_queried_again(
 
 async def test_a_trailing_lost_event_is_caught_by_the_heartbeat(sim: SimulatedTable) -> None:
     settings = LinkSettings(heartbeat_interval=0.02, min_rto=0.01, connect_timeout=2)
-    async with Link(sim.memory_opener(), settings) as link:
+    async with Link(sim.opener(), settings) as link:
         events = link.subscribe()
         sim.drop_next_events(1)
         await link.request(RollDice(5000))
@@ -133,7 +143,8 @@ async def test_an_unanswered_command_is_a_timeout_then_the_link_heals(
 ) -> None:
     events = link.subscribe()
     sim.set_line_noise(drop=1.0)
-    with pytest.raises(CommandTimeout, match="Ping went unanswered after 6 tries"):
+    tries = link.settings.max_tries
+    with pytest.raises(CommandTimeout, match=f"Ping went unanswered after {tries} tries"):
         await link.request(Ping(1))
     await events.next(Disconnected, within=1)
     with pytest.raises(LinkDown):
@@ -144,10 +155,12 @@ async def test_an_unanswered_command_is_a_timeout_then_the_link_heals(
     assert link.stats().reconnects == 1
 
 
-async def test_mcu_stops_motors_when_the_heartbeat_stops() -> None:
-    sim = SimulatedTable(seed=1, speed=0.01, heartbeat_timeout=0.2, inventory_period=None)
+async def test_mcu_stops_motors_when_the_heartbeat_stops(mcu_firmware: Path | None) -> None:
+    sim = SimulatedTable(
+        seed=1, speed=0.01, heartbeat_timeout=0.2, inventory_period=None, firmware=mcu_firmware
+    )
     quiet = LinkSettings(heartbeat_interval=30, silence_timeout=60, connect_timeout=2)
-    async with sim, Link(sim.memory_opener(), quiet) as link:
+    async with sim, Link(sim.opener(), quiet) as link:
         events = link.subscribe()
         await link.request(BuildWalls(TileSetKind.WITH_FLOWERS_144, 36, 2, 600_000))
         stopped = await events.next(MotionDone, within=3)
@@ -239,8 +252,8 @@ async def test_a_zone_read_never_delivers_a_reply_older_than_the_events_before_i
 
         return Lossy()
 
-    opener = sim.memory_opener()
-    async with Link(lambda listener: opener(line(listener)), FAST) as link:
+    opener = sim.opener()
+    async with Link(lambda listener: opener(line(listener)), settings_for(sim)) as link:
         events = link.subscribe(ZoneInventory, ZonesRead)
         await link.read_zones(1.0)
         seen = await events.until(ZonesRead, within=3)
@@ -368,3 +381,87 @@ async def test_the_state_re_read_comes_in_frames_small_enough_for_a_noisy_line(
     [inventory] = [i for i in seen if isinstance(i, ZoneInventory) and (i.seat, i.zone) == (1, 2)]
     assert inventory.uids == tuple(sorted(tile.uid for tile in river))
     assert replies and max(replies) <= 4 + 8 * ZONE_PAGE_UIDS, "every reply a small frame"
+
+
+async def test_the_firmware_answers_a_repeated_read_it_did_not_keep_by_reading_again(
+    firmware_host: Path,
+) -> None:
+    """protocol.md: an MCU may keep only short replies and answer a repeated read by reading
+    again. The C firmware keeps replies of up to 35 bytes: a hand of five tiles is longer. Its
+    first reply is lost, a sixth tile is laid meanwhile, and the repeat reads six."""
+    sim = SimulatedTable(seed=7, speed=0, inventory_period=None, firmware=firmware_host)
+    replies: list[Frame] = []
+
+    def line(listener: PortListener) -> PortListener:
+        decoder = FrameDecoder()
+
+        class LoseTheFirstHandRead:
+            def data_received(self, data: bytes) -> None:
+                for frame in decoder.feed(data):
+                    assert isinstance(frame, Frame), "a clean line"
+                    reply = frame.flags & Flag.RESPONSE and frame.type == ZoneInventory.TYPE
+                    if reply:
+                        replies.append(frame)
+                        if len(replies) == 1:
+                            sim.draw(seat=0, side=1, stack=0, layer=1)  # a sixth tile
+                            continue
+                    listener.data_received(encode_frame(frame))
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                listener.connection_lost(exc)
+
+        return LoseTheFirstHandRead()
+
+    async with sim:
+        opener = sim.opener()
+        async with Link(lambda listener: opener(line(listener)), settings_for(sim)) as link:
+            events = link.subscribe(MotionDone, ZoneInventory)
+            await walls_up(link, events)
+            sim.draw_block(0, [(1, stack, 0) for stack in range(5)])
+            assert len((await events.next(ZoneInventory, within=2)).uids) == 5
+            hand = await link.request(QueryZone(0, Zone.HAND))
+    assert len(hand.uids) == 6
+    first, again = replies[0], replies[1]
+    assert again.seq == first.seq, "the repeat of the same command"
+    assert (len(first.payload) - 2) // 8 == 5 and (len(again.payload) - 2) // 8 == 6
+
+
+async def test_a_frame_that_is_no_command_is_refused_with_the_reason_the_spec_names(
+    sim: SimulatedTable,
+) -> None:
+    """protocol.md section 4: UNKNOWN_COMMAND (detail: the type) for a type that is no host
+    command, whatever its payload; BAD_ARGUMENT (detail: the type) for a command whose payload
+    has the wrong length or an enumeration out of range. Raw frames on the MCU's line."""
+    replies: asyncio.Queue[Frame] = asyncio.Queue()
+    decoder = FrameDecoder()
+
+    class Listener:
+        def data_received(self, data: bytes) -> None:
+            for frame in decoder.feed(data):
+                if isinstance(frame, Frame) and frame.flags & Flag.RESPONSE:
+                    replies.put_nowait(frame)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            """Nothing to do."""
+
+    port = await sim.opener()(Listener())
+    sent = [
+        Frame(Identify.TYPE, b"", 0, 0, Flag.SYNC),
+        Frame(Pong.TYPE, b"\1\2\3\4", 1),  # a reply's type with its own payload
+        Frame(Pong.TYPE, b"\1", 2),  # a reply's type with a payload it cannot have
+        Frame(0x7F, b"", 3),  # no message at all
+        Frame(Ping.TYPE, b"\1\2", 4),  # a ping two bytes short
+        Frame(QueryZone.TYPE, b"\0\7", 5),  # zone 7
+    ]
+    port.write(b"\0" + b"".join(encode_frame(frame) for frame in sent))
+    answers = [await asyncio.wait_for(replies.get(), 3) for _ in sent]
+    port.close()
+    assert [(a.seq, a.type) for a in answers[:1]] == [(0, IdentifyReply.TYPE)]
+    refusals = [(a.seq, decode_payload(a.type, a.payload)) for a in answers[1:]]
+    assert refusals == [
+        (1, Rejected(RejectReason.UNKNOWN_COMMAND, Pong.TYPE)),
+        (2, Rejected(RejectReason.UNKNOWN_COMMAND, Pong.TYPE)),
+        (3, Rejected(RejectReason.UNKNOWN_COMMAND, 0x7F)),
+        (4, Rejected(RejectReason.BAD_ARGUMENT, Ping.TYPE)),
+        (5, Rejected(RejectReason.BAD_ARGUMENT, QueryZone.TYPE)),
+    ]

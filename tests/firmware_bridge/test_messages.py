@@ -10,12 +10,21 @@ from hypothesis import strategies as st
 
 from firmware_bridge import generate
 from firmware_bridge.errors import MessageError
-from firmware_bridge.fields import FieldSpec, Message, all_specs, decode_payload, encode_payload
+from firmware_bridge.fields import (
+    FieldSpec,
+    Message,
+    all_specs,
+    decode_payload,
+    encode_payload,
+    spec_for,
+)
 from firmware_bridge.frame import MAX_PAYLOAD
 from firmware_bridge.messages import (
     TABLE_HASH,
     Ping,
+    QueryWall,
     Status,
+    WallSide,
     WallTile,
     Zone,
     ZoneInventory,
@@ -104,3 +113,15 @@ def test_generated_protocol_reference_is_current() -> None:
     current = (ROOT / generate.DOC_PATH).read_text()
     assert generate.render_doc(current) == current
     assert f"0x{TABLE_HASH:08x}" in current
+
+
+def test_a_message_described_over_several_lines_is_described_whole() -> None:
+    # A firmware writer reads these descriptions in protocol.md and in the C header: a
+    # description cut at the end of its first source line left them mid-sentence.
+    query = spec_for(QueryWall).doc
+    assert query.endswith("small frames survive a noisy line).")
+    assert "of one side of the walls under the table" in query
+    assert spec_for(WallSide).doc.endswith("and the layout of the build (0, 0 before any).")
+    for spec in all_specs():
+        assert spec.doc.endswith((".", ")")), f"{spec.name}: {spec.doc!r}"
+        assert "  " not in spec.doc and "\n" not in spec.doc

@@ -57,8 +57,9 @@ async def test_full_build_raise_dice_cycle_over_a_pty(sim: SimulatedTable) -> No
 
 
 async def test_device_unplugged_and_back_reconnects_and_requeries(
-    sim: SimulatedTable, tmp_path: Path
+    software_sim: SimulatedTable, tmp_path: Path
 ) -> None:
+    sim = software_sim
     device = tmp_path / "mahjong-mcu"
     settings = LinkSettings(min_rto=0.01, reconnect_min=0.02, reconnect_max=0.1, connect_timeout=3)
     async with Link(serial_opener(await sim.serve_pty(device)), settings) as link:
@@ -88,8 +89,8 @@ async def test_a_firmware_with_another_message_table_is_a_clear_error() -> None:
         assert "update the firmware or the daemon" in str(mismatch.value)
 
 
-async def test_tcp_url_reaches_the_same_mcu(sim: SimulatedTable) -> None:
-    url = await sim.serve_tcp()
+async def test_tcp_url_reaches_the_same_mcu(software_sim: SimulatedTable) -> None:
+    url = await software_sim.serve_tcp()
     assert url.startswith("socket://127.0.0.1:")
     async with Link(serial_opener(url), FAST) as link:
         assert (await link.request(Ping(77))).token == 77

@@ -1,7 +1,7 @@
 """The simulated table behaves like the reference table: tile sets, walls, zones and faults."""
 
-import asyncio
 from collections import Counter
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -9,22 +9,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware_bridge.errors import CommandRejected
+from firmware_bridge.events import Subscription
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
+    BuildState,
     BuildWalls,
     Component,
     Fault,
+    FaultCleared,
     FaultCode,
     Motion,
     MotionDone,
     Motor,
     Outcome,
+    QueryStatus,
     QueryZone,
     RaiseWalls,
     RejectReason,
     RollDice,
     SelfTest,
     SelfTestResult,
+    StopAll,
     TileSetKind,
     WallBuilt,
     WallTile,
@@ -36,7 +41,7 @@ from firmware_bridge.sim.model import TableModel, WallLayout, layout_for
 from firmware_bridge.sim.table import SimulatedTable
 from firmware_bridge.sim.tiles import physical_sets, tile_names
 from firmware_bridge.tileset import TileSetFileError, read_tileset
-from tests.firmware_bridge.conftest import FAST
+from tests.firmware_bridge.conftest import FAST, settings_for
 
 LAYOUTS = {
     TileSetKind.WITH_FLOWERS_144: (36, 18),
@@ -143,10 +148,12 @@ async def _build(
     return list(items)
 
 
-async def test_a_missing_tile_shows_as_a_short_side() -> None:
+async def test_a_missing_tile_shows_as_a_short_side(mcu_firmware: Path | None) -> None:
     faults = Faults(missing_tiles=("5p",))
-    sim = SimulatedTable(seed=3, speed=0, faults=faults, inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+    sim = SimulatedTable(
+        seed=3, speed=0, faults=faults, inventory_period=None, firmware=mcu_firmware
+    )
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         items = await _build(link)
         counts = [item.count for item in items if isinstance(item, WallBuilt)]
         assert sorted(counts) == [33, 34, 34, 34]
@@ -154,16 +161,24 @@ async def test_a_missing_tile_shows_as_a_short_side() -> None:
         assert faces["5p"] == 3
 
 
-async def test_a_duplicated_uid_shows_twice_in_the_wall() -> None:
-    sim = SimulatedTable(seed=3, speed=0, faults=Faults(duplicate_uids=1), inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+async def test_a_duplicated_uid_shows_twice_in_the_wall(mcu_firmware: Path | None) -> None:
+    sim = SimulatedTable(
+        seed=3,
+        speed=0,
+        faults=Faults(duplicate_uids=1),
+        inventory_period=None,
+        firmware=mcu_firmware,
+    )
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         uids = Counter(i.uid for i in await _build(link) if isinstance(i, WallTile))
         assert sorted(uids.values())[-1] == 2
 
 
-async def test_a_jam_stops_the_build_with_a_fault() -> None:
-    sim = SimulatedTable(seed=3, speed=0, faults=Faults(jam_at_tile=40), inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+async def test_a_jam_stops_the_build_with_a_fault(mcu_firmware: Path | None) -> None:
+    sim = SimulatedTable(
+        seed=3, speed=0, faults=Faults(jam_at_tile=40), inventory_period=None, firmware=mcu_firmware
+    )
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         items = await _build(link)
         assert sum(isinstance(i, WallTile) for i in items) == 40
         assert Fault(FaultCode.JAM, Motor.STACKER) in items
@@ -173,11 +188,29 @@ async def test_a_jam_stops_the_build_with_a_fault() -> None:
         assert items != await _build(link)
 
 
-async def test_a_build_longer_than_its_maximum_duration_is_stopped(link: Link) -> None:
-    items = await _build(link, ms=1_000)
+async def test_a_build_longer_than_its_maximum_duration_is_stopped(
+    software_sim: SimulatedTable,
+) -> None:
+    # The software MCU counts the maximum duration in machine time, even on an instant machine.
+    async with Link(software_sim.opener(), FAST) as link:
+        items = await _build(link, ms=1_000)
     assert sum(isinstance(i, WallTile) for i in items) == 8
     assert Fault(FaultCode.MOTOR_TIMEOUT, Motor.STACKER) in items
     assert items[-1] == MotionDone(Motion.BUILD, Outcome.TIMED_OUT)
+
+
+async def test_a_build_that_outlasts_its_maximum_duration_on_the_clock_is_stopped(
+    mcu_firmware: Path | None,
+) -> None:
+    # A tile every 1.2 ms: the 136 tiles take 160 ms, the build may take 60.
+    sim = SimulatedTable(seed=3, speed=0.01, inventory_period=None, firmware=mcu_firmware)
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
+        items = await _build(link, ms=60)
+        status = await link.request(QueryStatus())
+    assert sum(isinstance(i, WallTile) for i in items) < 136
+    assert Fault(FaultCode.MOTOR_TIMEOUT, Motor.STACKER) in items
+    assert items[-1] == MotionDone(Motion.BUILD, Outcome.TIMED_OUT)
+    assert status.motors_running == 0 and status.build_state is BuildState.FAILED
 
 
 async def test_sichuan_walls_have_a_single_tile_at_the_end(link: Link) -> None:
@@ -190,7 +223,7 @@ async def test_sichuan_walls_have_a_single_tile_at_the_end(link: Link) -> None:
 async def test_the_lid_stops_the_motors_and_blocks_new_motions(
     sim: SimulatedTable, link: Link
 ) -> None:
-    sim.mcu.machine.speed = 0.001
+    sim.set_speed(0.001)
     events = link.subscribe()
     await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
     await events.next(WallTile, within=2)  # the build is under way
@@ -202,14 +235,19 @@ async def test_the_lid_stops_the_motors_and_blocks_new_motions(
     assert refused.value.reason == RejectReason.LID_OPEN
 
 
-async def test_rfid_misses_and_dead_antennas_show_in_the_inventories() -> None:
+async def test_rfid_misses_and_dead_antennas_show_in_the_inventories(
+    mcu_firmware: Path | None,
+) -> None:
     dead = antenna_number(0, Zone.MELD)
     faults = Faults(zone_miss={Zone.HAND: 1.0}, dead_antennas=(dead,))
-    sim = SimulatedTable(seed=3, speed=0, faults=faults, inventory_period=None)
-    async with sim, Link(sim.memory_opener(), FAST) as link:
+    sim = SimulatedTable(
+        seed=3, speed=0, faults=faults, inventory_period=None, firmware=mcu_firmware
+    )
+    async with sim, Link(sim.opener(), settings_for(sim)) as link:
         await _build(link)
+        raised = link.subscribe(MotionDone)
         await link.request(RaiseWalls(10_000))
-        await asyncio.sleep(0)
+        assert await raised.next(MotionDone, within=2) == MotionDone(Motion.RAISE, Outcome.DONE)
         tile = sim.draw(seat=0, side=0, stack=0, layer=0)
         assert (await link.request(QueryZone(0, Zone.HAND))).uids == ()
         sim.meld(0, [tile.uid])
@@ -233,3 +271,46 @@ def test_a_meld_is_read_once_in_each_zone_it_touches() -> None:
     model.meld(2, [t.uid for t in tiles])
     assert read == [(0, Zone.DISCARD), (2, Zone.HAND), (2, Zone.MELD)]
     assert model.zone_tiles(2, Zone.MELD) == tiles
+
+
+async def test_a_motion_already_running_makes_its_rivals_busy_and_stop_all_ends_it(
+    sim: SimulatedTable, link: Link
+) -> None:
+    # protocol.md section 4: a build refuses a build or a raise while it runs (BUSY, detail:
+    # the motion), and stop_all ends every running motion with motion_done STOPPED.
+    sim.set_speed(0.01)
+    events = link.subscribe(WallTile, MotionDone)
+    await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
+    await events.next(WallTile, within=2)
+    with pytest.raises(CommandRejected, match="BUSY") as busy:
+        await link.request(RaiseWalls(10_000))
+    assert busy.value.detail == Motion.BUILD
+    await link.request(RollDice(3000))  # the dice are no rival of the build
+    await link.request(StopAll())
+    stopped = [item async for item in _motions_until(events, 2)]
+    assert MotionDone(Motion.BUILD, Outcome.STOPPED) in stopped
+    status = await link.request(QueryStatus())
+    assert status.motors_running == 0 and status.build_state is BuildState.FAILED
+
+
+async def _motions_until(events: Subscription, count: int) -> AsyncIterator[MotionDone]:
+    while count:
+        item = await events.next(MotionDone, within=2)
+        count -= 1
+        yield item
+
+
+async def test_the_emergency_stop_refuses_every_motor_command_until_released(
+    sim: SimulatedTable, link: Link
+) -> None:
+    events = link.subscribe(Fault, FaultCleared)
+    sim.set_estop(True)
+    assert await events.next(Fault, within=2) == Fault(FaultCode.ESTOP, 0)
+    for command in (RollDice(3000), BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000)):
+        with pytest.raises(CommandRejected) as refused:
+            await link.request(command)
+        assert refused.value.reason == RejectReason.ESTOP
+    assert (await link.request(QueryStatus())).estop
+    sim.set_estop(False)
+    assert await events.next(FaultCleared, within=2) == FaultCleared(FaultCode.ESTOP, 0)
+    await link.request(RollDice(3000))

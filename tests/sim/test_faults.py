@@ -12,8 +12,17 @@ from controller.table.records import IncidentKind
 from controller.table.tiles import tag
 from firmware_bridge.messages import ResetCause
 from firmware_bridge.sim.faults import Faults
+from firmware_bridge.sim.mcu import SoftwareMcu
 from firmware_bridge.sim.model import TableModel
+from firmware_bridge.sim.motions import Machine
 from tests.sim.rig import Rig
+
+
+def machine(rig: Rig) -> Machine:
+    """The motors of the rig's software MCU."""
+    mcu = rig.sim.table.mcu
+    assert isinstance(mcu, SoftwareMcu)
+    return mcu.machine
 
 
 async def test_a_jam_during_the_build_stops_the_table_until_acknowledged(
@@ -87,9 +96,9 @@ async def test_the_emergency_stop_mid_build_stops_every_motor_and_holds(
         view = await rig.until_phase(Phase.FAULT)
         assert view.fault == "the emergency stop is pressed: every motor stopped"
         assert rig.panel.status is StatusPattern.FAULT
-        await rig.until(lambda _: rig.sim.table.mcu.machine.motors == 0)
+        await rig.until(lambda _: machine(rig).motors == 0)
         assert "StopAll" in rig.commands()
-        assert len(rig.sim.table.mcu.machine.wall_record) < 136, "stopped mid-build"
+        assert len(machine(rig).wall_record) < 136, "stopped mid-build"
 
         rig.sim.buttons.press_dice()
         await rig.quiet()
@@ -183,5 +192,5 @@ async def test_a_build_over_80_seconds_is_a_fault(tmp_path: Path, pins: MockFact
             "building the walls took over 80 s: check the shuffler and the stacking head"
         )
         assert rig.clock.monotonic() > 80
-        await rig.until(lambda _: rig.sim.table.mcu.machine.motors == 0)
+        await rig.until(lambda _: machine(rig).motors == 0)
         assert "StopAll" in rig.commands()

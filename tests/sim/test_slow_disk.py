@@ -77,6 +77,7 @@ async def test_a_black_box_read_slower_than_the_heartbeat_timeout_misses_no_hear
     card = SlowCard()
     async with Rig(tmp_path, "zung-jung", hands=2, seed=1, files=card) as rig:
         mcu = rig.sim.table.mcu
+        assert isinstance(mcu, SoftwareMcu), "the software MCU counts heartbeat gaps"
         card.mcu = mcu
         view = await rig.until(lambda v: v.hand == 2 and v.phase is Phase.PLAYING)
         assert view.session is not None

@@ -1,0 +1,158 @@
+/* mj_frame.c: CRC-16/CCITT-FALSE, COBS and the frame decoder (protocol.md section 1). */
+#include "mj_frame.h"
+
+#include <string.h>
+
+_Static_assert(MJ_LINE_SIZE(MJ_MAX_PAYLOAD) == MJ_LINE_MAX, "the largest frame fits the line");
+
+uint16_t mj_crc16(uint16_t crc, const uint8_t *data, size_t len)
+{
+    uint32_t c = crc;
+    for (size_t i = 0; i < len; i++) {
+        c ^= (uint32_t)data[i] << 8;
+        for (int bit = 0; bit < 8; bit++) {
+            c = (c & 0x8000u) ? ((c << 1) ^ 0x1021u) : (c << 1);
+        }
+    }
+    return (uint16_t)(c & 0xFFFFu);
+}
+
+/* A COBS encoder fed one byte at a time: the frame is encoded from its pieces without
+ * assembling it first. */
+typedef struct {
+    uint8_t *out;
+    size_t code_at; /* where the current block's code byte goes */
+    size_t pos;     /* next free byte */
+    uint8_t code;   /* the current block's length + 1 */
+} cobs_writer_t;
+
+static void cobs_start(cobs_writer_t *w, uint8_t *out)
+{
+    w->out = out;
+    w->code_at = 0;
+    w->pos = 1;
+    w->code = 1;
+}
+
+static void cobs_put(cobs_writer_t *w, uint8_t byte)
+{
+    if (byte != 0) {
+        w->out[w->pos++] = byte;
+        w->code++;
+    }
+    if (byte == 0 || w->code == 0xFF) {
+        w->out[w->code_at] = w->code;
+        w->code_at = w->pos++;
+        w->code = 1;
+    }
+}
+
+static size_t cobs_finish(cobs_writer_t *w)
+{
+    w->out[w->code_at] = w->code;
+    w->out[w->pos] = 0x00;
+    return w->pos + 1;
+}
+
+size_t mj_frame_encode(const mj_head_t *head, const uint8_t *payload, uint8_t *out)
+{
+    if (head->length > MJ_MAX_PAYLOAD) {
+        return 0;
+    }
+    uint8_t header[MJ_HEADER_SIZE] = {
+        head->version, head->flags, head->seq, head->ack, head->type,
+        (uint8_t)(head->length & 0xFF), (uint8_t)(head->length >> 8),
+    };
+    uint16_t crc = mj_crc16(0xFFFF, header, sizeof header);
+    crc = mj_crc16(crc, payload, head->length);
+    cobs_writer_t w;
+    cobs_start(&w, out);
+    for (size_t i = 0; i < sizeof header; i++) {
+        cobs_put(&w, header[i]);
+    }
+    for (size_t i = 0; i < head->length; i++) {
+        cobs_put(&w, payload[i]);
+    }
+    cobs_put(&w, (uint8_t)(crc & 0xFF));
+    cobs_put(&w, (uint8_t)(crc >> 8));
+    return cobs_finish(&w);
+}
+
+/* Decodes COBS in place; returns the decoded length or -1 if malformed. */
+static int cobs_decode(uint8_t *data, size_t len)
+{
+    size_t in = 0;
+    size_t out = 0;
+    while (in < len) {
+        uint8_t code = data[in];
+        size_t end = in + code;
+        if (code == 0 || end > len) {
+            return -1;
+        }
+        for (size_t i = in + 1; i < end; i++) {
+            data[out++] = data[i];
+        }
+        in = end;
+        if (code != 0xFF && in < len) {
+            data[out++] = 0;
+        }
+    }
+    return (int)out;
+}
+
+bool mj_frame_decode(uint8_t *piece, size_t len, mj_head_t *head, const uint8_t **payload)
+{
+    if (len > MJ_MAX_ENCODED) {
+        return false;
+    }
+    int size = cobs_decode(piece, len);
+    if (size < MJ_HEADER_SIZE + MJ_CRC_SIZE) {
+        return false;
+    }
+    size_t body = (size_t)size - MJ_CRC_SIZE;
+    uint16_t crc = (uint16_t)(piece[body] | (piece[body + 1] << 8));
+    if (mj_crc16(0xFFFF, piece, body) != crc) {
+        return false;
+    }
+    head->version = piece[0];
+    head->flags = piece[1];
+    head->seq = piece[2];
+    head->ack = piece[3];
+    head->type = piece[4];
+    head->length = (uint16_t)(piece[5] | (piece[6] << 8));
+    if (head->length != body - MJ_HEADER_SIZE) {
+        return false;
+    }
+    *payload = piece + MJ_HEADER_SIZE;
+    return true;
+}
+
+void mj_decoder_init(mj_decoder_t *decoder)
+{
+    decoder->len = 0;
+    decoder->overrun = false;
+}
+
+mj_decode_result_t mj_decoder_feed(mj_decoder_t *decoder, uint8_t byte, mj_head_t *head,
+                                   const uint8_t **payload)
+{
+    if (byte != 0) {
+        if (decoder->len < sizeof decoder->buf) {
+            decoder->buf[decoder->len++] = byte;
+        } else {
+            decoder->overrun = true;
+        }
+        return MJ_DECODE_MORE;
+    }
+    uint16_t len = decoder->len;
+    bool overrun = decoder->overrun;
+    decoder->len = 0;
+    decoder->overrun = false;
+    if (overrun) {
+        return MJ_DECODE_ERROR;
+    }
+    if (len == 0) {
+        return MJ_DECODE_MORE; /* an empty piece: a flush before a frame */
+    }
+    return mj_frame_decode(decoder->buf, len, head, payload) ? MJ_DECODE_FRAME : MJ_DECODE_ERROR;
+}
