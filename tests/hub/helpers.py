@@ -18,9 +18,10 @@ from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import TableControl
 from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.outbox import Outbox
+from controller.venue.async_store import AsyncStore
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
-from controller.venue.store import ResultStore
+from controller.venue.store import open_store
 from devsupport.hub_samples import KEY_TEXT, table_link
 from tests.hub.factories import FAST
 
@@ -117,7 +118,7 @@ def make_recorder(
     keys = KeyRing({t: TableKey(KEY_TEXT) for t in tables})
     settings = RecorderSettings(timing=timing)
     hub = connector(url, "hub-test", persistent=True, tls=tls)
-    recorder = Recorder(settings, ResultStore(db), keys, hub, clock)
+    recorder = Recorder(settings, AsyncStore(open_store(str(db))), keys, hub, clock)
     WATCHED.append(recorder.changes)
     return recorder
 

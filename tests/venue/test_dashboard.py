@@ -20,6 +20,7 @@ from controller.venue.dashboard.app import COOKIE, Dashboard
 from controller.venue.dashboard.auth import Sessions, hash_password, load_operators
 from controller.venue.dashboard.http import HttpServer
 from controller.venue.dashboard.options import http_address
+from controller.venue.store_view import StoreView
 from controller.venue.tournament.definition import load_tournament
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
@@ -70,7 +71,10 @@ async def site(
     recorder = make_recorder(broker.url, tmp_path / "hub.db")
     sessions = Sessions.fresh(load_operators(users)) if users else None
     cup = load_tournament(tournament) if tournament else None
-    dashboard = Dashboard(recorder, recorder.store, sessions, cup)
+    view = StoreView()
+    await recorder.store.call(view.load)
+    recorder.view = view
+    dashboard = Dashboard(recorder, view, sessions, cup)
     dashboard.attach()
     server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
     started = asyncio.Event()

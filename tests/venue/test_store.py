@@ -9,6 +9,7 @@ import pytest
 from controller.clock import ManualClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
+from controller.venue.async_store import AsyncStore
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
 from controller.venue.store import ResultStore, open_store
@@ -127,7 +128,7 @@ async def test_two_recorders_on_one_database_store_each_result_once(
     recorders = [
         Recorder(
             RecorderSettings(name=name),
-            open_store(store_spec),
+            AsyncStore(open_store(store_spec)),
             KeyRing({"t1": TableKey(KEY_TEXT)}),
             connector(broker.url, f"hub-{name}", persistent=True),
         )

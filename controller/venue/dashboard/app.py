@@ -24,7 +24,7 @@ from controller.venue.dashboard.auth import Sessions
 from controller.venue.dashboard.floor import LiveResults, TableCard, card
 from controller.venue.dashboard.http import EventStream, Request, Response
 from controller.venue.recorder import Recorder
-from controller.venue.store import ResultStore
+from controller.venue.store_view import StoreView
 from controller.venue.tournament.definition import Tournament
 from controller.venue.tournament.standings import Report, standings
 
@@ -41,7 +41,7 @@ class Dashboard:
     def __init__(
         self,
         recorder: Recorder,
-        store: ResultStore,
+        store: StoreView,
         sessions: Sessions | None = None,
         tournament: Tournament | None = None,
         clock: Clock | None = None,
@@ -80,6 +80,14 @@ class Dashboard:
     def render(self, view: str, request: Request) -> str:
         """The live part of one view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`,
         `notices`)."""
+        return self.banner() + self._render(view, request)
+
+    def banner(self) -> str:
+        """The warning every view starts with while the results store is down."""
+        outage = self.recorder.store.outage
+        return "" if outage is None else pages.store_down(outage.since, outage.fault.text)
+
+    def _render(self, view: str, request: Request) -> str:
         kind, _, rest = view.partition(":")
         if kind == "table":
             table, _, session = rest.partition(":")

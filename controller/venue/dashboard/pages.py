@@ -253,6 +253,15 @@ def _notice_list(items: Sequence[Notice]) -> str:
     return f"<ul class=notices>{rows}</ul>"
 
 
+def store_down(since: float, why: str) -> str:
+    """The banner while the results store is down."""
+    return (
+        f"<div class=fault-text id=store-down>Results store down since {_e(clock_time(since))}: "
+        f"{_e(why)}. Nothing is acked meanwhile; the tables keep their results and the "
+        "recorder stores them when it returns.</div>"
+    )
+
+
 def login(error: str) -> str:
     """The operator login form."""
     message = f"<p class=fault-text>{_e(error)}</p>" if error else ""
