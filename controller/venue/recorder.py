@@ -247,6 +247,11 @@ class Recorder:
             self._numbers.refill(block)
             return boot
 
+    @property
+    def held(self) -> int:
+        """Messages held in memory until the store returns."""
+        return len(self._held)
+
     def _store_changed(self) -> None:
         self.changes.notify()
         for listener in self.listeners:
@@ -321,6 +326,7 @@ class Recorder:
                 batch = await self.store.transaction(partial(_handle_all, self, messages))
             except StoreDown:
                 self._held.keep(messages)
+                self.changes.notify()
                 await self._store_pause()
                 self._held.keep(_drain(inbox))
                 continue

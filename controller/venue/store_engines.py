@@ -166,7 +166,13 @@ class SqliteEngine:
             return StoreFault(
                 FaultKind.DISK_FULL,
                 f"the recorder's disk is full: free space on {_mount_of(folder)} "
-                f"(results store {self.path}); the tables keep their results until then",
+                f"(results store {self.path})",
+            )
+        if code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return StoreFault(
+                FaultKind.FAILING,
+                f"results store {self.path} is locked by another program (a backup, or a "
+                "query left open): it must let go",
             )
         return StoreFault(
             FaultKind.FAILING,
