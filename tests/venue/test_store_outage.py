@@ -45,6 +45,11 @@ async def floor(recorder: Recorder) -> AsyncIterator[Site]:
         yield Site(dashboard, server)
 
 
+def _outage_kind(recorder: Recorder) -> FaultKind | None:
+    outage = recorder.store.outage
+    return None if outage is None else outage.fault.kind
+
+
 def _record(link: HubLink, hands: range) -> set[str]:
     return {link.record_result(hand_result(h)).id for h in hands}
 
@@ -64,13 +69,13 @@ async def _outage_then_return(
     ids |= _record(link, range(11, 21))
     await eventually(lambda: recorder.store.outage is not None, "the store seen down")
     await eventually(lambda: recorder.held >= 10, "the ten new results held", 30)
-    assert recorder.store.outage is not None and recorder.store.outage.fault.kind == kind
+    assert _outage_kind(recorder) == kind
     assert link.pending_results == 10  # nothing acked that is not stored
     page = (await site.get("/")).body
     assert "Results store down since" in page and "id=store-down" in page
     heal()
     await eventually(lambda: link.pending_results == 0, "every result acked once stored", 30)
-    assert recorder.store.outage is None
+    assert _outage_kind(recorder) is None
     assert "store-down" not in (await site.get("/")).body
     return ids
 
