@@ -49,7 +49,9 @@ from controller.venue import export, overview
 from controller.venue.command_client import request_reply, signed_command
 from controller.venue.dashboard import options as dashboard_options
 from controller.venue.program import RecorderPlan, open_recorder, run_until_signal
+from controller.venue.recorder_lock import lock_for, run_as_active
 from controller.venue.store import ResultStore, open_store
+from controller.venue.store_engines import StoreUnavailable
 from controller.venue.tournament import commands as tournament_cmd
 from controller.venue.tournament.definition import load_tournament
 from controller.venue.tournament.standings import standings
@@ -72,6 +74,12 @@ def register(commands: Any) -> None:
     _connection_options(hub)
     _db_option(hub)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
+    hub.add_argument(
+        "--standby",
+        action="store_true",
+        help="if a recorder of this name already records on this store, wait as its hot "
+        "standby and take over when it stops (without: exit 2 naming it)",
+    )
     dashboard_options.add_options(hub)
     hub.set_defaults(handler=run_recorder)
     actions = hub.add_subparsers(dest="action", metavar="ACTION")
@@ -210,15 +218,26 @@ def _address(args: argparse.Namespace, client_id: str, persistent: bool) -> Brok
 
 
 def run_recorder(args: argparse.Namespace) -> int:
-    """Record results until SIGINT or SIGTERM."""
+    """Record results until SIGINT or SIGTERM (as the venue's one active recorder)."""
     setup_logging("info")
     plan = RecorderPlan(name=args.name, keys_path=args.keys, db=args.db, topic_root=args.topic_root)
     connector = AiomqttConnector(_address(args, f"mahjong-hub-{args.name}", persistent=True))
+    lock = lock_for(args.db, args.name)
+    try:
+        holder = lock.try_take()
+    except StoreUnavailable as exc:
+        raise RuntimeFailure(f"cannot open the results store: {exc.fault.text}") from exc
+    if holder is not None and not args.standby:
+        raise UsageError(
+            f"{holder} already records for this venue on this store: stop it first, or start "
+            "this one with --standby to take over when it stops"
+        )
     recorder, store = open_recorder(plan, connector)
-    print(
-        f"recording to {args.db} from {args.mqtt} ({len(recorder.keys.tables)} table keys)",
-        flush=True,
-    )
+    where = f"{store.where} from {args.mqtt} ({len(recorder.keys.tables)} table keys)"
+    if holder is None:
+        print(f"recording to {where}", flush=True)
+    else:
+        print(f"standby: {holder} records for this venue; waiting to take over", flush=True)
     if args.http:
         dashboard_options.http_address(args.http)  # a bad address stops us before connecting
         from controller.venue.dashboard.serve import record_and_serve  # only with --http
@@ -226,10 +245,15 @@ def run_recorder(args: argparse.Namespace) -> int:
         job = record_and_serve(args, recorder, store)
     else:
         job = recorder.run()
+
+    def said(line: str) -> None:
+        print(f"{line}: recording to {where}", flush=True)
+
     try:
-        asyncio.run(run_until_signal(job))
+        asyncio.run(run_until_signal(run_as_active(lock, holder is not None, job, said)))
     finally:
         store.close()
+        lock.release()
     c = recorder.counters
     print(
         f"stopped: {c.recorded} results recorded, {c.duplicates} duplicates, "

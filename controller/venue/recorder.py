@@ -420,17 +420,37 @@ class Recorder:
             self._alive(table, alive, batch, heard_now=not message.retain)
 
     def _on_hub_state(self, payload: bytes, batch: _Batch) -> None:
-        """Someone else's state on our topic (a forged or stale one): put ours back."""
+        """Someone else's state on our topic: put ours back (it replaced ours as retained).
+
+        A state of this recorder's own name, of an earlier boot and signed with our keys is
+        its predecessor's: above all its last will, which the broker publishes when a killed
+        recorder's connection drops, and keeps for this recorder's persistent session until
+        it connects. That is named for what it is, not refused as a forgery."""
         try:
-            state_id = decode(payload, HubStateMessage).id if payload else None
+            state = decode(payload, HubStateMessage) if payload else None
         except MalformedMessage:
-            state_id = None
-        if state_id in self._own_states:
+            state = None
+        if state is not None and state.id in self._own_states:
             return
-        if not self._foreign_state:
-            self.refusals.refuse("hub/state", "hub state not ours", "publishing our own again")
-        batch.counts.foreign_states += 1
+        if state is not None and self._predecessor(state, payload):
+            batch.counts.predecessor_states += 1
+            _log.info(
+                "hub/state: %s of this recorder's predecessor (%s, boot %d), delivered late by "
+                "the broker; publishing ours again",
+                "the last will (or goodbye)" if not state.online else "a state",
+                state.hub,
+                state.boot,
+            )
+        else:
+            if not self._foreign_state:
+                self.refusals.refuse("hub/state", "hub state not ours", "publishing our own again")
+            batch.counts.foreign_states += 1
         self._foreign_state = True
+
+    def _predecessor(self, state: HubStateMessage, payload: bytes) -> bool:
+        if state.hub != self.settings.name or state.boot >= self.boot:
+            return False
+        return any(key.verify_among(payload, table) for table, key in self.keys.keys.items())
 
     def _alive(self, table: str, message: Envelope, batch: _Batch, heard_now: bool) -> None:
         """The table is connected: it sent this just now, or its retained status says online
