@@ -7,6 +7,7 @@ mahjong-table hub send TABLE ACTION [...]                    send one command an
 mahjong-table hub send TABLE blackbox --hand N [--session S] [--out FILE]   a hand's black box
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
 mahjong-table hub notices [--db PATH]                        outbox resets, results never come
+mahjong-table hub status [--name N] [--run-dir D]            recorder active/standby, store down?
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
 mahjong-table hub standings --tournament F [--stage S]       tournament standings, cut, prizes
 mahjong-table hub draw --tournament F --stage S --round N    seat draw (--send: start sessions)
@@ -18,6 +19,7 @@ import asyncio
 import contextlib
 import re
 import sys
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,6 +52,15 @@ from controller.venue.command_client import request_reply, signed_command
 from controller.venue.dashboard import options as dashboard_options
 from controller.venue.program import RecorderPlan, open_recorder, run_until_signal
 from controller.venue.recorder_lock import lock_for, run_as_active
+from controller.venue.run_state import (
+    DEFAULT_RUN_DIR,
+    Role,
+    RunState,
+    RunStateFile,
+    is_running,
+    read_state,
+    state_path,
+)
 from controller.venue.store import ResultStore, open_store
 from controller.venue.store_engines import StoreUnavailable
 from controller.venue.tournament import commands as tournament_cmd
@@ -74,6 +85,7 @@ def register(commands: Any) -> None:
     _connection_options(hub)
     _db_option(hub)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
+    _run_dir_option(hub)
     hub.add_argument(
         "--standby",
         action="store_true",
@@ -103,6 +115,15 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--username", default="", help="broker user (without client certificates)")
     parser.add_argument(
         "--password-file", type=Path, help="file holding the broker password (kept out of ps)"
+    )
+
+
+def _run_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--run-dir",
+        type=Path,
+        default=DEFAULT_RUN_DIR,
+        help="where the recorder tells `hub status` how it is (best on a tmpfs)",
     )
 
 
@@ -176,6 +197,16 @@ def _register_views(actions: Any) -> None:
     )
     _db_option(tables)
     tables.set_defaults(handler=run_tables)
+    status = actions.add_parser(
+        "status",
+        help="show whether the recorder runs, active or standby, and whether its store is down",
+        description="What the running recorder of this name says of itself: active or standby "
+        "and since when, and since when and why its results store is down. Exit 1 when it "
+        "does not run or its store is down.",
+    )
+    status.add_argument("--name", default="hub", help="the recorder's --name")
+    _run_dir_option(status)
+    status.set_defaults(handler=run_status)
     notices = actions.add_parser(
         "notices",
         help="show what the venue must know: outbox resets, results that never came",
@@ -234,6 +265,9 @@ def run_recorder(args: argparse.Namespace) -> int:
         )
     recorder, store = open_recorder(plan, connector)
     where = f"{store.where} from {args.mqtt} ({len(recorder.keys.tables)} table keys)"
+    role: Role = "active" if holder is None else "standby"
+    state = RunStateFile(args.run_dir, args.name, store, role, time.time())
+    state.write_now()
     if holder is None:
         print(f"recording to {where}", flush=True)
     else:
@@ -246,14 +280,19 @@ def run_recorder(args: argparse.Namespace) -> int:
     else:
         job = recorder.run()
 
-    def said(line: str) -> None:
-        print(f"{line}: recording to {where}", flush=True)
+    async def active() -> None:
+        state.follow()
+        if holder is not None:
+            await state.become("active", time.time())
+            print(f"took over: this is now the venue's active recorder, recording to {where}")
+            sys.stdout.flush()
 
     try:
-        asyncio.run(run_until_signal(run_as_active(lock, holder is not None, job, said)))
+        asyncio.run(run_until_signal(run_as_active(lock, holder is not None, job, active)))
     finally:
         store.close()
         lock.release()
+        state.remove()
     c = recorder.counters
     print(
         f"stopped: {c.recorded} results recorded, {c.duplicates} duplicates, "
@@ -283,6 +322,38 @@ def run_tables(args: argparse.Namespace) -> int:
     if not seen:
         print("no table has been heard yet")
     return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Print the recorder's own account of its state (and its standby's)."""
+    path = state_path(args.run_dir, args.name, "active")
+    state = read_state(path)
+    standby = read_state(state_path(args.run_dir, args.name, "standby"))
+    if standby is not None and is_running(standby.pid):
+        print(f"standby: {_recorder_line(standby)}")
+    if state is None:
+        print(f"recorder {args.name}: not running (nothing in {path}; is --run-dir the same?)")
+        return 1
+    if not is_running(state.pid):
+        print(f"recorder {args.name}: not running (pid {state.pid} has ended)")
+        return 1
+    print(_recorder_line(state))
+    if state.store_down_since is not None:
+        print(
+            f"results store down since {overview.clock_time(state.store_down_since)}: "
+            f"{state.store_fault}; nothing is acked until it returns (the tables keep their "
+            "results)"
+        )
+        return 1
+    print("results store up")
+    return 0
+
+
+def _recorder_line(state: RunState) -> str:
+    return (
+        f"recorder {state.name}: {state.role} since {overview.clock_time(state.since)} "
+        f"(pid {state.pid}), results store {state.store}"
+    )
 
 
 def run_notices(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ import socket
 import threading
 import time
 import zlib
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -230,11 +230,14 @@ async def hold(lock: RecorderLock) -> None:
 
 
 async def run_as_active(
-    lock: RecorderLock, standby: bool, job: Coroutine[Any, Any, None], said: Callable[[str], None]
+    lock: RecorderLock,
+    standby: bool,
+    job: Coroutine[Any, Any, None],
+    active: Callable[[], Awaitable[None]],
 ) -> None:
-    """Run `job` as the venue's active recorder: a standby first waits for the lock. The job
-    stops if the lock is lost to another recorder."""
+    """Run `job` as the venue's active recorder (`active()` is told when it is): a standby
+    first waits for the lock. The job stops if the lock is lost to another recorder."""
     if standby:
         await in_thread(lock.wait_take)
-        said("took over: this is now the venue's active recorder")
+    await active()
     await first_failure(job, hold(lock))

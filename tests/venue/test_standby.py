@@ -51,6 +51,14 @@ class Recorder:
         return code
 
 
+def _status(run_dir: Path) -> str:
+    """What `mahjong-table hub status` says."""
+    command = [sys.executable, "-m", "controller", "hub", "status", "--run-dir", str(run_dir)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
 def _keys(tmp_path: Path) -> Path:
     path = tmp_path / "keys.toml"
     path.write_text(f'[tables]\nt1 = "{KEY_TEXT}"\n')
@@ -79,12 +87,18 @@ async def test_a_second_recorder_of_the_venue_exits_2_naming_the_one_that_runs(
 async def test_a_standby_takes_over_when_the_recorder_is_killed_and_stores_each_result_once(
     broker: Broker, tmp_path: Path, store_spec: str
 ) -> None:
-    keys = _keys(tmp_path)
-    first = Recorder(broker, store_spec, keys)
+    keys, run = _keys(tmp_path), ("--run-dir", str(tmp_path / "run"))
+    first = Recorder(broker, store_spec, keys, *run)
     await first.said("recording to")
-    standby = Recorder(broker, store_spec, keys, "--standby")
+    standby = Recorder(broker, store_spec, keys, "--standby", *run)
     try:
         await standby.said(f"pid {first.process.pid}")
+        said = _status(tmp_path / "run")
+        assert (
+            "standby: recorder hub: standby since" in said
+            and f"(pid {standby.process.pid})" in said
+        )
+        assert "recorder hub: active since" in said and f"(pid {first.process.pid})" in said
         link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
         async with running(link.run()):
             ids = {link.record_result(hand_result(h)).id for h in range(1, 11)}
@@ -92,6 +106,8 @@ async def test_a_standby_takes_over_when_the_recorder_is_killed_and_stores_each_
             assert first.stop(signal.SIGKILL) == -signal.SIGKILL
             await standby.said("took over: this is now the venue's active recorder")
             await standby.said("recorder online as hub")
+            said = _status(tmp_path / "run")
+            assert "recorder hub: active since" in said and f"(pid {standby.process.pid})" in said
             ids |= {link.record_result(hand_result(h)).id for h in range(11, 21)}
             await eventually(lambda: link.pending_results == 0, "the next ten acked", 30)
     finally:

@@ -6,17 +6,21 @@ is down, and once the store returns stores every result exactly once and clears 
 import asyncio
 import contextlib
 import errno
+import io
 import subprocess
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from controller.cli import main
 from controller.errors import RuntimeFailure
 from controller.hub.table_side.hub_link import HubLink
 from controller.venue.dashboard.app import Dashboard
 from controller.venue.dashboard.http import HttpServer
 from controller.venue.recorder import Recorder
+from controller.venue.run_state import RunStateFile
 from controller.venue.store import open_store
 from controller.venue.store_engines import FaultKind
 from controller.venue.store_view import StoreView
@@ -30,8 +34,12 @@ pytestmark = pytest.mark.broker
 
 
 @contextlib.asynccontextmanager
-async def floor(recorder: Recorder) -> AsyncIterator[Site]:
-    """The recorder running with its dashboard served on a free port."""
+async def floor(recorder: Recorder, run_dir: Path) -> AsyncIterator[Site]:
+    """The recorder running with its dashboard served on a free port, telling `hub status`
+    how it is through `run_dir`."""
+    state = RunStateFile(run_dir, "hub", recorder.store, "active", time.time())
+    state.write_now()
+    state.follow()
     view = StoreView()
     await recorder.store.call(view.load)
     recorder.view = view
@@ -59,6 +67,7 @@ async def _outage_then_return(
     link: HubLink,
     site: Site,
     kind: FaultKind,
+    run_dir: Path,
     fail: Callable[[], object],
     heal: Callable[[], object],
 ) -> set[str]:
@@ -73,11 +82,32 @@ async def _outage_then_return(
     assert link.pending_results == 10  # nothing acked that is not stored
     page = (await site.get("/")).body
     assert "Results store down since" in page and "id=store-down" in page
+    code, said = await _hub_status(run_dir)
+    assert code == 1 and "results store down since" in said, said
+    assert recorder.store.outage is not None and recorder.store.outage.fault.text in said
     heal()
     await eventually(lambda: link.pending_results == 0, "every result acked once stored", 30)
     assert _outage_kind(recorder) is None
     assert "store-down" not in (await site.get("/")).body
+    assert await _hub_status(run_dir) == (0, _STATUS_UP)
     return ids
+
+
+_STATUS_UP = "results store up"
+
+
+async def _hub_status(run_dir: Path) -> tuple[int, str]:
+    """`mahjong-table hub status` as an operator runs it: its exit status and what it said
+    (the last line, or every line when the store is down)."""
+
+    def run() -> tuple[int, str]:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = main(["hub", "status", "--run-dir", str(run_dir)])
+        lines = out.getvalue().strip().splitlines()
+        return code, lines[-1] if code == 0 else out.getvalue()
+
+    return await asyncio.to_thread(run)
 
 
 async def test_a_postgresql_restart_is_waited_out_and_every_result_stored_once(
@@ -86,9 +116,15 @@ async def test_a_postgresql_restart_is_waited_out_and_every_result_stored_once(
     url = pg_cluster.new_database()
     recorder = make_recorder(broker.url, url)
     link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
-    async with floor(recorder) as site, running(link.run()):
+    async with floor(recorder, tmp_path / "run") as site, running(link.run()):
         ids = await _outage_then_return(
-            recorder, link, site, FaultKind.UNREACHABLE, pg_cluster.halt, pg_cluster.resume
+            recorder,
+            link,
+            site,
+            FaultKind.UNREACHABLE,
+            tmp_path / "run",
+            pg_cluster.halt,
+            pg_cluster.resume,
         )
     recorder.store.close()
     check = open_store(url)
@@ -130,9 +166,15 @@ async def test_a_full_disk_is_named_and_waited_out_and_every_result_stored_once(
     recorder = make_recorder(broker.url, db)
     link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
     filler = small_disk / "filler"
-    async with floor(recorder) as site, running(link.run()):
+    async with floor(recorder, tmp_path / "run") as site, running(link.run()):
         ids = await _outage_then_return(
-            recorder, link, site, FaultKind.DISK_FULL, lambda: _fill(small_disk), filler.unlink
+            recorder,
+            link,
+            site,
+            FaultKind.DISK_FULL,
+            tmp_path / "run",
+            lambda: _fill(small_disk),
+            filler.unlink,
         )
     recorder.store.close()
     check = open_store(str(db))
