@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import errno
 import io
+import sqlite3
 import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -189,3 +190,22 @@ def test_a_full_disk_is_named_when_the_recorder_starts(small_disk: Path) -> None
         with pytest.raises(RuntimeFailure) as refused:
             open_store(str(small_disk / name)).bump("boot")
         assert "the recorder's disk is full: free space on " + str(small_disk) in str(refused.value)
+
+
+async def test_a_blocked_store_delays_only_the_store_not_the_dashboard(
+    broker: Broker, tmp_path: Path
+) -> None:
+    db = tmp_path / "hub.sqlite3"
+    recorder = make_recorder(broker.url, db)
+    link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
+    other = sqlite3.connect(db, isolation_level=None)  # a backup holding the write lock
+    async with floor(recorder, tmp_path / "run") as site, running(link.run()):
+        other.execute("BEGIN IMMEDIATE")
+        receipt = link.record_result(hand_result(1))
+        assert (await site.get("/")).status == 200  # served while the store waits
+        assert link.pending_results == 1 and recorder.connected.is_set()
+        other.execute("COMMIT")
+        await eventually(lambda: link.pending_results == 0, "acked once the store can write")
+    other.close()
+    recorder.store.close()
+    assert [s.id for s in open_store(str(db)).results()] == [receipt.id]
