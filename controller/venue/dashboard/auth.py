@@ -1,21 +1,37 @@
-"""Operators of the dashboard: a password file of scrypt hashes, and signed session cookies.
+"""Operators of the dashboard: a password file of scrypt hashes, and sessions kept on the server.
 
 The file has one operator a line, `name:scrypt:N:r:p:salt:hash` (hex), written by
-`mahjong-table hub dashboard-user FILE NAME`. A login gives a cookie `name.expiry.mac`, the
-MAC keyed by a secret made when the dashboard starts (a restart logs everyone out); forms that
-act carry a token derived from the cookie, so another site cannot post them.
+`mahjong-table hub dashboard-user FILE NAME`. Opening the login form starts a session (its
+cookie is a random key); a right name and password give a new session for the operator; a log
+out deletes it; a restart logs everyone out. Every form, the login form too, carries its
+session's token, so another site cannot post it. Tries are limited (`login_guard`).
 """
 
+import asyncio
+import enum
 import hashlib
 import hmac
+import logging
 import secrets
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from controller.errors import ConfigError
+from controller.venue.dashboard.login_guard import LoginGuard
+
+_log = logging.getLogger(__name__)
 
 _N, _R, _P = 2**14, 8, 1
 SESSION_S = 12 * 3600
+FORM_S = 1800.0
+"""How long a login form stays good."""
+MAX_SESSIONS = 10_000
+MAX_WAITING = 4
+_DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
+"""Checked against for an unknown name: the same hashing as for a known one, never a match."""
+"""Password checks waiting for the hashing thread beyond which a try is refused as busy."""
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
@@ -25,7 +41,8 @@ def hash_password(password: str, salt: bytes | None = None) -> str:
     return f"scrypt:{_N}:{_R}:{_P}:{salt.hex()}:{digest.hex()}"
 
 
-def _check(password: str, stored: str) -> bool:
+def check_password(password: str, stored: str) -> bool:
+    """Whether `password` is the one `stored` was made from (the hashing blocks: not on a loop)."""
     try:
         kind, n, r, p, salt, digest = stored.split(":")
         if kind != "scrypt":
@@ -61,38 +78,117 @@ def load_operators(path: Path) -> dict[str, str]:
 
 
 @dataclass
-class Sessions:
-    """Who is logged in, checked from the cookie alone."""
+class _Session:
+    name: str | None
+    """The operator (None: a login form not yet sent)."""
+    expires: float
+    token: str
+    """The form token every form of this session carries."""
 
-    operators: dict[str, str]
-    secret: bytes
+
+class Outcome(enum.Enum):
+    """How a log in went."""
+
+    IN = "in"
+    WRONG = "wrong"
+    TOO_EARLY = "too_early"
+    BUSY = "busy"
+    STALE_FORM = "stale_form"
+
+
+@dataclass(frozen=True)
+class LoginResult:
+    """A log in's outcome, the new session cookie when in, the wait when too early."""
+
+    outcome: Outcome
+    cookie: str = ""
+    wait_s: float = 0.0
+
+
+class Sessions:
+    """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
+    form token; a log out deletes its session. Passwords are checked on a thread of their own,
+    one at a time, behind the `LoginGuard`'s limits; an unknown name costs the same hashing as
+    a known one."""
+
+    def __init__(self, operators: dict[str, str], say: Callable[[str], None] | None = None) -> None:
+        self.operators = operators
+        self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
+        self._sessions: dict[str, _Session] = {}
+        self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password-check")
+        self._waiting = 0
+        self.checks = 0
+        """Passwords hashed (a known name or not)."""
 
     @classmethod
     def fresh(cls, operators: dict[str, str]) -> "Sessions":
-        """Sessions with a new random secret."""
-        return cls(operators, secrets.token_bytes(32))
+        """Sessions for these operators (nobody logged in yet)."""
+        return cls(operators)
 
-    def login(self, name: str, password: str, now: float) -> str | None:
-        """A cookie value for a right name and password, else None."""
-        stored = self.operators.get(name)
-        if stored is None or not _check(password, stored):
+    def begin(self, now: float) -> str:
+        """A session for a login form (nobody in it yet); returns its cookie."""
+        return self._add(None, now + FORM_S)
+
+    def _add(self, name: str | None, expires: float) -> str:
+        if len(self._sessions) >= MAX_SESSIONS:
+            self._sessions.pop(min(self._sessions, key=lambda k: self._sessions[k].expires))
+        cookie = secrets.token_urlsafe(32)
+        self._sessions[cookie] = _Session(name, expires, secrets.token_hex(16))
+        return cookie
+
+    def _get(self, cookie: str | None, now: float) -> _Session | None:
+        found = self._sessions.get(cookie or "")
+        if found is None or found.expires <= now:
+            if found is not None:
+                del self._sessions[cookie or ""]
             return None
-        body = f"{name}.{int(now) + SESSION_S}"
-        return f"{body}.{self._mac(body)}"
+        return found
 
     def who(self, cookie: str | None, now: float) -> str | None:
-        """The operator a cookie belongs to, if it is genuine and unexpired."""
-        if not cookie or cookie.count(".") < 2:
+        """The operator a cookie belongs to, if its session is live and they still exist."""
+        found = self._get(cookie, now)
+        if found is None or found.name is None or found.name not in self.operators:
             return None
-        body, _, mac = cookie.rpartition(".")
-        name, _, expiry = body.rpartition(".")
-        if not hmac.compare_digest(mac, self._mac(body)) or not expiry.isdigit():
-            return None
-        return name if int(expiry) > now and name in self.operators else None
+        return found.name
 
-    def token(self, cookie: str) -> str:
-        """The form token that goes with a session cookie."""
-        return self._mac("form:" + cookie)[:32]
+    def token(self, cookie: str | None, now: float) -> str | None:
+        """The form token of a live session."""
+        found = self._get(cookie, now)
+        return None if found is None else found.token
 
-    def _mac(self, text: str) -> str:
-        return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()
+    def logout(self, cookie: str | None) -> None:
+        """End a session: its cookie is worth nothing from now on."""
+        self._sessions.pop(cookie or "", None)
+
+    async def login(
+        self, cookie: str | None, token: str, name: str, password: str, client: str, now: float
+    ) -> LoginResult:
+        """Check a login form sent from `client`: its token, the limits, then the password."""
+        form = self._get(cookie, now)
+        if form is None or not hmac.compare_digest(form.token, token):
+            return LoginResult(Outcome.STALE_FORM)
+        wait = self.guard.wait_s(client, name, now)
+        if wait > 0:
+            return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
+        if self._waiting >= MAX_WAITING:
+            return LoginResult(Outcome.BUSY)
+        stored = self.operators.get(name)
+        self._waiting += 1
+        self.checks += 1
+        try:
+            loop = asyncio.get_running_loop()
+            right = await loop.run_in_executor(
+                self._hasher, check_password, password, stored or _DUMMY
+            )
+        finally:
+            self._waiting -= 1
+        if stored is None or not right:
+            self.guard.failed(client, name, now)
+            return LoginResult(Outcome.WRONG)
+        self.guard.succeeded(client, name)
+        self.logout(cookie)  # a new key once logged in: a planted cookie gains nothing
+        return LoginResult(Outcome.IN, cookie=self._add(name, now + SESSION_S))
+
+    def close(self) -> None:
+        """Stop the password thread."""
+        self._hasher.shutdown(wait=False)

@@ -1,0 +1,120 @@
+"""Dashboard log in under attack, through a real HTTP client against the real recorder and its
+dashboard (the dashboard's clock is a manual one, so waits pass without sleeping): tries are
+limited per address and per name with growing waits, an unknown name costs the same hashing as
+a known one, failures are logged once per burst with the client's address, a log out ends the
+session on the server, and no form (the login form included) is taken without its token."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from controller.clock import ManualClock
+from controller.venue.dashboard.app import Dashboard
+from controller.venue.dashboard.auth import Sessions, load_operators
+from controller.venue.dashboard.http import HttpServer
+from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES, LoginGuard
+from controller.venue.store_view import StoreView
+from devsupport.mosquitto import Broker
+from tests.hub.helpers import eventually, make_recorder, running
+from tests.venue.test_dashboard import Site, _users, login_form
+
+pytestmark = pytest.mark.broker
+RIGHT = "correct horse battery"
+
+
+@contextlib.asynccontextmanager
+async def guarded_site(broker: Broker, tmp_path: Path, users: Path) -> AsyncIterator[Site]:
+    recorder = make_recorder(broker.url, tmp_path / "hub.db")
+    view = StoreView()
+    await recorder.store.call(view.load)
+    recorder.view = view
+    dashboard = Dashboard(recorder, view, Sessions.fresh(load_operators(users)), None, CLOCK)
+    dashboard.attach()
+    server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
+    started = asyncio.Event()
+    async with running(recorder.run()), running(server.serve("127.0.0.1", 0, None, started)):
+        await started.wait()
+        await eventually(recorder.connected.is_set, "recorder online")
+        yield Site(dashboard, server)
+
+
+CLOCK = ManualClock()
+
+
+async def _try(s: Site, name: str, password: str) -> int:
+    form, cookie = await login_form(s)
+    return (await s.send("POST", "/login", {**form, "name": name, "password": password},
+                         cookie)).status  # fmt: skip
+
+
+async def test_tries_are_limited_with_growing_waits_and_told_once_per_burst(
+    broker: Broker,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    async with guarded_site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s:
+        sessions = s.dashboard.sessions
+        assert sessions is not None
+        statuses = [await _try(s, "referee", f"guess {n}") for n in range(FREE_FAILURES)]
+        assert statuses == [403] * FREE_FAILURES
+        checks = sessions.checks
+        refused = [await _try(s, name, RIGHT) for name in ("referee", "nobody", "referee")]
+        assert refused == [429, 429, 429]  # too early, even with the right password
+        assert sessions.checks == checks  # refused before any hashing
+        CLOCK.advance(1.0)
+        assert await _try(s, "nobody", "guess") == 403  # an unknown name: hashed all the same
+        assert sessions.checks == checks + 1
+        assert await _try(s, "referee", RIGHT) == 429  # the next wait is twice as long
+        CLOCK.advance(2.0)
+        assert await _try(s, "referee", RIGHT) == 303
+        CLOCK.advance(BURST_GAP_S + 1)
+        await s.get("/")
+    told = [r.getMessage() for r in caplog.records if "log in" in r.getMessage()]
+    assert len(told) == 2, told  # the burst's start and its end, not one line per try
+    assert "failed operator log in from 127.0.0.1 as 'referee'" in told[0]
+    assert "4 failed operator log ins from 127.0.0.1" in told[1]
+    assert "4 more tries refused as too early" in told[1] and "'nobody'" in told[1]
+
+
+async def test_a_log_out_ends_the_session_and_no_form_is_taken_without_its_token(
+    broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with guarded_site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s:
+        form, anon = await login_form(s)
+        assert (await s.send("POST", "/login", {"name": "referee", "password": RIGHT},
+                             anon)).status == 403  # fmt: skip
+        stolen = {**form, "password": RIGHT}
+        assert (await s.send("POST", "/login", stolen)).status == 403  # token without cookie
+        login = await s.send("POST", "/login", {**form, "password": RIGHT}, anon)
+        assert login.status == 303
+        cookie = login.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+        assert cookie != anon  # a new key once logged in
+        page = await s.get("/tables/t1", cookie)
+        token = page.body.split('name=token value="')[1].split('"')[0]
+        assert 'action="/logout"' in page.body and f'value="{token}"' in page.body
+        assert (await s.send("POST", "/logout", {}, cookie)).status == 403  # no token
+        assert (await s.send("POST", "/logout", {"token": token}, cookie)).status == 303
+        after = await s.get("/tables/t1", cookie)
+        assert "name=action" not in after.body and "log out" not in after.body
+        command = {"action": "pause", "token": token}
+        refused = await s.send("POST", "/tables/t1/command", command, cookie)
+        assert refused.status == 403 and "log in" in refused.body
+
+
+def test_each_name_and_each_address_has_its_own_count() -> None:
+    said: list[str] = []
+    guard = LoginGuard(said.append)
+    for n in range(FREE_FAILURES):
+        assert guard.wait_s(f"10.0.0.{n}", "referee", 0.0) == 0
+        guard.failed(f"10.0.0.{n}", "referee", 0.0)
+    assert guard.wait_s("10.0.0.99", "referee", 0.0) == 1.0  # the name, from anywhere
+    assert guard.wait_s("10.0.0.99", "someone", 0.0) == 0  # another name, another address
+    guard.succeeded("10.0.0.99", "referee")
+    assert guard.wait_s("10.0.0.99", "referee", 0.0) == 0
+    assert len(said) == FREE_FAILURES  # one burst begun per address
