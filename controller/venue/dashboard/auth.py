@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -114,7 +115,8 @@ class Sessions:
     def __init__(self, operators: dict[str, str], say: Callable[[str], None] | None = None) -> None:
         self.operators = operators
         self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
-        self._sessions: dict[str, _Session] = {}
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._forms: OrderedDict[str, _Session] = OrderedDict()
         self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password-check")
         self._waiting = 0
         self.checks = 0
@@ -126,23 +128,27 @@ class Sessions:
         return cls(operators)
 
     def begin(self, now: float) -> str:
-        """A session for a login form (nobody in it yet); returns its cookie."""
-        return self._add(None, now + FORM_S)
+        """A session for a login form (nobody in it yet); returns its cookie. Forms are kept
+        apart from operators' sessions, so a flood of forms never ends an operator's."""
+        return self._add(self._forms, None, now + FORM_S)
 
-    def _add(self, name: str | None, expires: float) -> str:
-        if len(self._sessions) >= MAX_SESSIONS:
-            self._sessions.pop(min(self._sessions, key=lambda k: self._sessions[k].expires))
+    @staticmethod
+    def _add(kept: "OrderedDict[str, _Session]", name: str | None, expires: float) -> str:
+        if len(kept) >= MAX_SESSIONS:
+            kept.popitem(last=False)  # the oldest (they all last as long)
         cookie = secrets.token_urlsafe(32)
-        self._sessions[cookie] = _Session(name, expires, secrets.token_hex(16))
+        kept[cookie] = _Session(name, expires, secrets.token_hex(16))
         return cookie
 
     def _get(self, cookie: str | None, now: float) -> _Session | None:
-        found = self._sessions.get(cookie or "")
-        if found is None or found.expires <= now:
+        key = cookie or ""
+        for kept in (self._sessions, self._forms):
+            found = kept.get(key)
             if found is not None:
-                del self._sessions[cookie or ""]
-            return None
-        return found
+                if found.expires > now:
+                    return found
+                del kept[key]
+        return None
 
     def who(self, cookie: str | None, now: float) -> str | None:
         """The operator a cookie belongs to, if its session is live and they still exist."""
@@ -159,6 +165,7 @@ class Sessions:
     def logout(self, cookie: str | None) -> None:
         """End a session: its cookie is worth nothing from now on."""
         self._sessions.pop(cookie or "", None)
+        self._forms.pop(cookie or "", None)
 
     async def login(
         self, cookie: str | None, token: str, name: str, password: str, client: str, now: float
@@ -187,7 +194,7 @@ class Sessions:
             return LoginResult(Outcome.WRONG)
         self.guard.succeeded(client, name)
         self.logout(cookie)  # a new key once logged in: a planted cookie gains nothing
-        return LoginResult(Outcome.IN, cookie=self._add(name, now + SESSION_S))
+        return LoginResult(Outcome.IN, cookie=self._add(self._sessions, name, now + SESSION_S))
 
     def close(self) -> None:
         """Stop the password thread."""
