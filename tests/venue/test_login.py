@@ -1,8 +1,9 @@
 """Dashboard log in under attack, through a real HTTP client against the real recorder and its
 dashboard (the dashboard's clock is a manual one, so waits pass without sleeping): tries are
-limited per address and per name with growing waits, an unknown name costs the same hashing as
-a known one, failures are logged once per burst with the client's address, a log out ends the
-session on the server, and no form (the login form included) is taken without its token."""
+limited per address and per name with growing waits (a too-early request is held back), an
+unknown name costs the same hashing as a known one, failures are logged once per burst with the
+client's address, a log out ends the session on the server, and no form (the login form
+included) is taken without its token."""
 
 import asyncio
 import contextlib
@@ -14,9 +15,9 @@ import pytest
 
 from controller.clock import ManualClock
 from controller.venue.dashboard.app import Dashboard
-from controller.venue.dashboard.auth import Sessions, load_operators
+from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
 from controller.venue.dashboard.http import HttpServer
-from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES, LoginGuard
+from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES
 from controller.venue.store_view import StoreView
 from devsupport.mosquitto import Broker
 from tests.hub.helpers import eventually, make_recorder, running
@@ -32,7 +33,7 @@ async def guarded_site(broker: Broker, tmp_path: Path, users: Path) -> AsyncIter
     view = StoreView()
     await recorder.store.call(view.load)
     recorder.view = view
-    dashboard = Dashboard(recorder, view, Sessions.fresh(load_operators(users)), None, CLOCK)
+    dashboard = Dashboard(recorder, view, Sessions(load_operators(users), sleep=_held), None, CLOCK)
     dashboard.attach()
     server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
     started = asyncio.Event()
@@ -43,6 +44,13 @@ async def guarded_site(broker: Broker, tmp_path: Path, users: Path) -> AsyncIter
 
 
 CLOCK = ManualClock()
+HELD: list[float] = []
+
+
+async def _held(seconds: float) -> None:
+    """The dashboard holding a request back: the time passes on the manual clock."""
+    HELD.append(seconds)
+    CLOCK.advance(seconds)
 
 
 async def _try(s: Site, name: str, password: str) -> int:
@@ -51,7 +59,7 @@ async def _try(s: Site, name: str, password: str) -> int:
                          cookie)).status  # fmt: skip
 
 
-async def test_tries_are_limited_with_growing_waits_and_told_once_per_burst(
+async def test_tries_are_held_back_with_growing_waits_and_told_once_per_burst(
     broker: Broker,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -62,24 +70,23 @@ async def test_tries_are_limited_with_growing_waits_and_told_once_per_burst(
         sessions = s.dashboard.sessions
         assert sessions is not None
         statuses = [await _try(s, "referee", f"guess {n}") for n in range(FREE_FAILURES)]
-        assert statuses == [403] * FREE_FAILURES
-        checks = sessions.checks
-        refused = [await _try(s, name, RIGHT) for name in ("referee", "nobody", "referee")]
-        assert refused == [429, 429, 429]  # too early, even with the right password
-        assert sessions.checks == checks  # refused before any hashing
-        CLOCK.advance(1.0)
-        assert await _try(s, "nobody", "guess") == 403  # an unknown name: hashed all the same
-        assert sessions.checks == checks + 1
-        assert await _try(s, "referee", RIGHT) == 429  # the next wait is twice as long
-        CLOCK.advance(2.0)
+        assert statuses == [403] * FREE_FAILURES and HELD == []
+        # From then on each try (and each login form) from this address is held until its
+        # wait is over: 1 s, 2 s, 4 s, 8 s; an unknown name is hashed like a known one.
+        statuses = [await _try(s, name, "guess") for name in ("nobody", "referee", "x", "y")]
+        assert statuses == [403] * 4 and HELD == [1.0, 2.0, 4.0, 8.0]
+        assert sessions.checks == FREE_FAILURES + 4
+        # 16 s now: the form is held 10 s (the most a request is held), the try 6 s more.
+        HELD.clear()
         assert await _try(s, "referee", RIGHT) == 303
+        assert HELD == [10.0, 6.0] and sessions.checks == FREE_FAILURES + 5
         CLOCK.advance(BURST_GAP_S + 1)
         await s.get("/")
     told = [r.getMessage() for r in caplog.records if "log in" in r.getMessage()]
     assert len(told) == 2, told  # the burst's start and its end, not one line per try
     assert "failed operator log in from 127.0.0.1 as 'referee'" in told[0]
-    assert "4 failed operator log ins from 127.0.0.1" in told[1]
-    assert "4 more tries refused as too early" in told[1] and "'nobody'" in told[1]
+    assert "7 failed operator log ins from 127.0.0.1" in told[1]
+    assert "'referee', 'nobody', 'x', 'y'" in told[1]
 
 
 async def test_a_log_out_ends_the_session_and_no_form_is_taken_without_its_token(
@@ -107,14 +114,22 @@ async def test_a_log_out_ends_the_session_and_no_form_is_taken_without_its_token
         assert refused.status == 403 and "log in" in refused.body
 
 
-def test_each_name_and_each_address_has_its_own_count() -> None:
+async def test_each_name_and_each_address_has_its_own_count() -> None:
     said: list[str] = []
-    guard = LoginGuard(said.append)
-    for n in range(FREE_FAILURES):
-        assert guard.wait_s(f"10.0.0.{n}", "referee", 0.0) == 0
-        guard.failed(f"10.0.0.{n}", "referee", 0.0)
-    assert guard.wait_s("10.0.0.99", "referee", 0.0) == 1.0  # the name, from anywhere
-    assert guard.wait_s("10.0.0.99", "someone", 0.0) == 0  # another name, another address
-    guard.succeeded("10.0.0.99", "referee")
-    assert guard.wait_s("10.0.0.99", "referee", 0.0) == 0
-    assert len(said) == FREE_FAILURES  # one burst begun per address
+    sessions = Sessions({"referee": hash_password(RIGHT)}, said.append)
+    for n in range(FREE_FAILURES):  # one failure from each of three addresses
+        form = sessions.begin(0.0)
+        tried = await sessions.login(form, sessions.token(form, 0.0) or "", "referee", "guess",
+                                     f"10.0.0.{n}", 0.0)  # fmt: skip
+        assert tried.outcome == Outcome.WRONG
+    form = sessions.begin(0.0)
+    token = sessions.token(form, 0.0) or ""
+    early = await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 0.0)
+    assert early.outcome == Outcome.TOO_EARLY and early.wait_s == 1.0  # the name, from anywhere
+    assert sessions.checks == FREE_FAILURES  # refused before any hashing
+    other = await sessions.login(form, token, "someone", "guess", "10.0.0.99", 0.0)
+    assert other.outcome == Outcome.WRONG  # another name from another address may try
+    assert (await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 1.0)).outcome == (
+        Outcome.IN
+    )
+    assert len(said) == FREE_FAILURES + 1  # one burst begun per address

@@ -131,6 +131,8 @@ class Dashboard:
         path = request.path
         if self.sessions is not None:
             self.sessions.guard.end_quiet(self.clock.wall())
+            if path == "/login":
+                await self.sessions.hold_back(request.client, self.clock.wall())
         if request.method == "POST":
             return await self._post(request, who)
         if path == "/":

@@ -14,7 +14,7 @@ import hmac
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,10 @@ FORM_S = 1800.0
 """How long a login form stays good."""
 MAX_SESSIONS = 10_000
 MAX_WAITING = 4
+HOLD_MAX_S = 10.0
+"""The longest a too-early log in request is held before it is answered."""
+HELD_MAX = 256
+"""Requests held back at once; beyond, they are answered at once."""
 _DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
 """Checked against for an unknown name: the same hashing as for a known one, never a match."""
 """Password checks waiting for the hashing thread beyond which a try is refused as busy."""
@@ -112,8 +116,16 @@ class Sessions:
     one at a time, behind the `LoginGuard`'s limits; an unknown name costs the same hashing as
     a known one."""
 
-    def __init__(self, operators: dict[str, str], say: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        operators: dict[str, str],
+        say: Callable[[str], None] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.operators = operators
+        self.sleep = sleep
+        self.held = 0
+        """Log in requests being held back now."""
         self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._forms: OrderedDict[str, _Session] = OrderedDict()
@@ -166,6 +178,18 @@ class Sessions:
         """End a session: its cookie is worth nothing from now on."""
         self._sessions.pop(cookie or "", None)
         self._forms.pop(cookie or "", None)
+
+    async def hold_back(self, client: str, now: float) -> None:
+        """Hold a log in request (the form, or a try) from an address that must wait, until its
+        wait is over or HOLD_MAX_S passed; at once when HELD_MAX are already held."""
+        wait = min(self.guard.address_wait_s(client, now), HOLD_MAX_S)
+        if wait <= 0 or self.held >= HELD_MAX:
+            return
+        self.held += 1
+        try:
+            await self.sleep(wait)
+        finally:
+            self.held -= 1
 
     async def login(
         self, cookie: str | None, token: str, name: str, password: str, client: str, now: float

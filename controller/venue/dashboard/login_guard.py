@@ -6,6 +6,9 @@ up to a ceiling; a try that comes too early is refused without the password bein
 a flood costs the recorder almost nothing. A success clears its name's and its address's
 count; a count is forgotten after a quiet spell.
 
+The dashboard holds a too-early request from such an address until its wait is over (up to a
+limit) before answering, so a client that guesses in a loop is slowed to the waits' pace.
+
 Failures are told in bursts, one line when a burst begins and one when it ends, with how many
 tries, from where and for which names (never one line per try).
 """
@@ -62,6 +65,10 @@ class LoginGuard:
         self._end_quiet_bursts(now)
         return max(0.0, wait)
 
+    def address_wait_s(self, client: str, now: float) -> float:
+        """Seconds before this address may try any name again (0: now)."""
+        return max(0.0, self._until(f"addr:{client}", now) - now)
+
     def failed(self, client: str, name: str, now: float) -> None:
         """A wrong name or password from `client`."""
         for key in (f"addr:{client}", f"user:{name}"):
@@ -73,7 +80,7 @@ class LoginGuard:
                 count.until = now + min(MAX_WAIT_S, FIRST_WAIT_S * 2 ** min(over, 30))
         burst = self._burst(client, name, now)
         burst.failures += 1
-        if burst.failures == 1 and burst.refused == 0:
+        if burst.failures == 1:
             self.say(
                 f"dashboard: failed operator log in from {client} as {name[:64]!r}; further "
                 "failures from this address are counted and told when they stop"
