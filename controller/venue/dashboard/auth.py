@@ -113,17 +113,22 @@ class LoginResult:
 class Sessions:
     """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
     form token; a log out deletes its session. Passwords are checked on a thread of their own,
-    one at a time, behind the `LoginGuard`'s limits; an unknown name costs the same hashing as
-    a known one."""
+    one at a time and at most four a second, behind the `LoginGuard`'s limits; an unknown name
+    costs the same hashing as a known one."""
 
     def __init__(
         self,
         operators: dict[str, str],
         say: Callable[[str], None] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        hashes_per_s: float = 4.0,
     ) -> None:
         self.operators = operators
         self.sleep = sleep
+        self.hash_every_s = 1.0 / hashes_per_s
+        """At most this often a password check begins, whoever asks: a flood of log ins from
+        many addresses cannot take the recorder's processor (a check is about 0.1 s)."""
+        self._next_hash = 0.0
         self.held = 0
         """Log in requests being held back now."""
         self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
@@ -201,12 +206,17 @@ class Sessions:
         wait = self.guard.wait_s(client, name, now)
         if wait > 0:
             return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
-        if self._waiting >= MAX_WAITING:
+        slot = max(now, self._next_hash)
+        if slot - now > HOLD_MAX_S or self._waiting >= MAX_WAITING:
             return LoginResult(Outcome.BUSY)
+        self._next_hash = slot + self.hash_every_s
         stored = self.operators.get(name)
         self._waiting += 1
         self.checks += 1
         try:
+            if slot > now:
+                await self.sleep(slot - now)
+                now = slot
             loop = asyncio.get_running_loop()
             right = await loop.run_in_executor(
                 self._hasher, check_password, password, stored or _DUMMY
