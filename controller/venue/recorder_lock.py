@@ -131,7 +131,6 @@ class PgLock:
     def __init__(self, engine: PgEngine, name: str) -> None:
         self.engine = engine
         self.key = zlib.crc32(name.encode()) - 2**31  # a signed 32-bit key
-        self._psycopg = engine._psycopg
 
     def _try(self) -> bool:
         row = self.engine.execute(

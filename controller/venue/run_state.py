@@ -1,5 +1,5 @@
 """What a running recorder tells `hub status`: a small file in a run folder (a tmpfs such as
-/run/mahjong-table, so it can still be written when the recorder's own disk is full), rewritten
+/run/mahjong-hub, so it can still be written when the recorder's own disk is full), rewritten
 whenever the recorder's role or its store's state changes: active or standby, since when, and
 since when and why its results store is down."""
 
@@ -15,7 +15,7 @@ import msgspec
 from controller.venue.async_store import AsyncStore
 
 _log = logging.getLogger(__name__)
-DEFAULT_RUN_DIR = Path("/run/mahjong-table")
+DEFAULT_RUN_DIR = Path("/run/mahjong-hub")
 Role = Literal["active", "standby"]
 
 
