@@ -71,7 +71,7 @@ async def test_tries_are_held_back_with_growing_waits_and_told_once_per_burst(
         assert sessions is not None
         statuses = [await _try(s, "referee", f"guess {n}") for n in range(FREE_FAILURES)]
         assert statuses == [403] * FREE_FAILURES
-        assert HELD == [0.25, 0.25]  # at most four password checks begin a second
+        assert HELD == [0.5, 0.5]  # at most two password checks begin a second
         HELD.clear()
         # From then on each try (and each login form) from this address is held until its
         # wait is over: 1 s, 2 s, 4 s, 8 s; an unknown name is hashed like a known one.
@@ -127,11 +127,25 @@ async def test_each_name_and_each_address_has_its_own_count() -> None:
     form = sessions.begin(0.0)
     token = sessions.token(form, 0.0) or ""
     early = await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 0.0)
-    assert early.outcome == Outcome.TOO_EARLY and early.wait_s == 1.5  # the name, from anywhere
+    assert early.outcome == Outcome.TOO_EARLY and early.wait_s == 2.0  # the name, from anywhere
     assert sessions.checks == FREE_FAILURES  # refused before any hashing
     other = await sessions.login(form, token, "someone", "guess", "10.0.0.99", 0.0)
     assert other.outcome == Outcome.WRONG  # another name from another address may try
-    assert (await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 1.5)).outcome == (
+    assert (await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 2.0)).outcome == (
         Outcome.IN
     )
     assert len(said) == FREE_FAILURES + 1  # one burst begun per address
+
+
+async def test_checks_are_queued_at_two_a_second_and_a_try_beyond_is_held_then_told_busy() -> None:
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held)
+    HELD.clear()
+    outcomes = []
+    for n in range(22):  # many addresses, many names, all at once
+        form = sessions.begin(0.0)
+        tried = await sessions.login(form, sessions.token(form, 0.0) or "", f"u{n}", "guess",
+                                     f"10.1.0.{n}", 0.0)  # fmt: skip
+        outcomes.append(tried.outcome)
+    assert outcomes == [Outcome.WRONG] * 21 + [Outcome.BUSY]
+    assert [0.5 * n for n in range(1, 21)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
+    assert sessions.checks == 21

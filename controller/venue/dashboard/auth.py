@@ -29,11 +29,12 @@ SESSION_S = 12 * 3600
 FORM_S = 1800.0
 """How long a login form stays good."""
 MAX_SESSIONS = 10_000
-MAX_WAITING = 4
 HOLD_MAX_S = 10.0
 """The longest a too-early log in request is held before it is answered."""
 HELD_MAX = 256
 """Requests held back at once; beyond, they are answered at once."""
+BUSY_HOLD_S = 2.0
+"""How long a try is held before it is told the checks are busy."""
 _DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
 """Checked against for an unknown name: the same hashing as for a known one, never a match."""
 """Password checks waiting for the hashing thread beyond which a try is refused as busy."""
@@ -113,7 +114,7 @@ class LoginResult:
 class Sessions:
     """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
     form token; a log out deletes its session. Passwords are checked on a thread of their own,
-    one at a time and at most four a second, behind the `LoginGuard`'s limits; an unknown name
+    one at a time and at most two a second, behind the `LoginGuard`'s limits; an unknown name
     costs the same hashing as a known one."""
 
     def __init__(
@@ -121,7 +122,7 @@ class Sessions:
         operators: dict[str, str],
         say: Callable[[str], None] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        hashes_per_s: float = 4.0,
+        hashes_per_s: float = 2.0,
     ) -> None:
         self.operators = operators
         self.sleep = sleep
@@ -135,7 +136,6 @@ class Sessions:
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._forms: OrderedDict[str, _Session] = OrderedDict()
         self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password-check")
-        self._waiting = 0
         self.checks = 0
         """Passwords hashed (a known name or not)."""
 
@@ -207,22 +207,22 @@ class Sessions:
         if wait > 0:
             return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
         slot = max(now, self._next_hash)
-        if slot - now > HOLD_MAX_S or self._waiting >= MAX_WAITING:
+        if slot - now > HOLD_MAX_S:  # as many checks are queued as fit in HOLD_MAX_S
+            if self.held < HELD_MAX:
+                self.held += 1
+                try:
+                    await self.sleep(BUSY_HOLD_S)  # a client that insists is slowed down
+                finally:
+                    self.held -= 1
             return LoginResult(Outcome.BUSY)
         self._next_hash = slot + self.hash_every_s
         stored = self.operators.get(name)
-        self._waiting += 1
         self.checks += 1
-        try:
-            if slot > now:
-                await self.sleep(slot - now)
-                now = slot
-            loop = asyncio.get_running_loop()
-            right = await loop.run_in_executor(
-                self._hasher, check_password, password, stored or _DUMMY
-            )
-        finally:
-            self._waiting -= 1
+        if slot > now:  # its turn among the queued checks
+            await self.sleep(slot - now)
+            now = slot
+        loop = asyncio.get_running_loop()
+        right = await loop.run_in_executor(self._hasher, check_password, password, stored or _DUMMY)
         if stored is None or not right:
             self.guard.failed(client, name, now)
             return LoginResult(Outcome.WRONG)
