@@ -8,11 +8,14 @@ session's token, so another site cannot post it. Tries are limited (`login_guard
 """
 
 import asyncio
+import contextlib
 import enum
 import hashlib
 import hmac
 import logging
+import os
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +36,9 @@ HOLD_MAX_S = 10.0
 """The longest a too-early log in request is held before it is answered."""
 HELD_MAX = 256
 """Requests held back at once; beyond, they are answered at once."""
+MAX_CHECKING = 4
+"""Checks handed to the hashing thread and not done (it runs at the lowest priority, so under
+load it may fall behind the pace)."""
 BUSY_HOLD_S = 2.0
 """How long a try is held before it is told the checks are busy."""
 _DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
@@ -45,6 +51,13 @@ def hash_password(password: str, salt: bytes | None = None) -> str:
     salt = salt or secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P)
     return f"scrypt:{_N}:{_R}:{_P}:{salt.hex()}:{digest.hex()}"
+
+
+def _lowest_priority() -> None:
+    """Run the calling thread at the lowest processor priority (Linux: per thread), so that
+    hashing passwords takes only time the recorder does not need."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
 
 
 def check_password(password: str, stored: str) -> bool:
@@ -114,8 +127,8 @@ class LoginResult:
 class Sessions:
     """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
     form token; a log out deletes its session. Passwords are checked on a thread of their own,
-    one at a time and at most two a second, behind the `LoginGuard`'s limits; an unknown name
-    costs the same hashing as a known one."""
+    one at a time, at the lowest processor priority and at most two a second, behind the
+    `LoginGuard`'s limits; an unknown name costs the same hashing as a known one."""
 
     def __init__(
         self,
@@ -135,7 +148,10 @@ class Sessions:
         self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._forms: OrderedDict[str, _Session] = OrderedDict()
-        self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="password-check")
+        self._hasher = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="password-check", initializer=_lowest_priority
+        )
+        self._checking = 0
         self.checks = 0
         """Passwords hashed (a known name or not)."""
 
@@ -207,7 +223,7 @@ class Sessions:
         if wait > 0:
             return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
         slot = max(now, self._next_hash)
-        if slot - now > HOLD_MAX_S:  # as many checks are queued as fit in HOLD_MAX_S
+        if slot - now > HOLD_MAX_S or self._checking >= MAX_CHECKING:
             if self.held < HELD_MAX:
                 self.held += 1
                 try:
@@ -222,7 +238,13 @@ class Sessions:
             await self.sleep(slot - now)
             now = slot
         loop = asyncio.get_running_loop()
-        right = await loop.run_in_executor(self._hasher, check_password, password, stored or _DUMMY)
+        self._checking += 1
+        try:
+            right = await loop.run_in_executor(
+                self._hasher, check_password, password, stored or _DUMMY
+            )
+        finally:
+            self._checking -= 1
         if stored is None or not right:
             self.guard.failed(client, name, now)
             return LoginResult(Outcome.WRONG)
