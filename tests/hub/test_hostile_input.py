@@ -150,9 +150,9 @@ def test_a_flood_from_one_source_is_counted_and_logged_once(
     recorder = make_recorder("mqtt://127.0.0.1:1", tmp_path / "hub.db", tables=("t1", "t2"))
     flood = [Inbound("mahjong/tables/t1/status", DEEP)] * 50
     with caplog.at_level(logging.WARNING, logger="controller.venue.recorder"):
-        recorder.handle_messages([*flood, Inbound("mahjong/tables/t2/events", DEEP)])
+        batch = recorder.handle_messages([*flood, Inbound("mahjong/tables/t2/events", DEEP)])
     warned = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert recorder.counters.malformed == 51
+    assert batch.counts.malformed == 51  # counted once the batch is stored
     assert recorder.refusals.by_source == {"table t1": 50, "table t2": 1}
     assert len(warned) == 2, "one warning per source, not one per message"
     recorder.store.close()
