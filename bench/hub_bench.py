@@ -44,7 +44,7 @@ from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.table_side.outbox import Outbox
-from controller.venue.store import ResultStore
+from controller.venue.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMING = LinkTiming()  # the table's production timing
@@ -141,7 +141,7 @@ async def venue(
 
 
 def _store_ready(db: Path) -> bool:
-    store = ResultStore(db)
+    store = open_store(str(db))
     try:
         return store.bump("probe") > 0
     finally:

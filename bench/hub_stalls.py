@@ -190,7 +190,7 @@ def _build(result_id: str, seq: int) -> tuple[str, bytes]:
 
 async def stall_report(work: Path, events: int, rate: float) -> list[str]:
     """Figures of the three ways, as lines to print: a burst, then events at `rate` per s."""
-    work.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (before any measuring)
+    work.mkdir(parents=True, exist_ok=True)
     lines = []
     for label, count, pause_s in (("as fast as they come", events, 0.0),
                                   (f"{rate:g} a second", int(rate * 3), 1 / rate)):  # fmt: skip

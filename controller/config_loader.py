@@ -87,8 +87,19 @@ def parse_toml(path: Path) -> tuple[dict[str, Any], TomlSource]:
     return parse_toml_text(text, str(path))
 
 
+MAX_NESTING = 32
+"""Arrays and inline tables nested deeper than this are refused (no config needs more; the
+parser would run out of stack)."""
+
+
 def parse_toml_text(text: str, path: str) -> tuple[dict[str, Any], TomlSource]:
-    """Parse TOML text read from `path` (a name to show); a syntax error names the line."""
+    """Parse TOML text read from `path` (a name to show); a syntax error, or nesting deeper than
+    MAX_NESTING, names the line."""
+    deep = too_deep(text, MAX_NESTING)
+    if deep is not None:
+        raise ConfigError(
+            path, deep, f"arrays or inline tables nested more than {MAX_NESTING} deep"
+        )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -98,6 +109,40 @@ def parse_toml_text(text: str, path: str) -> tuple[dict[str, Any], TomlSource]:
             path, int(line.group(1)) if line else None, f"TOML syntax: {message}"
         ) from exc
     return data, TomlSource(path, text)
+
+
+def too_deep(text: str, limit: int) -> int | None:
+    """The line where `[` and `{` of values nest deeper than `limit` (None: they do not);
+    brackets in strings and comments do not count."""
+    depth, line, quote, i = 0, 1, "", 0
+    while i < len(text):
+        char = text[i]
+        if char == "\n":
+            line += 1
+        if quote:
+            if char == "\\" and quote in ('"', '"""'):
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif char in "\"'":
+            quote = char * 3 if text.startswith(char * 3, i) else char
+            i += len(quote)
+            continue
+        elif char == "#":
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return line
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def load_dataclass(cls: type[T], data: Mapping[str, Any], source: TomlSource) -> T:

@@ -7,6 +7,7 @@ mahjong-table hub send TABLE ACTION [...]                    send one command an
 mahjong-table hub send TABLE blackbox --hand N [--session S] [--out FILE]   a hand's black box
 mahjong-table hub tables [--db PATH]                         every table: online, last heard, ...
 mahjong-table hub notices [--db PATH]                        outbox resets, results never come
+mahjong-table hub status [--name N] [--run-dir D]            recorder active/standby, store down?
 mahjong-table hub schemas [--check]                          write or check the JSON Schemas
 mahjong-table hub standings --tournament F [--stage S]       tournament standings, cut, prizes
 mahjong-table hub draw --tournament F --stage S --round N    seat draw (--send: start sessions)
@@ -18,6 +19,7 @@ import asyncio
 import contextlib
 import re
 import sys
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,8 +51,18 @@ from controller.venue import export, overview
 from controller.venue.command_client import request_reply, signed_command
 from controller.venue.dashboard import options as dashboard_options
 from controller.venue.program import RecorderPlan, open_recorder, run_until_signal
-from controller.venue.store import ResultStore
-from controller.venue.store_open import open_store
+from controller.venue.recorder_lock import lock_for, run_as_active
+from controller.venue.run_state import (
+    DEFAULT_RUN_DIR,
+    Role,
+    RunState,
+    RunStateFile,
+    is_running,
+    read_state,
+    state_path,
+)
+from controller.venue.store import ResultStore, open_store
+from controller.venue.store_engines import StoreUnavailable
 from controller.venue.tournament import commands as tournament_cmd
 from controller.venue.tournament.definition import load_tournament
 from controller.venue.tournament.standings import standings
@@ -73,6 +85,13 @@ def register(commands: Any) -> None:
     _connection_options(hub)
     _db_option(hub)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
+    _run_dir_option(hub)
+    hub.add_argument(
+        "--standby",
+        action="store_true",
+        help="if a recorder of this name already records on this store, wait as its hot "
+        "standby and take over when it stops (without: exit 2 naming it)",
+    )
     dashboard_options.add_options(hub)
     hub.set_defaults(handler=run_recorder)
     actions = hub.add_subparsers(dest="action", metavar="ACTION")
@@ -96,6 +115,15 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--username", default="", help="broker user (without client certificates)")
     parser.add_argument(
         "--password-file", type=Path, help="file holding the broker password (kept out of ps)"
+    )
+
+
+def _run_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--run-dir",
+        type=Path,
+        default=DEFAULT_RUN_DIR,
+        help="where the recorder tells `hub status` how it is (best on a tmpfs)",
     )
 
 
@@ -169,6 +197,16 @@ def _register_views(actions: Any) -> None:
     )
     _db_option(tables)
     tables.set_defaults(handler=run_tables)
+    status = actions.add_parser(
+        "status",
+        help="show whether the recorder runs, active or standby, and whether its store is down",
+        description="What the running recorder of this name says of itself: active or standby "
+        "and since when, and since when and why its results store is down. Exit 1 when it "
+        "does not run or its store is down.",
+    )
+    status.add_argument("--name", default="hub", help="the recorder's --name")
+    _run_dir_option(status)
+    status.set_defaults(handler=run_status)
     notices = actions.add_parser(
         "notices",
         help="show what the venue must know: outbox resets, results that never came",
@@ -211,15 +249,29 @@ def _address(args: argparse.Namespace, client_id: str, persistent: bool) -> Brok
 
 
 def run_recorder(args: argparse.Namespace) -> int:
-    """Record results until SIGINT or SIGTERM."""
+    """Record results until SIGINT or SIGTERM (as the venue's one active recorder)."""
     setup_logging("info")
     plan = RecorderPlan(name=args.name, keys_path=args.keys, db=args.db, topic_root=args.topic_root)
     connector = AiomqttConnector(_address(args, f"mahjong-hub-{args.name}", persistent=True))
+    lock = lock_for(args.db, args.name)
+    try:
+        holder = lock.try_take()
+    except StoreUnavailable as exc:
+        raise RuntimeFailure(f"cannot open the results store: {exc.fault.text}") from exc
+    if holder is not None and not args.standby:
+        raise UsageError(
+            f"{holder} already records for this venue on this store: stop it first, or start "
+            "this one with --standby to take over when it stops"
+        )
     recorder, store = open_recorder(plan, connector)
-    print(
-        f"recording to {args.db} from {args.mqtt} ({len(recorder.keys.tables)} table keys)",
-        flush=True,
-    )
+    where = f"{store.where} from {args.mqtt} ({len(recorder.keys.tables)} table keys)"
+    role: Role = "active" if holder is None else "standby"
+    state = RunStateFile(args.run_dir, args.name, store, role, time.time())
+    state.write_now()
+    if holder is None:
+        print(f"recording to {where}", flush=True)
+    else:
+        print(f"standby: {holder} records for this venue; waiting to take over", flush=True)
     if args.http:
         dashboard_options.http_address(args.http)  # a bad address stops us before connecting
         from controller.venue.dashboard.serve import record_and_serve  # only with --http
@@ -227,10 +279,20 @@ def run_recorder(args: argparse.Namespace) -> int:
         job = record_and_serve(args, recorder, store)
     else:
         job = recorder.run()
+
+    async def active() -> None:
+        state.follow()
+        if holder is not None:
+            await state.become("active", time.time())
+            print(f"took over: this is now the venue's active recorder, recording to {where}")
+            sys.stdout.flush()
+
     try:
-        asyncio.run(run_until_signal(job))
+        asyncio.run(run_until_signal(run_as_active(lock, holder is not None, job, active)))
     finally:
         store.close()
+        lock.release()
+        state.remove()
     c = recorder.counters
     print(
         f"stopped: {c.recorded} results recorded, {c.duplicates} duplicates, "
@@ -260,6 +322,38 @@ def run_tables(args: argparse.Namespace) -> int:
     if not seen:
         print("no table has been heard yet")
     return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """Print the recorder's own account of its state (and its standby's)."""
+    path = state_path(args.run_dir, args.name, "active")
+    state = read_state(path)
+    standby = read_state(state_path(args.run_dir, args.name, "standby"))
+    if standby is not None and is_running(standby.pid):
+        print(f"standby: {_recorder_line(standby)}")
+    if state is None:
+        print(f"recorder {args.name}: not running (nothing in {path}; is --run-dir the same?)")
+        return 1
+    if not is_running(state.pid):
+        print(f"recorder {args.name}: not running (pid {state.pid} has ended)")
+        return 1
+    print(_recorder_line(state))
+    if state.store_down_since is not None:
+        print(
+            f"results store down since {overview.clock_time(state.store_down_since)}: "
+            f"{state.store_fault}; nothing is acked until it returns (the tables keep their "
+            "results)"
+        )
+        return 1
+    print("results store up")
+    return 0
+
+
+def _recorder_line(state: RunState) -> str:
+    return (
+        f"recorder {state.name}: {state.role} since {overview.clock_time(state.since)} "
+        f"(pid {state.pid}), results store {state.store}"
+    )
 
 
 def run_notices(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.transport import MqttConnector
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import make_command
-from controller.venue.store_open import open_store
+from controller.venue.store import open_store
 
 
 def signed_command(

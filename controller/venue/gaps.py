@@ -59,6 +59,10 @@ class GapWatch:
                 self._new_outbox(table, outbox, earlier[-1])
         return True
 
+    def forget_met(self) -> None:
+        """Meet every table anew (the store was down: ask each for what it still lacks)."""
+        self._met.clear()
+
     def on_meeting(self, source: Source) -> list[ResendResults]:
         """What to ask a table met anew: what it refused before (the venue may have fixed a
         key since) and everything after the highest seq the store holds from this outbox.

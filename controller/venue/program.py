@@ -13,10 +13,10 @@ import aiomqtt
 
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.transport import MqttConnector
+from controller.venue.async_store import AsyncStore
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
-from controller.venue.store import ResultStore
-from controller.venue.store_open import open_store
+from controller.venue.store import open_store
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,10 @@ class RecorderPlan:
     topic_root: str = "mahjong/"
 
 
-def open_recorder(plan: RecorderPlan, connector: MqttConnector) -> tuple[Recorder, ResultStore]:
+def open_recorder(plan: RecorderPlan, connector: MqttConnector) -> tuple[Recorder, AsyncStore]:
     """Load the keys, open the store and build the recorder; the caller closes the store."""
     keys = KeyRing.load(plan.keys_path)
-    store = open_store(plan.db)
+    store = AsyncStore(open_store(plan.db, f"mahjong-table recorder {plan.name}"))
     settings = RecorderSettings(name=plan.name, topics=Topics(plan.topic_root))
     return Recorder(settings, store, keys, connector), store
 

@@ -1,15 +1,22 @@
 """The venue recorder: takes every table's results off the broker, verifies their signatures,
 records each once, acks them (and says why it refuses any), audits the wall, asks a table to
 resend what it is missing (`gaps.GapWatch`), notes when each table was last heard and when it
-went offline. Its retained `hub/state` tells tables whether anyone is recording."""
+went offline. Its retained `hub/state` tells tables whether anyone is recording.
+
+The store runs on its own thread (`async_store`): each batch of messages is handled there in
+one transaction and acked only once committed. While the store is down nothing is acked (the
+tables keep their results and send them again); what arrives is held in memory, bounded and
+without repeats, and stored when the store returns, after which every table is asked for what
+the store still lacks."""
 
 import asyncio
 import logging
 import random
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 
 from controller.clock import Clock, SystemClock
 from controller.hub.contract.audit import audit_wall
@@ -36,7 +43,7 @@ from controller.hub.contract.signing import TableKey, sign_for_tables
 from controller.hub.contract.table_events import HandStarted
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.changes import Changes
-from controller.hub.mqtt.link_timing import LinkTiming, Pacer, raise_if_cancelled
+from controller.hub.mqtt.link_timing import Backoff, LinkTiming, Pacer, raise_if_cancelled
 from controller.hub.mqtt.reconnect import Reconnect
 from controller.hub.mqtt.refusals import InputRefusals
 from controller.hub.mqtt.transport import (
@@ -47,14 +54,21 @@ from controller.hub.mqtt.transport import (
     MqttSession,
     first_failure,
 )
+from controller.venue.async_store import AsyncStore, StoreDown
 from controller.venue.gaps import GapWatch, Source
 from controller.venue.keyring import KeyRing
 from controller.venue.store import ResultStore
+from controller.venue.store_view import StoreView
 
 _log = logging.getLogger(__name__)
 REPUBLISH_EVERY_S = 1.0
 """At most this often the recorder puts its state back over a foreign one."""
 LEAVES = ("results", "status", "events", "replies")
+SEQ_BLOCK = 4096
+"""Message numbers taken from the store at a time (hub states and commands need some while
+the store is down)."""
+HELD_MAX = 50_000
+"""Messages held in memory while the store is down (results kept once each by id)."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,8 @@ class RecorderSettings:
     command_lifetime_s: float = 300.0
     batch: int = 500
     gap_asks: int = 5
+    store_retry: Backoff = field(default_factory=lambda: Backoff(0.5, 2.0, 30.0))
+    """Waits between attempts to store again while the store is down."""
 
 
 @dataclass
@@ -76,8 +92,14 @@ class _Batch:
     acks: dict[str, "_Acks"] = field(default_factory=lambda: defaultdict(_Acks))
     sources: set[Source] = field(default_factory=set)
     met: list[Source] = field(default_factory=list)
-    first_ack_seq: int = 0
     recorded: list[ResultMessage] = field(default_factory=list)
+    counts: "RecorderCounters" = field(default_factory=lambda: RecorderCounters())
+    asks: list[tuple[str, Action]] = field(default_factory=list)
+    numbers: tuple[int, int] | None = None
+    """A new block of message numbers taken in this batch (first, last)."""
+    presence: bool = False
+    notices: bool = False
+    refusals: bool = False
 
 
 @dataclass
@@ -96,6 +118,62 @@ class RecorderCounters:
     resend_requests: int = 0
     malformed: int = 0
     foreign_states: int = 0
+    predecessor_states: int = 0
+
+    def add(self, more: "RecorderCounters") -> None:
+        """Count what a committed batch did."""
+        for name, value in vars(more).items():
+            setattr(self, name, getattr(self, name) + value)
+
+
+class _Numbers:
+    """Message numbers (hub states, acks, commands) from a block taken from the store."""
+
+    def __init__(self) -> None:
+        self.next = 1
+        self.last = 0
+
+    def left(self) -> int:
+        return self.last - self.next + 1
+
+    def take(self, count: int = 1) -> int:
+        """The first of `count` consecutive numbers."""
+        if self.left() < count:
+            raise BrokerDown("no message numbers left: the results store has been down too long")
+        first = self.next
+        self.next += count
+        return first
+
+    def refill(self, block: tuple[int, int]) -> None:
+        self.next, self.last = block
+
+
+class _Held:
+    """What arrived while the store was down, in order, each message once (a result by its id,
+    however often the table sent it again), at most HELD_MAX."""
+
+    def __init__(self) -> None:
+        self._messages: OrderedDict[tuple[str, str | int], Inbound] = OrderedDict()
+        self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def keep(self, messages: list[Inbound]) -> None:
+        for message in messages:
+            key = (message.topic, peek_id(message.payload) or hash(message.payload))
+            if key in self._messages:
+                continue
+            if len(self._messages) >= HELD_MAX:
+                self.dropped += 1  # a result the table will send again
+                continue
+            self._messages[key] = message
+
+    def take(self, count: int) -> list[Inbound]:
+        taken: list[Inbound] = []
+        while self._messages and len(taken) < count:
+            taken.append(self._messages.popitem(last=False)[1])
+        return taken
 
 
 class Recorder:
@@ -104,7 +182,7 @@ class Recorder:
     def __init__(
         self,
         settings: RecorderSettings,
-        store: ResultStore,
+        store: AsyncStore,
         keys: KeyRing,
         connector: MqttConnector,
         clock: Clock | None = None,
@@ -124,20 +202,29 @@ class Recorder:
         self.boot = 0  # numbered in `run`: the constructor does no I/O
         self.connected = asyncio.Event()
         self.changes = Changes()
+        self.view: StoreView | None = None
+        """The dashboard's copy of the store, refreshed after each batch (None: no dashboard)."""
+        self._db: ResultStore = store.sync  # used on the store's worker thread only
+        self._numbers = _Numbers()
+        self._held = _Held()
+        self._retries = 0
+        self._noticed = False
         self._own_states: set[str] = set()
         self._will_id: str | None = None
         self._state_at = -REPUBLISH_EVERY_S
         self._foreign_state = False
-        self.gaps = GapWatch(store, self.timing.gap_grace_s, settings.gap_asks, self._notice)
+        self.gaps = GapWatch(self._db, self.timing.gap_grace_s, settings.gap_asks, self._notice)
         self.live: MqttSession | None = None
         """The broker session while connected (a dashboard sends operator commands on it)."""
         self.listeners: list[Callable[[list[ResultMessage]], None]] = []
-        """Told after each committed batch, with the results it recorded anew."""
+        """Told after each committed batch, with the results it recorded anew (and with none
+        when the store goes down or comes back)."""
+        store.listeners.append(self._store_changed)
 
     async def run(self) -> None:
         """Record until cancelled, reconnecting with jittered exponential backoff."""
         if not self.boot:
-            self.boot = self.store.bump("boot")
+            self.boot = await self._numbered_boot()
         reconnect = Reconnect(
             self.connector,
             self.timing.reconnect,
@@ -148,13 +235,41 @@ class Recorder:
         )
         await reconnect.forever(self._will, self._serve, self._disconnected)
 
+    async def _numbered_boot(self) -> int:
+        """This run's boot number and a first block of message numbers, once the store can
+        give them (it may be down when the recorder starts)."""
+        while True:
+            try:
+                boot, block = await self.store.transaction(_start_numbers)
+            except StoreDown:
+                await self._store_pause()
+                continue
+            self._numbers.refill(block)
+            return boot
+
+    @property
+    def held(self) -> int:
+        """Messages held in memory until the store returns."""
+        return len(self._held)
+
+    def _store_changed(self) -> None:
+        self.changes.notify()
+        for listener in self.listeners:
+            listener([])
+
+    async def _store_pause(self) -> None:
+        """Wait before trying the store again (a jittered, growing delay)."""
+        delay = self.settings.store_retry.delay(self._retries, self.rng)
+        self._retries += 1
+        await self.pacer.sleep(delay)
+
     def _disconnected(self) -> None:
         self.connected.clear()
         self.changes.notify()
 
     def _hub_state(self, online: bool, will: str | None = None) -> HubStateMessage:
         """Our state, signed for every table we have a key for (the tables trust no other)."""
-        head = new_header(HUB_TABLE, self.boot, self.store.bump("seq"), self.clock)
+        head = new_header(HUB_TABLE, self.boot, self._numbers.take(), self.clock)
         state = HubStateMessage(online=online, hub=self.settings.name, will=will, **head)
         self._own_states.add(state.id)
         return sign_for_tables(state, self.keys.keys)
@@ -202,24 +317,50 @@ class Recorder:
         while True:
             raise_if_cancelled()
             asked = self.gaps.asks
-            messages = await self._next_batch(inbox)
-            batch = self.handle_messages(messages)
-            first_seq = batch.first_ack_seq
-            if messages:
-                for listener in self.listeners:
-                    listener(batch.recorded)
-            for seq, (table, ack) in enumerate(batch.acks.items(), start=first_seq):
-                await self._send_ack(session, table, ack, seq)
-            asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
-            asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
-            for table, action in asks:
-                await self.send_command(session, table, action)
+            if self._held:
+                messages = self._held.take(self.settings.batch)
+            else:
+                messages = await self._next_batch(inbox)
+            was_down = self.store.outage is not None
+            try:
+                batch = await self.store.transaction(partial(_handle_all, self, messages))
+            except StoreDown:
+                self._held.keep(messages)
+                self.changes.notify()
+                await self._store_pause()
+                self._held.keep(_drain(inbox))
+                continue
+            self._retries = 0
+            if was_down:
+                self.gaps.forget_met()  # ask every table again for what the store lacks
+            await self._committed(session, batch)
             if self._foreign_state and self.clock.monotonic() - self._state_at >= REPUBLISH_EVERY_S:
                 self._foreign_state = False
                 await self._publish_state(session)
-            if messages or asks or self.gaps.asks != asked:
+            if messages or batch.asks or self.gaps.asks != asked:
                 self.changes.notify()
             self.pacer.turns.notify()
+
+    async def _committed(self, session: MqttSession, batch: "_Batch") -> None:
+        """What a stored batch leaves to do: count, tell, ack, ask."""
+        self.counters.add(batch.counts)
+        if batch.numbers is not None:
+            self._numbers.refill(batch.numbers)
+        for message in batch.recorded:
+            r = message.result
+            _log.info(
+                "recorded %s hand %d of table %s (seq %d)", r.session, r.hand, message.table,
+                message.seq,
+            )  # fmt: skip
+        if batch.recorded or batch.presence or batch.notices or batch.refusals:
+            for listener in self.listeners:
+                listener(batch.recorded)
+        if batch.acks:
+            first = self._numbers.take(len(batch.acks))
+            for seq, (table, ack) in enumerate(batch.acks.items(), start=first):
+                await self._send_ack(session, table, ack, seq)
+        for table, action in batch.asks:
+            await self.send_command(session, table, action)
 
     async def _next_batch(self, inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
         try:
@@ -233,18 +374,26 @@ class Recorder:
         return batch
 
     def handle_messages(self, messages: list[Inbound]) -> "_Batch":
-        """Handle messages in one store transaction; returns what is left to send."""
+        """Handle messages inside the store's transaction (on the store's worker thread);
+        returns what is left to do once it is committed: acks, resend requests, counts."""
         batch = _Batch()
-        with self.store:
-            for message in messages:
-                self._handle(message, batch)
-            batch.first_ack_seq = self.store.reserve("seq", len(batch.acks))
+        self._noticed = False
+        for message in messages:
+            self._handle(message, batch)
+        batch.asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
+        batch.asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
+        if self._numbers.left() < SEQ_BLOCK // 2 + len(batch.acks) + len(batch.asks):
+            first = self._db.reserve("seq", SEQ_BLOCK)
+            batch.numbers = (first, first + SEQ_BLOCK - 1)
+        batch.notices = self._noticed
+        if self.view is not None:
+            self.view.refresh(self._db, batch.presence, batch.notices, batch.refusals)
         return batch
 
     def _handle(self, message: Inbound, batch: _Batch) -> None:
         if message.topic == self.topics.hub_state:
             if not message.retain:  # a retained one predates ours, which replaced it
-                self._on_hub_state(message.payload)
+                self._on_hub_state(message.payload, batch)
             return
         where = self.topics.table_of(message.topic)
         if where is None or not message.payload:
@@ -257,36 +406,58 @@ class Recorder:
             elif leaf == "events":
                 alive = self._on_event(table, message.payload)
             elif leaf == "status":
+                batch.presence = True
                 alive = self._on_status(table, message.payload, message.retain)
             elif leaf == "replies":
                 alive = self._on_reply(table, message.payload)
             else:
                 return
         except MalformedMessage as exc:
-            self.counters.malformed += 1
+            batch.counts.malformed += 1
             self.refusals.refuse(f"table {table}", f"{leaf} message", str(exc))
             return
         if alive is not None:
             self._alive(table, alive, batch, heard_now=not message.retain)
 
-    def _on_hub_state(self, payload: bytes) -> None:
-        """Someone else's state on our topic (a forged or stale one): put ours back."""
+    def _on_hub_state(self, payload: bytes, batch: _Batch) -> None:
+        """Someone else's state on our topic: put ours back (it replaced ours as retained).
+
+        A state of this recorder's own name, of an earlier boot and signed with our keys is
+        its predecessor's: above all its last will, which the broker publishes when a killed
+        recorder's connection drops, and keeps for this recorder's persistent session until
+        it connects. That is named for what it is, not refused as a forgery."""
         try:
-            state_id = decode(payload, HubStateMessage).id if payload else None
+            state = decode(payload, HubStateMessage) if payload else None
         except MalformedMessage:
-            state_id = None
-        if state_id in self._own_states:
+            state = None
+        if state is not None and state.id in self._own_states:
             return
-        if not self._foreign_state:
-            self.refusals.refuse("hub/state", "hub state not ours", "publishing our own again")
-        self.counters.foreign_states += 1
+        if state is not None and self._predecessor(state, payload):
+            batch.counts.predecessor_states += 1
+            _log.info(
+                "hub/state: %s of this recorder's predecessor (%s, boot %d), delivered late by "
+                "the broker; publishing ours again",
+                "the last will (or goodbye)" if not state.online else "a state",
+                state.hub,
+                state.boot,
+            )
+        else:
+            if not self._foreign_state:
+                self.refusals.refuse("hub/state", "hub state not ours", "publishing our own again")
+            batch.counts.foreign_states += 1
         self._foreign_state = True
+
+    def _predecessor(self, state: HubStateMessage, payload: bytes) -> bool:
+        if state.hub != self.settings.name or state.boot >= self.boot:
+            return False
+        return any(key.verify_among(payload, table) for table, key in self.keys.keys.items())
 
     def _alive(self, table: str, message: Envelope, batch: _Batch, heard_now: bool) -> None:
         """The table is connected: it sent this just now, or its retained status says online
         (its will would have replaced that status if it had gone)."""
         if heard_now:
-            self.store.heard(table, self.clock.wall())
+            batch.presence = True
+            self._db.heard(table, self.clock.wall())
         if self.keys.get(table) is None:
             return
         outbox = message.outbox or ""
@@ -294,26 +465,23 @@ class Recorder:
             batch.met.append((table, outbox))
 
     def _notice(self, table: str, kind: str, text: str) -> None:
-        self.changes.notify()
-        if self.store.add_notice(table, kind, text, self.clock.wall()):
+        self._noticed = True
+        if self._db.add_notice(table, kind, text, self.clock.wall()):
             _log.warning("%s: %s", kind.replace("_", " ").upper(), text)
 
     def _on_result(self, table: str, payload: bytes, batch: _Batch) -> ResultMessage | None:
         key = self.keys.get(table)
-        message = self._accepted(table, key, payload, batch.acks[table])
+        message = self._accepted(table, key, payload, batch)
         if message is None:
             return None
         batch.sources.add((table, message.outbox or ""))
         r = message.result
-        published = self.store.commitment(table, r.session, r.hand)
+        published = self._db.commitment(table, r.session, r.hand)
         verdict = audit_wall(published, r.wall.commitment, r.wall.order, r.wall.salt)
         now = self.clock.wall()
-        if self.store.add_result(message, payload, verdict, now):
-            self.counters.recorded += 1
+        if self._db.add_result(message, payload, verdict, now):
+            batch.counts.recorded += 1
             batch.recorded.append(message)
-            _log.info(
-                "recorded %s hand %d of table %s (seq %d)", r.session, r.hand, table, message.seq
-            )
             if verdict == "mismatch":
                 _log.warning(
                     "AUDIT: table %s session %s hand %d: the wall revealed does not match "
@@ -323,24 +491,26 @@ class Recorder:
                     r.hand,
                 )
         else:
-            self.counters.duplicates += 1
+            batch.counts.duplicates += 1
         batch.acks[table].ids.append(message.id)
         return message
 
     def _accepted(
-        self, table: str, key: TableKey | None, payload: bytes, ack: _Acks
+        self, table: str, key: TableKey | None, payload: bytes, batch: _Batch
     ) -> ResultMessage | None:
         """The result if it is genuine and well formed; otherwise refuse it and say why."""
         reason, message = _check_result(table, key, payload)
         if message is None:
-            self._refuse(table, payload, reason, ack)
+            self._refuse(table, payload, reason, batch)
         return message
 
-    def _refuse(self, table: str, payload: bytes, reason: str, ack: _Acks) -> None:
+    def _refuse(self, table: str, payload: bytes, reason: str, batch: _Batch) -> None:
         result_id = peek_id(payload)
-        self.counters.refused += 1
+        batch.counts.refused += 1
+        batch.refusals = True
+        ack = batch.acks[table]
         _log.warning("REFUSED result %s from table %s: %s", result_id or "(no id)", table, reason)
-        self.store.add_refusal(table, result_id, reason, self.clock.wall(), peek_place(payload))
+        self._db.add_refusal(table, result_id, reason, self.clock.wall(), peek_place(payload))
         if result_id is not None:
             ack.refused.append(Refusal(id=result_id, reason=reason[:500]))
 
@@ -352,10 +522,10 @@ class Recorder:
         if not isinstance(event, HandStarted):
             return message
         now = self.clock.wall()
-        added = self.store.add_commitment(
+        added = self._db.add_commitment(
             table, event.session, event.hand, event.wall_commitment, now
         )
-        known = self.store.commitment(table, event.session, event.hand)
+        known = self._db.commitment(table, event.session, event.hand)
         if not added and known != event.wall_commitment:
             _log.warning(
                 "AUDIT: table %s published a second, different wall commitment for %s hand %d",
@@ -368,32 +538,34 @@ class Recorder:
         return message
 
     def _reaudit(self, table: str, session: str, hand: int, published: str) -> None:
-        for result_id, payload in self.store.hand_results(table, session, hand):
+        for result_id, payload in self._db.hand_results(table, session, hand):
             wall = decode(payload, ResultMessage).result.wall
             verdict = audit_wall(published, wall.commitment, wall.order, wall.salt)
-            self.store.set_audit(result_id, verdict)
+            self._db.set_audit(result_id, verdict)
 
     def _on_status(self, table: str, payload: bytes, retained: bool) -> StatusMessage | None:
         message = decode(payload, StatusMessage)
         if message.table != table:
             return None
         now = self.clock.wall()
-        self.store.set_status(table, payload, now)
+        self._db.set_status(table, payload, now)
         if message.online or retained:
             return message if message.online else None
         # Seen live: the table said goodbye itself, or the broker gave its will just now.
         if message.will:
             _log.warning("table %s is gone: the broker published its last will", table)
         else:
-            self.store.heard(table, now)
-        self.store.went_offline(table, now, message.will)
+            self._db.heard(table, now)
+        self._db.went_offline(table, now, message.will)
         return None
 
     def _on_reply(self, table: str, payload: bytes) -> ReplyMessage | None:
         message = decode(payload, ReplyMessage)
         if message.table != table:
             return None
-        self.store.add_reply(table, message.command, payload, self.clock.wall())
+        self._db.add_reply(table, message.command, payload, self.clock.wall())
+        if self.view is not None:
+            self.view.add_reply(message.command, payload)
         level = logging.INFO if message.ok else logging.WARNING
         _log.log(level, "table %s: %s: %s", table, message.code, message.message)
         return message
@@ -418,7 +590,7 @@ class Recorder:
             table,
             action,
             self.boot,
-            self.store.bump("seq"),
+            self._numbers.take(),
             self.clock,
             self.settings.command_lifetime_s,
         )
@@ -450,3 +622,22 @@ def make_command(
     head = new_header(table, boot, seq, clock)
     expires = head["ts"] + timedelta(seconds=lifetime_s)
     return key.sign(CommandMessage(expires=expires, action=action, **head))
+
+
+def _start_numbers(store: ResultStore) -> tuple[int, tuple[int, int]]:
+    """A new boot number and a first block of message numbers (in one transaction)."""
+    boot = store.reserve("boot", 1)
+    first = store.reserve("seq", SEQ_BLOCK)
+    return boot, (first, first + SEQ_BLOCK - 1)
+
+
+def _drain(inbox: asyncio.Queue[Inbound]) -> list[Inbound]:
+    """Everything queued now."""
+    taken = []
+    while not inbox.empty():
+        taken.append(inbox.get_nowait())
+    return taken
+
+
+def _handle_all(recorder: Recorder, messages: list[Inbound], _: ResultStore) -> "_Batch":
+    return recorder.handle_messages(messages)

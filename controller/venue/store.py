@@ -1,55 +1,29 @@
 """The recorder's store: hand results kept once each by id, wall commitments, refusals, the
 outboxes each table has used, notices for the venue, and the latest status of every table with
-when it was last heard, in one SQLite file (WAL, synchronous=FULL)."""
+when it was last heard. One set of queries (store_sql) and one schema (store_schema) over either
+engine (store_engines): a SQLite file, or a league's PostgreSQL database.
 
-import sqlite3
+These calls block: the recorder makes them on the store's own thread (`async_store`); the
+command-line views make them directly.
+"""
+
+import contextlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
 
-from controller.durable import add_columns, open_durable
-from controller.errors import RuntimeFailure
+from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
 from controller.venue import store_sql as sql
-from controller.venue.store_sql import SQLITE, Dialect
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS results (
-    id TEXT PRIMARY KEY, table_id TEXT NOT NULL, boot INTEGER NOT NULL, seq INTEGER NOT NULL,
-    session TEXT NOT NULL, hand INTEGER NOT NULL, ruleset TEXT NOT NULL,
-    ended_at TEXT NOT NULL, audit TEXT NOT NULL, received REAL NOT NULL, payload BLOB NOT NULL);
-CREATE INDEX IF NOT EXISTS results_by_seq ON results (table_id, seq);
-CREATE INDEX IF NOT EXISTS results_by_hand ON results (table_id, session, hand);
-CREATE TABLE IF NOT EXISTS commitments (
-    table_id TEXT NOT NULL, session TEXT NOT NULL, hand INTEGER NOT NULL,
-    commitment TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (table_id, session, hand));
-CREATE TABLE IF NOT EXISTS refusals (
-    at REAL NOT NULL, table_id TEXT NOT NULL, id TEXT, reason TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS statuses (
-    table_id TEXT PRIMARY KEY, payload BLOB NOT NULL, updated REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS replies (
-    table_id TEXT NOT NULL, command TEXT, payload BLOB NOT NULL, received REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS sources (
-    table_id TEXT NOT NULL, outbox TEXT NOT NULL, first_seen REAL NOT NULL,
-    PRIMARY KEY (table_id, outbox));
-CREATE TABLE IF NOT EXISTS notices (
-    at REAL NOT NULL, table_id TEXT NOT NULL, kind TEXT NOT NULL, text TEXT NOT NULL,
-    UNIQUE (table_id, kind, text));
-CREATE TABLE IF NOT EXISTS presence (
-    table_id TEXT PRIMARY KEY, heard REAL, offline_at REAL, by_will INTEGER NOT NULL DEFAULT 0);
-"""
-# Columns newer than the first stores (added to older files when they are opened).
-_COLUMNS = {
-    "results": {"outbox": "TEXT NOT NULL DEFAULT ''"},
-    "refusals": {"outbox": "TEXT", "seq": "INTEGER"},
-}
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS results_by_source ON results (table_id, outbox, seq);
-CREATE INDEX IF NOT EXISTS refusals_by_source ON refusals (table_id, outbox, seq);
-"""
+from controller.venue.store_engines import (
+    Cursor,
+    Engine,
+    PgEngine,
+    SqliteEngine,
+    StoreUnavailable,
+)
+from controller.venue.store_schema import LATEST, MIGRATIONS, VERSION_KEY, fill, found_version
 
 
 @dataclass(frozen=True)
@@ -93,44 +67,86 @@ class Presence:
             return None
 
 
-class Cursor(Protocol):
-    """What the store reads from a query it ran (sqlite3's and psycopg's cursors alike)."""
+def is_postgres_url(spec: str) -> bool:
+    """True when `--db` names a PostgreSQL database rather than a SQLite file."""
+    return spec.startswith(("postgresql://", "postgres://"))
 
-    @property
-    def rowcount(self) -> int:
-        """Rows the statement changed."""
 
-    def fetchone(self) -> Any:
-        """The next row, or None."""
+def engine_for(spec: str, application: str = "mahjong-table") -> Engine:
+    """The engine `--db` names: a path, a `sqlite:///path` URL or a `postgresql://` URL."""
+    if is_postgres_url(spec):
+        return PgEngine(spec, application)
+    if "://" in spec and not spec.startswith("sqlite://"):
+        raise UsageError(
+            f"--db {spec.split('://')[0]}:// is not supported: give a SQLite path "
+            "or a postgresql:// URL"
+        )
+    return SqliteEngine(Path(spec.removeprefix("sqlite://")))
 
-    def fetchall(self) -> list[Any]:
-        """The remaining rows."""
 
-    def __iter__(self) -> Iterator[Any]:
-        """The remaining rows, one by one."""
+def open_store(spec: str, application: str = "mahjong-table") -> "ResultStore":
+    """Open the store `--db` names, its schema brought up to date; RuntimeFailure names why
+    it cannot be opened (a full disk as a full disk)."""
+    store = ResultStore(engine_for(spec, application))
+    try:
+        store.open()
+    except StoreUnavailable as exc:
+        raise RuntimeFailure(f"cannot open the results store: {exc.fault.text}") from exc
+    return store
 
 
 class ResultStore:
-    """One SQLite file holding everything the recorder knows (its queries: store_sql)."""
+    """Everything the recorder knows, in one database (its queries: store_sql)."""
 
-    dialect: Dialect = SQLITE
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.where = engine.where
+        self.dialect = engine.dialect
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def open(self) -> None:
+        """Connect and apply the migrations the store lacks; StoreUnavailable if the engine
+        fails, RuntimeFailure for a store made by a newer version."""
+        self.engine.connect()
         try:
-            self._db = open_durable(path, _SCHEMA)
-            for table, columns in _COLUMNS.items():
-                add_columns(self._db, table, columns)
-            self._db.executescript(_INDEXES)
-        except sqlite3.Error as exc:
-            raise RuntimeFailure(f"results store {path}: {exc}") from exc
+            self.migrate()
+        except Exception as exc:
+            fault = self.engine.fault(exc)
+            if fault is None:
+                raise
+            raise StoreUnavailable(fault) from exc
+
+    def migrate(self) -> int:
+        """Apply the migrations this store lacks in one transaction; returns the version."""
+        with self:
+            tables = self.engine.tables()
+            row = self._run(sql.COUNTER, (VERSION_KEY,)).fetchone() if "meta" in tables else None
+            if row is not None:
+                version = int(row[0])
+            else:
+                columns = self.engine.columns("results") if "results" in tables else set()
+                version = found_version(tables, columns)
+            if version > LATEST:
+                raise RuntimeFailure(
+                    f"results store {self.where} was made by a newer mahjong-table (schema "
+                    f"{version}, this one knows {LATEST}): upgrade this machine"
+                )
+            for migration in MIGRATIONS[version:]:
+                for statement in fill(migration, self.engine.types):
+                    self.engine.execute(statement)
+            if row is None or version < LATEST:
+                self._run(sql.COUNTER_SET, (VERSION_KEY, LATEST))
+        return LATEST
+
+    def schema_version(self) -> int:
+        """The migration the store is at."""
+        return int(self._run(sql.COUNTER, (VERSION_KEY,)).fetchone()[0])
 
     def close(self) -> None:
-        """Close the file."""
-        self._db.close()
+        """Close the connection."""
+        self.engine.close()
 
     def __enter__(self) -> "ResultStore":
-        self._db.execute("BEGIN IMMEDIATE")
+        self.engine.begin()
         return self
 
     def __exit__(
@@ -139,16 +155,20 @@ class ResultStore:
         value: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._db.execute("ROLLBACK" if kind else "COMMIT")
+        if kind is None:
+            self.engine.end(commit=True)
+            return
+        with contextlib.suppress(Exception):  # the failure that got us here is the one to tell
+            self.engine.end(commit=False)
+
+    def _run(self, query: str, params: Sequence[object] = ()) -> Cursor:
+        """Run one of the store's queries (store_sql) on this engine."""
+        return self.engine.execute(self.dialect.sql(query), params)
 
     def bump(self, key: str) -> int:
         """Increase a counter (the hub's boot or its message sequence) and return it."""
         with self:
             return self.reserve(key, 1)
-
-    def _run(self, query: str, params: Sequence[object] = ()) -> Cursor:
-        """Run one of the store's queries (store_sql) on this engine."""
-        return self._db.execute(self.dialect.sql(query), params)
 
     def reserve(self, key: str, count: int) -> int:
         """Inside a transaction: take `count` numbers of a counter; returns the first."""

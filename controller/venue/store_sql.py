@@ -1,7 +1,7 @@
 """The recorder store's queries, each written once for both engines (the SQLite file and a
 league's PostgreSQL database). In the text `?` stands for a parameter and `{arrival}` for the
 column that orders a table's rows as they were added; a `Dialect` fills both in for its engine.
-The schemas differ by engine (column types, serial columns) and stay with each store."""
+The schema is written once too (store_schema)."""
 
 from dataclasses import dataclass, field
 
@@ -10,6 +10,10 @@ COUNTER_ADD = (
     "ON CONFLICT (key) DO UPDATE SET value = meta.value + excluded.value"
 )
 COUNTER = "SELECT value FROM meta WHERE key = ?"
+COUNTER_SET = (
+    "INSERT INTO meta (key, value) VALUES (?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+)
 RESULT_ADD = (
     "INSERT INTO results (id, table_id, boot, seq, session, hand, ruleset, ended_at, audit, "
     "received, payload, outbox) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "

@@ -13,14 +13,15 @@ from controller.hub.contract.signing import TableKey
 from controller.hub.contract.topics import Topics
 from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.changes import Changes
-from controller.hub.mqtt.link_timing import LinkTiming
+from controller.hub.mqtt.link_timing import Backoff, LinkTiming
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.hub.table_side.dispatcher import TableControl
 from controller.hub.table_side.hub_link import HubLink
 from controller.hub.table_side.outbox import Outbox
+from controller.venue.async_store import AsyncStore
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
-from controller.venue.store import ResultStore
+from controller.venue.store import open_store
 from devsupport.hub_samples import KEY_TEXT, table_link
 from tests.hub.factories import FAST
 
@@ -107,17 +108,20 @@ def opened(path: Path, keep_acked: int = 10_000) -> Outbox:
 
 def make_recorder(
     url: str,
-    db: Path,
+    db: Path | str,
     tables: tuple[str, ...] = ("t1",),
     tls: dict[str, Path] | None = None,
     clock: Clock | None = None,
     timing: LinkTiming = FAST,
+    name: str = "hub",
+    client_id: str = "hub-test",
 ) -> Recorder:
-    """A recorder on `url` that knows the tests' key for every table in `tables`."""
+    """A recorder on `url` that knows the tests' key for every table in `tables`; `db` is a
+    SQLite path or a PostgreSQL URL. It tries a store that is down again within 0.4 s."""
     keys = KeyRing({t: TableKey(KEY_TEXT) for t in tables})
-    settings = RecorderSettings(timing=timing)
-    hub = connector(url, "hub-test", persistent=True, tls=tls)
-    recorder = Recorder(settings, ResultStore(db), keys, hub, clock)
+    settings = RecorderSettings(name=name, timing=timing, store_retry=Backoff(0.05, 2.0, 0.4))
+    hub = connector(url, client_id, persistent=True, tls=tls)
+    recorder = Recorder(settings, AsyncStore(open_store(str(db))), keys, hub, clock)
     WATCHED.append(recorder.changes)
     return recorder
 

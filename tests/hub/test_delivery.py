@@ -24,7 +24,7 @@ ROOT = Path(__file__).parents[2]
 
 def _held_once(recorder: Recorder) -> dict[int, str]:
     """seq -> id of everything the hub holds, failing if a result is there twice."""
-    stored = list(recorder.store.results())
+    stored = list(recorder.store.sync.results())
     by_seq = {s.seq: s.id for s in stored}
     assert len(by_seq) == len(stored), "a sequence number was recorded twice"
     return by_seq
@@ -52,7 +52,7 @@ async def test_1000_results_survive_two_broker_kills(broker: Broker, tmp_path: P
 
 
 def _count_at_least(recorder: Recorder, count: int) -> Callable[[], bool]:
-    return lambda: recorder.store.count() >= count
+    return lambda: recorder.store.sync.count() >= count
 
 
 def _start_table(broker: Broker, outbox: Path, count: int) -> subprocess.Popen[str]:
@@ -85,7 +85,9 @@ async def test_a_table_killed_mid_publish_loses_nothing(broker: Broker, tmp_path
         await eventually(lambda: _table_online(recorder) is False, "the table's will: offline")
         table = _start_table(broker, outbox, 0)
         try:
-            await eventually(lambda: recorder.store.count() >= len(committed), "all recorded", 30)
+            await eventually(
+                lambda: recorder.store.sync.count() >= len(committed), "all recorded", 30
+            )
         finally:
             table.kill()
             table.wait()
@@ -95,7 +97,7 @@ async def test_a_table_killed_mid_publish_loses_nothing(broker: Broker, tmp_path
 
 
 def _table_online(recorder: Recorder) -> bool | None:
-    payload = recorder.store.status("t1")
+    payload = recorder.store.sync.status("t1")
     return None if payload is None else decode(payload, StatusMessage).online
 
 
@@ -118,7 +120,7 @@ async def test_a_network_stall_of_30_simulated_seconds(broker: Broker, tmp_path:
             for _ in range(30):  # 30 s on the table's clock, in a few seconds of real time
                 await let_pass(clock, 1.0, link)
             await eventually(lambda: not link.connected, "the table notices the stall")
-            assert recorder.store.count() == 10
+            assert recorder.store.sync.count() == 10
             proxy.resume()
             for _ in range(100):
                 if link.pending_results == 0:

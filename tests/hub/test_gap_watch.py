@@ -8,7 +8,7 @@ from controller.hub.contract.envelopes import ResultMessage, new_header
 from controller.hub.contract.hub_commands import ResendResults
 from controller.hub.contract.signing import TableKey
 from controller.venue.gaps import GapWatch
-from controller.venue.store import ResultStore
+from controller.venue.store import ResultStore, open_store
 from tests.hub.factories import KEY_TEXT, hand_result
 
 OUTBOX = "ab" * 16
@@ -22,7 +22,7 @@ def _record(store: ResultStore, seq: int) -> None:
 
 
 def test_a_table_met_anew_is_asked_for_what_was_refused_and_what_follows(tmp_path: Path) -> None:
-    store = ResultStore(tmp_path / "hub.db")
+    store = open_store(str(tmp_path / "hub.db"))
     for seq in (4, 5, 6):
         _record(store, seq)
     for seq in (1, 2, 3, 8):

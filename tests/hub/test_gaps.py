@@ -37,9 +37,9 @@ async def test_a_recorder_with_a_fresh_store_gets_everything_the_table_holds(
             await eventually(lambda: link.pending_results == 0, "five results acked")
         fresh = make_recorder(broker.url, tmp_path / "fresh.db")  # the old store is gone
         async with running(fresh.run()):
-            await eventually(lambda: fresh.store.count() == 5, "the fresh store has all five")
-    assert {s.id for s in fresh.store.results()} == ids
-    assert fresh.store.notices() == []
+            await eventually(lambda: fresh.store.sync.count() == 5, "the fresh store has all five")
+    assert {s.id for s in fresh.store.sync.results()} == ids
+    assert fresh.store.sync.notices() == []
 
 
 async def test_results_lost_from_the_stores_tail_come_back_when_the_recorder_restarts(
@@ -57,7 +57,7 @@ async def test_results_lost_from_the_stores_tail_come_back_when_the_recorder_res
             restored_from_backup.execute("DELETE FROM results WHERE seq >= 4")
         recorder = make_recorder(broker.url, db)
         async with running(recorder.run()):
-            await eventually(lambda: recorder.store.count() == 5, "seq 4 and 5 back")
+            await eventually(lambda: recorder.store.sync.count() == 5, "seq 4 and 5 back")
     assert recorder.counters.duplicates == 0, "only what was missing was sent again"
 
 
@@ -79,19 +79,19 @@ async def test_a_hole_the_table_no_longer_holds_is_asked_for_a_few_times_then_no
         recorder = make_recorder(broker.url, db, clock=clock)
         async with running(recorder.run()):
             for _ in range(200):
-                if recorder.store.notices():
+                if recorder.store.sync.notices():
                     break
                 await let_pass(clock, 1.0, recorder)
             asks = recorder.gaps.asks
             await let_pass(clock, 3600.0, recorder)
             assert recorder.gaps.asks == asks, "no more asking once noted"
-    [notice] = recorder.store.notices()
+    [notice] = recorder.store.sync.notices()
     assert notice.kind == "missing"
     assert notice.text.startswith("results 2-2 of table t1 (outbox ") and notice.text.endswith(
         "never arrived although asked for 5 times: the table no longer holds them or cannot "
         "send them"
     )
-    assert recorder.store.count() == 5
+    assert recorder.store.sync.count() == 5
 
 
 def _wipe(outbox: Path) -> None:
@@ -113,7 +113,7 @@ async def test_a_wiped_outbox_is_flagged_and_its_results_are_new_hands(
             await eventually(
                 lambda: (
                     before.pending_results == 0
-                    and recorder.store.commitment("t1", "s1", 5) is not None
+                    and recorder.store.sync.commitment("t1", "s1", 5) is not None
                 ),
                 "three results acked, five hands seen to begin",
             )
@@ -126,9 +126,9 @@ async def test_a_wiped_outbox_is_flagged_and_its_results_are_new_hands(
             status = await retained_status(broker.url)
     assert status.link.outbox_new, "the table says its outbox began anew"
     assert [r.seq for r in new] == [1, 2]
-    assert {s.id for s in recorder.store.results()} == set(old) | {r.id for r in new}
+    assert {s.id for s in recorder.store.sync.results()} == set(old) | {r.id for r in new}
     assert recorder.counters.duplicates == 0
-    [notice] = recorder.store.notices()
+    [notice] = recorder.store.sync.notices()
     assert notice.kind == "outbox_reset" and notice.table == "t1"
     assert notice.text.startswith(
         f"table t1 started a new outbox ({after.outbox.id[:8]}): its result numbers begin "

@@ -124,7 +124,7 @@ def test_every_recorder_topic_handler_only_ever_refuses(tmp_path: Path) -> None:
     @given(payload=hostile(), leaf=st.sampled_from(leaves), retained=st.booleans())
     def check(payload: bytes, leaf: str, retained: bool) -> None:
         recorder.handle_messages([Inbound(f"mahjong/tables/t1/{leaf}", payload, retained)])
-        assert all(KEY.verify(stored.payload) for stored in recorder.store.results())
+        assert all(KEY.verify(stored.payload) for stored in recorder.store.sync.results())
 
     check()
     recorder.store.close()
@@ -150,9 +150,9 @@ def test_a_flood_from_one_source_is_counted_and_logged_once(
     recorder = make_recorder("mqtt://127.0.0.1:1", tmp_path / "hub.db", tables=("t1", "t2"))
     flood = [Inbound("mahjong/tables/t1/status", DEEP)] * 50
     with caplog.at_level(logging.WARNING, logger="controller.venue.recorder"):
-        recorder.handle_messages([*flood, Inbound("mahjong/tables/t2/events", DEEP)])
+        batch = recorder.handle_messages([*flood, Inbound("mahjong/tables/t2/events", DEEP)])
     warned = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert recorder.counters.malformed == 51
+    assert batch.counts.malformed == 51  # counted once the batch is stored
     assert recorder.refusals.by_source == {"table t1": 50, "table t2": 1}
     assert len(warned) == 2, "one warning per source, not one per message"
     recorder.store.close()
@@ -190,7 +190,7 @@ async def test_retained_poison_on_every_topic_at_start_kills_neither_end(
         second = link.record_result(hand_result(2))
         await eventually(lambda: link.pending_results == 0, "a later result acked too")
         assert not hub_task.done() and not table_task.done()
-    assert {s.id for s in recorder.store.results()} == {receipt.id, second.id}
+    assert {s.id for s in recorder.store.sync.results()} == {receipt.id, second.id}
     refused = recorder.counters
     assert (refused.malformed, refused.refused) == (3, 2)  # t9's status, events, replies; results
     assert link.stats.malformed >= 1  # the ack (the commands got "malformed" replies instead)

@@ -99,7 +99,7 @@ def test_an_unknown_database_url_is_refused_in_plain_words(
 
 def test_an_unreachable_postgresql_server_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hub", "export", "--db", "postgresql://hub@127.0.0.1:1/venue"]) != 0
-    assert "results store 127.0.0.1:1/venue" in capsys.readouterr().err
+    assert "PostgreSQL postgresql://127.0.0.1:1/venue out of reach" in capsys.readouterr().err
 
 
 def test_a_missing_keys_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -83,4 +83,4 @@ async def test_an_unsigned_refusal_does_not_set_a_result_aside(
         recorder = make_recorder(broker.url, tmp_path / "hub.db")
         async with running(recorder.run()):
             await eventually(lambda: link.pending_results == 0, "then recorded by the real hub")
-    assert next(recorder.store.results()).id == receipt.id
+    assert next(recorder.store.sync.results()).id == receipt.id

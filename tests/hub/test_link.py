@@ -31,7 +31,7 @@ async def test_results_reach_the_hub_once_and_leave_the_outbox(
         receipts = [link.record_result(hand_result(hand)) for hand in range(1, 21)]
         await eventually(lambda: link.pending_results == 0, "every result acked")
     assert [r.seq for r in receipts] == list(range(1, 21))
-    stored = {s.id: s for s in recorder.store.results()}
+    stored = {s.id: s for s in recorder.store.sync.results()}
     assert set(stored) == {r.id for r in receipts}
     assert recorder.counters.refused == 0
 

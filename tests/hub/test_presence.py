@@ -22,7 +22,7 @@ pytestmark = pytest.mark.broker
 
 
 def _presence(recorder: Recorder) -> Presence | None:
-    return next(iter(recorder.store.presence()), None)
+    return next(iter(recorder.store.sync.presence()), None)
 
 
 def _heard(recorder: Recorder) -> bool:

@@ -50,8 +50,8 @@ async def test_a_forged_result_is_refused_and_the_table_is_told(
     assert ack.results == [] and [(r.id, r.reason) for r in ack.refused] == [
         (forged.id, "bad signature")
     ]
-    assert recorder.store.count() == 0
-    assert recorder.store.refusals() == [("t1", forged.id, "bad signature")]
+    assert recorder.store.sync.count() == 0
+    assert recorder.store.sync.refusals() == [("t1", forged.id, "bad signature")]
 
 
 async def test_a_result_on_another_tables_topic_is_refused(broker: Broker, tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ async def test_a_result_on_another_tables_topic_is_refused(broker: Broker, tmp_p
         async with aiomqtt.Client(broker.host, broker.port) as table:
             await table.publish(TOPICS.results("t2"), encode(signed), qos=1)
         await eventually(lambda: recorder.counters.refused == 1, "refusal")
-    assert "came on table t2's topic" in recorder.store.refusals()[0][2]
+    assert "came on table t2's topic" in recorder.store.sync.refusals()[0][2]
 
 
 async def test_a_missing_result_is_asked_for_again(broker: Broker, tmp_path: Path) -> None:
@@ -80,10 +80,10 @@ async def test_a_missing_result_is_asked_for_again(broker: Broker, tmp_path: Pat
         recorder = make_recorder(broker.url, db)
         async with running(recorder.run()):
             receipts.append(link.record_result(hand_result(6)))
-            await eventually(lambda: recorder.store.count() == 6, "seq 3 recovered")
+            await eventually(lambda: recorder.store.sync.count() == 6, "seq 3 recovered")
             await eventually(lambda: link.pending_results == 0, "all resent results acked")
     assert recorder.counters.resend_requests >= 1
-    assert {s.id for s in recorder.store.results()} == {r.id for r in receipts}
+    assert {s.id for s in recorder.store.sync.results()} == {r.id for r in receipts}
     assert recorder.counters.duplicates == 0, "only seq 3 was asked for"
 
 
@@ -93,13 +93,14 @@ async def test_the_wall_audit_flags_a_swapped_wall(broker: Broker, tmp_path: Pat
     honest, committed = WallReveal.seal(WALL), WallReveal.seal(WALL)
     swapped = WallReveal.seal([WALL[4], *WALL[1:4], WALL[0], *WALL[5:]], salt=committed.salt)
     async with running(recorder.run()), running(link.run()):
+        await eventually(recorder.connected.is_set, "recorder online")  # events are not kept
         for hand, wall in ((1, honest), (2, committed)):
             link.publish_event(
                 HandStarted(session="s1", hand=hand, ruleset="zung-jung", round_wind="E",
                             dealer=0, players=list(PLAYERS), wall_commitment=wall.commitment)
             )  # fmt: skip
         await eventually(
-            lambda: recorder.store.commitment("t1", "s1", 2) is not None, "commitments"
+            lambda: recorder.store.sync.commitment("t1", "s1", 2) is not None, "commitments"
         )
         ids = [
             link.record_result(hand_result(1, wall=honest)).id,
@@ -107,7 +108,7 @@ async def test_the_wall_audit_flags_a_swapped_wall(broker: Broker, tmp_path: Pat
             link.record_result(hand_result(3)).id,
         ]
         await eventually(lambda: link.pending_results == 0, "results acked")
-    audit = {s.id: s.audit for s in recorder.store.results()}
+    audit = {s.id: s.audit for s in recorder.store.sync.results()}
     assert [audit[i] for i in ids] == ["ok", "mismatch", "unverified"]
 
 
@@ -122,8 +123,8 @@ async def test_a_late_commitment_updates_the_audit(broker: Broker, tmp_path: Pat
             HandStarted(session="s1", hand=1, ruleset="zung-jung", round_wind="E", dealer=0,
                         players=list(PLAYERS), wall_commitment=wall.commitment)
         )  # fmt: skip
-        await eventually(lambda: next(recorder.store.results()).audit == "ok", "re-audited")
-    assert next(recorder.store.results()).id == result_id
+        await eventually(lambda: next(recorder.store.sync.results()).audit == "ok", "re-audited")
+    assert next(recorder.store.sync.results()).id == result_id
 
 
 async def test_hub_state_is_retained_and_says_offline_when_the_recorder_stops(

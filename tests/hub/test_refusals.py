@@ -38,7 +38,7 @@ NEWER = "malformed: result version 2 is newer than this software (1)"
 
 
 def _stored_status(recorder: Recorder) -> StatusMessage | None:
-    payload = recorder.store.status("t1")
+    payload = recorder.store.sync.status("t1")
     return None if payload is None else decode(payload, StatusMessage)
 
 
@@ -74,7 +74,7 @@ async def test_refused_results_are_set_aside_not_resent_and_do_not_hold_up_the_o
         status = _stored_status(recorder)
         link.outbox.flush()
     assert recorder.counters.refused == 2, "each refused result was sent once, not again"
-    assert {s.id for s in recorder.store.results()} == set(good)
+    assert {s.id for s in recorder.store.sync.results()} == set(good)
     assert [(r.seq, r.reason) for r in link.refused_results] == [
         (1, NEWER),
         (2, NEWER),
@@ -102,9 +102,9 @@ async def test_a_hub_without_the_tables_key_gets_nothing_until_it_has_it(
         keyless.store.close()
         recorder = make_recorder(broker.url, db)  # the venue added the key and restarted it
         async with running(recorder.run()):
-            await eventually(lambda: recorder.store.count() == 1, "recorded once the hub can")
+            await eventually(lambda: recorder.store.sync.count() == 1, "recorded once the hub can")
             await eventually(lambda: link.pending_results == 0, "acked")
-    assert next(recorder.store.results()).id == receipt.id
+    assert next(recorder.store.sync.results()).id == receipt.id
     assert keyless.counters.refused == 0, "nothing was sent to a hub the table cannot trust"
     assert link.attention == ""
 
@@ -128,9 +128,9 @@ async def test_a_table_whose_key_is_wrong_holds_its_results_until_restarted_with
         # The technician puts the right mqtt.result_key in the config and restarts the table.
         fixed = make_link(broker.url, path, SessionBook())
         async with running(fixed.run()):
-            await eventually(lambda: recorder.store.count() == 2, "both recorded")
+            await eventually(lambda: recorder.store.sync.count() == 2, "both recorded")
             await eventually(lambda: fixed.pending_results == 0, "both acked")
-    assert {s.id for s in recorder.store.results()} == set(ids)
+    assert {s.id for s in recorder.store.sync.results()} == set(ids)
     assert fixed.refused_results == [], "re-signed with the right key on the way out"
 
 

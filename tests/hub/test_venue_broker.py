@@ -145,4 +145,4 @@ async def test_a_table_and_the_recorder_work_through_the_venue_broker(
     async with running(recorder.run()), running(link.run()):
         ids = {link.record_result(hand_result(h)).id for h in range(1, 6)}
         await eventually(lambda: link.pending_results == 0, "results acked over TLS")
-    assert {s.id for s in recorder.store.results()} == ids
+    assert {s.id for s in recorder.store.sync.results()} == ids

@@ -18,9 +18,9 @@ from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress
 from controller.sim.demo import DemoPlan, DemoSession, Outcome
 from controller.table.records import FinishedHand
+from controller.venue.async_store import AsyncStore
 from controller.venue.program import RecorderPlan, open_recorder
 from controller.venue.recorder import Recorder
-from controller.venue.store import ResultStore
 from devsupport.mosquitto import Broker
 
 KEY = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
@@ -44,7 +44,7 @@ class RecorderInProcess:
         self.keys.chmod(0o600)
         self.db = workdir / "hub.sqlite3"
         self.recorder: Recorder | None = None
-        self.store: ResultStore | None = None
+        self.store: AsyncStore | None = None
         self._task: asyncio.Task[None] | None = None
         self.restarts = 0
 

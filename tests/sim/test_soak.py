@@ -21,7 +21,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.sim.demo import FAST, DemoPlan, Pace
 from controller.sim.fault_profiles import FaultKind, FaultProfile
 from controller.sim.virtual_time import run_virtual
-from controller.venue.store_open import open_store
+from controller.venue.store import open_store
 from devsupport.mosquitto import Broker
 from firmware_bridge.sim.faults import Faults
 from tests.sim.soak import KEY, RecorderInProcess, SoakRun, soak

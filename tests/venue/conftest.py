@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.venue.store import ResultStore
-from controller.venue.store_open import open_store
+from controller.venue.store import ResultStore, open_store
 from tests.venue.postgres import PgCluster, cluster
 
 

@@ -48,6 +48,14 @@ class PgCluster:
         """initdb, then start the server and wait until it accepts connections."""
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
                   "-E", "UTF8", "--no-sync")  # fmt: skip
+        self.resume()
+
+    def halt(self, mode: str = "immediate") -> None:
+        """Stop the server as a crash (`immediate`) or a failover (`fast`) would."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def resume(self) -> None:
+        """Start the server (again) and wait until it accepts connections."""
         options = f"-p {self.port} -h 127.0.0.1 -k {self.root} -F"
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "log"),
                   "-o", options, "-w", "start")  # fmt: skip

@@ -83,10 +83,10 @@ async def test_a_result_on_venue_a_reaches_the_league_recorder(tmp_path: Path) -
             async with running(link.run()):
                 ids = {link.record_result(hand_result(h)).id for h in (1, 2, 3)}
                 await eventually(lambda: link.pending_results == 0, "acked by the venue")
-                await eventually(lambda: league_recorder.store.count() == 3,
+                await eventually(lambda: league_recorder.store.sync.count() == 3,
                                  "the results on the league recorder")  # fmt: skip
-        assert {s.id for s in league_recorder.store.results()} == ids
-        status = league_recorder.store.status("t1")
+        assert {s.id for s in league_recorder.store.sync.results()} == ids
+        status = league_recorder.store.sync.status("t1")
         assert status is not None and decode(status, StatusMessage).table == "t1"
     finally:
         venue.kill()

@@ -9,10 +9,10 @@ import pytest
 from controller.clock import ManualClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
+from controller.venue.async_store import AsyncStore
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
-from controller.venue.store import ResultStore
-from controller.venue.store_open import open_store
+from controller.venue.store import ResultStore, open_store
 from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, running
@@ -128,7 +128,7 @@ async def test_two_recorders_on_one_database_store_each_result_once(
     recorders = [
         Recorder(
             RecorderSettings(name=name),
-            open_store(store_spec),
+            AsyncStore(open_store(store_spec)),
             KeyRing({"t1": TableKey(KEY_TEXT)}),
             connector(broker.url, f"hub-{name}", persistent=True),
         )

@@ -15,7 +15,7 @@ from controller.errors import ConfigError
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.result import HandResult, Incident
 from controller.hub.contract.signing import TableKey
-from controller.venue.store import ResultStore
+from controller.venue.store import ResultStore, open_store
 from controller.venue.tournament.commands import report_of, round_starts
 from controller.venue.tournament.definition import Tournament, load_tournament
 from controller.venue.tournament.draw import draw_stage, meetings, repeats
@@ -102,7 +102,7 @@ def test_the_draw_seats_everyone_once_a_round_and_avoids_repeated_opponents() ->
 
 def test_a_whole_tournament_standings_cut_and_prizes(definition: Path, tmp_path: Path) -> None:
     t = load_tournament(definition)
-    store = ResultStore(tmp_path / "hub.sqlite3")
+    store = open_store(str(tmp_path / "hub.sqlite3"))
     draws = [[s.players for s in round_starts(t, report_of(t, store), "qualifying", r)]
              for r in (1, 2)]  # fmt: skip
     assert draws == EXPECTED_DRAWS
@@ -124,7 +124,7 @@ def test_hub_standings_prints_a_stage_and_hub_export_writes_the_tournament(
 ) -> None:
     t = load_tournament(definition)
     db = tmp_path / "hub.sqlite3"
-    store = ResultStore(db)
+    store = open_store(str(db))
     _play(t, store, "qualifying", 1, forfeit_at="t1")
     store.close()
     args = ["--db", str(db), "--tournament", str(definition)]
@@ -228,7 +228,7 @@ async def test_hub_draw_send_starts_each_table_with_its_drawn_players(
         make_link(broker.url, tmp_path / f"{t}.db", book, table=t) for t, book in books.items()
     ]
     db = tmp_path / "hub.sqlite3"
-    ResultStore(db).close()
+    open_store(str(db)).close()
     command = ["hub", "draw", "--mqtt", broker.url, "--keys", str(keys), "--db", str(db),
                "--tournament", str(definition), "--stage", "qualifying", "--round", "2",
                "--send"]  # fmt: skip

@@ -3,7 +3,9 @@ served from what the recorder stores; logged-in operators send signed hub comman
 
 import asyncio
 import contextlib
+import hmac
 import logging
+import math
 import re
 from collections.abc import Callable
 
@@ -20,11 +22,11 @@ from controller.hub.contract.hub_commands import (
 )
 from controller.hub.mqtt.transport import BrokerDown
 from controller.venue.dashboard import pages
-from controller.venue.dashboard.auth import Sessions
+from controller.venue.dashboard.auth import Outcome, Sessions
 from controller.venue.dashboard.floor import LiveResults, TableCard, card
 from controller.venue.dashboard.http import EventStream, Request, Response
 from controller.venue.recorder import Recorder
-from controller.venue.store import ResultStore
+from controller.venue.store_view import StoreView
 from controller.venue.tournament.definition import Tournament
 from controller.venue.tournament.standings import Report, standings
 
@@ -41,7 +43,7 @@ class Dashboard:
     def __init__(
         self,
         recorder: Recorder,
-        store: ResultStore,
+        store: StoreView,
         sessions: Sessions | None = None,
         tournament: Tournament | None = None,
         clock: Clock | None = None,
@@ -80,6 +82,14 @@ class Dashboard:
     def render(self, view: str, request: Request) -> str:
         """The live part of one view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`,
         `notices`)."""
+        return self.banner() + self._render(view, request)
+
+    def banner(self) -> str:
+        """The warning every view starts with while the results store is down."""
+        outage = self.recorder.store.outage
+        return "" if outage is None else pages.store_down(outage.since, outage.fault.text)
+
+    def _render(self, view: str, request: Request) -> str:
         kind, _, rest = view.partition(":")
         if kind == "table":
             table, _, session = rest.partition(":")
@@ -96,10 +106,10 @@ class Dashboard:
         hands = self.live.session(table, session)
         ops = ""
         cookie = request.cookies.get(COOKIE)
-        if self.sessions and cookie and self.sessions.who(cookie, self.clock.wall()):
-            ops = pages.operator_form(
-                table, self.sessions.token(cookie), found.session if found else None
-            )
+        now = self.clock.wall()
+        token = self.sessions.token(cookie, now) if self.sessions else None
+        if self.sessions and token and self.sessions.who(cookie, now):
+            ops = pages.operator_form(table, token, found.session if found else None)
             ops += self._reply_of(request.query.get("sent", ""))
         sessions = list(self.live.tables.get(table, {}))
         return pages.table_detail(found, table, hands, sessions, ops)
@@ -119,6 +129,10 @@ class Dashboard:
         """Answer one request."""
         who = self._who(request)
         path = request.path
+        if self.sessions is not None:
+            self.sessions.guard.end_quiet(self.clock.wall())
+            if path == "/login":
+                await self.sessions.hold_back(request.client, self.clock.wall())
         if request.method == "POST":
             return await self._post(request, who)
         if path == "/":
@@ -131,7 +145,7 @@ class Dashboard:
         if path == "/notices":
             return self._page("Notices", "notices", request, who)
         if path == "/login":
-            return Response(body=pages.page("Log in", "login", pages.login(""), who).encode())
+            return self._login_form(request, "", 200)
         match = _TABLE_PATH.match(path)
         if match and not match.group(2):
             session = request.query.get("session", "")
@@ -140,7 +154,14 @@ class Dashboard:
         return Response(404, b"not found\n", "text/plain")
 
     def _page(self, title: str, view: str, request: Request, who: str | None) -> Response:
-        return Response(body=pages.page(title, view, self.render(view, request), who).encode())
+        token = self._token(request) if who else ""
+        body = pages.page(title, view, self.render(view, request), who, token)
+        return Response(body=body.encode())
+
+    def _token(self, request: Request) -> str:
+        if self.sessions is None:
+            return ""
+        return self.sessions.token(request.cookies.get(COOKIE), self.clock.wall()) or ""
 
     def _who(self, request: Request) -> str | None:
         if self.sessions is None:
@@ -149,31 +170,65 @@ class Dashboard:
 
     async def _post(self, request: Request, who: str | None) -> Response:
         if request.path == "/login":
-            return self._login(request)
-        if request.path == "/logout":
-            return _redirect("/", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+            return await self._login(request)
         match = _TABLE_PATH.match(request.path)
-        if not match or not match.group(2):
+        if request.path != "/logout" and (not match or not match.group(2)):
             return Response(404, b"not found\n", "text/plain")
         cookie = request.cookies.get(COOKIE, "")
         if who is None or self.sessions is None:
             return Response(403, b"log in as an operator first\n", "text/plain")
-        if request.form.get("token") != self.sessions.token(cookie):
+        token = self.sessions.token(cookie, self.clock.wall())
+        if token is None or not hmac.compare_digest(request.form.get("token", ""), token):
             return Response(403, b"this form is stale: reload the page\n", "text/plain")
+        if match is None:
+            self.sessions.logout(cookie)
+            _log.info("dashboard: operator %s logged out (from %s)", who, request.client)
+            return _redirect("/", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
         return await self._command(match.group(1), request.form, who)
 
-    def _login(self, request: Request) -> Response:
+    def _login_form(self, request: Request, error: str, status: int) -> Response:
+        """The login form with its session's token (a new session if it has none)."""
         if self.sessions is None:
             body = pages.login("This dashboard is read-only (no --http-users file).")
             return Response(403, pages.page("Log in", "login", body, None).encode())
-        name, password = request.form.get("name", ""), request.form.get("password", "")
-        cookie = self.sessions.login(name, password, self.clock.wall())
-        if cookie is None:
-            _log.warning("dashboard: failed operator log in as %r", name[:64])
-            body = pages.login("Wrong name or password.")
-            return Response(403, pages.page("Log in", "login", body, None).encode())
-        _log.info("dashboard: operator %s logged in", name)
-        return _redirect("/", f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict")
+        now = self.clock.wall()
+        cookie = request.cookies.get(COOKIE)
+        token = self.sessions.token(cookie, now)
+        headers = {}
+        if token is None:
+            cookie = self.sessions.begin(now)
+            token = self.sessions.token(cookie, now) or ""
+            headers["Set-Cookie"] = f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict"
+        body = pages.page("Log in", "login", pages.login(error, token), None)
+        return Response(status, body.encode(), headers=headers)
+
+    async def _login(self, request: Request) -> Response:
+        if self.sessions is None:
+            return self._login_form(request, "", 403)
+        form = request.form
+        result = await self.sessions.login(
+            request.cookies.get(COOKIE),
+            form.get("token", ""),
+            form.get("name", "")[:64],
+            form.get("password", "")[:1024],
+            request.client,
+            self.clock.wall(),
+        )
+        match result.outcome:
+            case Outcome.IN:
+                _log.info("dashboard: operator %s logged in from %s", form["name"], request.client)
+                return _redirect(
+                    "/", f"{COOKIE}={result.cookie}; Path=/; HttpOnly; SameSite=Strict"
+                )
+            case Outcome.WRONG:
+                return self._login_form(request, "Wrong name or password.", 403)
+            case Outcome.TOO_EARLY:
+                wait = f"Too many failed tries: try again in {math.ceil(result.wait_s)} s."
+                return self._login_form(request, wait, 429)
+            case Outcome.BUSY:
+                return self._login_form(request, "Busy checking other log ins: try again.", 503)
+            case _:
+                return self._login_form(request, "This form is stale: log in again.", 403)
 
     async def _command(self, table: str, form: dict[str, str], who: str) -> Response:
         try:

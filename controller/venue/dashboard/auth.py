@@ -1,21 +1,49 @@
-"""Operators of the dashboard: a password file of scrypt hashes, and signed session cookies.
+"""Operators of the dashboard: a password file of scrypt hashes, and sessions kept on the server.
 
 The file has one operator a line, `name:scrypt:N:r:p:salt:hash` (hex), written by
-`mahjong-table hub dashboard-user FILE NAME`. A login gives a cookie `name.expiry.mac`, the
-MAC keyed by a secret made when the dashboard starts (a restart logs everyone out); forms that
-act carry a token derived from the cookie, so another site cannot post them.
+`mahjong-table hub dashboard-user FILE NAME`. Opening the login form starts a session (its
+cookie is a random key); a right name and password give a new session for the operator; a log
+out deletes it; a restart logs everyone out. Every form, the login form too, carries its
+session's token, so another site cannot post it. Tries are limited (`login_guard`).
 """
 
+import asyncio
+import contextlib
+import enum
 import hashlib
 import hmac
+import logging
+import os
 import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from controller.errors import ConfigError
+from controller.venue.dashboard.login_guard import LoginGuard
+
+_log = logging.getLogger(__name__)
 
 _N, _R, _P = 2**14, 8, 1
 SESSION_S = 12 * 3600
+FORM_S = 1800.0
+"""How long a login form stays good."""
+MAX_SESSIONS = 10_000
+HOLD_MAX_S = 10.0
+"""The longest a too-early log in request is held before it is answered."""
+HELD_MAX = 256
+"""Requests held back at once; beyond, they are answered at once."""
+MAX_CHECKING = 4
+"""Checks handed to the hashing thread and not done (it runs at the lowest priority, so under
+load it may fall behind the pace)."""
+BUSY_HOLD_S = 2.0
+"""How long a try is held before it is told the checks are busy."""
+_DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
+"""Checked against for an unknown name: the same hashing as for a known one, never a match."""
+"""Password checks waiting for the hashing thread beyond which a try is refused as busy."""
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
@@ -25,7 +53,15 @@ def hash_password(password: str, salt: bytes | None = None) -> str:
     return f"scrypt:{_N}:{_R}:{_P}:{salt.hex()}:{digest.hex()}"
 
 
-def _check(password: str, stored: str) -> bool:
+def _lowest_priority() -> None:
+    """Run the calling thread at the lowest processor priority (Linux: per thread), so that
+    hashing passwords takes only time the recorder does not need."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+
+
+def check_password(password: str, stored: str) -> bool:
+    """Whether `password` is the one `stored` was made from (the hashing blocks: not on a loop)."""
     try:
         kind, n, r, p, salt, digest = stored.split(":")
         if kind != "scrypt":
@@ -61,38 +97,161 @@ def load_operators(path: Path) -> dict[str, str]:
 
 
 @dataclass
-class Sessions:
-    """Who is logged in, checked from the cookie alone."""
+class _Session:
+    name: str | None
+    """The operator (None: a login form not yet sent)."""
+    expires: float
+    token: str
+    """The form token every form of this session carries."""
 
-    operators: dict[str, str]
-    secret: bytes
+
+class Outcome(enum.Enum):
+    """How a log in went."""
+
+    IN = "in"
+    WRONG = "wrong"
+    TOO_EARLY = "too_early"
+    BUSY = "busy"
+    STALE_FORM = "stale_form"
+
+
+@dataclass(frozen=True)
+class LoginResult:
+    """A log in's outcome, the new session cookie when in, the wait when too early."""
+
+    outcome: Outcome
+    cookie: str = ""
+    wait_s: float = 0.0
+
+
+class Sessions:
+    """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
+    form token; a log out deletes its session. Passwords are checked on a thread of their own,
+    one at a time, at the lowest processor priority and at most two a second, behind the
+    `LoginGuard`'s limits; an unknown name costs the same hashing as a known one."""
+
+    def __init__(
+        self,
+        operators: dict[str, str],
+        say: Callable[[str], None] | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        hashes_per_s: float = 2.0,
+    ) -> None:
+        self.operators = operators
+        self.sleep = sleep
+        self.hash_every_s = 1.0 / hashes_per_s
+        """At most this often a password check begins, whoever asks: a flood of log ins from
+        many addresses cannot take the recorder's processor (a check is about 0.1 s)."""
+        self._next_hash = 0.0
+        self.held = 0
+        """Log in requests being held back now."""
+        self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._forms: OrderedDict[str, _Session] = OrderedDict()
+        self._hasher = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="password-check", initializer=_lowest_priority
+        )
+        self._checking = 0
+        self.checks = 0
+        """Passwords hashed (a known name or not)."""
 
     @classmethod
     def fresh(cls, operators: dict[str, str]) -> "Sessions":
-        """Sessions with a new random secret."""
-        return cls(operators, secrets.token_bytes(32))
+        """Sessions for these operators (nobody logged in yet)."""
+        return cls(operators)
 
-    def login(self, name: str, password: str, now: float) -> str | None:
-        """A cookie value for a right name and password, else None."""
-        stored = self.operators.get(name)
-        if stored is None or not _check(password, stored):
-            return None
-        body = f"{name}.{int(now) + SESSION_S}"
-        return f"{body}.{self._mac(body)}"
+    def begin(self, now: float) -> str:
+        """A session for a login form (nobody in it yet); returns its cookie. Forms are kept
+        apart from operators' sessions, so a flood of forms never ends an operator's."""
+        return self._add(self._forms, None, now + FORM_S)
+
+    @staticmethod
+    def _add(kept: "OrderedDict[str, _Session]", name: str | None, expires: float) -> str:
+        if len(kept) >= MAX_SESSIONS:
+            kept.popitem(last=False)  # the oldest (they all last as long)
+        cookie = secrets.token_urlsafe(32)
+        kept[cookie] = _Session(name, expires, secrets.token_hex(16))
+        return cookie
+
+    def _get(self, cookie: str | None, now: float) -> _Session | None:
+        key = cookie or ""
+        for kept in (self._sessions, self._forms):
+            found = kept.get(key)
+            if found is not None:
+                if found.expires > now:
+                    return found
+                del kept[key]
+        return None
 
     def who(self, cookie: str | None, now: float) -> str | None:
-        """The operator a cookie belongs to, if it is genuine and unexpired."""
-        if not cookie or cookie.count(".") < 2:
+        """The operator a cookie belongs to, if its session is live and they still exist."""
+        found = self._get(cookie, now)
+        if found is None or found.name is None or found.name not in self.operators:
             return None
-        body, _, mac = cookie.rpartition(".")
-        name, _, expiry = body.rpartition(".")
-        if not hmac.compare_digest(mac, self._mac(body)) or not expiry.isdigit():
-            return None
-        return name if int(expiry) > now and name in self.operators else None
+        return found.name
 
-    def token(self, cookie: str) -> str:
-        """The form token that goes with a session cookie."""
-        return self._mac("form:" + cookie)[:32]
+    def token(self, cookie: str | None, now: float) -> str | None:
+        """The form token of a live session."""
+        found = self._get(cookie, now)
+        return None if found is None else found.token
 
-    def _mac(self, text: str) -> str:
-        return hmac.new(self.secret, text.encode(), hashlib.sha256).hexdigest()
+    def logout(self, cookie: str | None) -> None:
+        """End a session: its cookie is worth nothing from now on."""
+        self._sessions.pop(cookie or "", None)
+        self._forms.pop(cookie or "", None)
+
+    async def hold_back(self, client: str, now: float) -> None:
+        """Hold a log in request (the form, or a try) from an address that must wait, until its
+        wait is over or HOLD_MAX_S passed; at once when HELD_MAX are already held."""
+        wait = min(self.guard.address_wait_s(client, now), HOLD_MAX_S)
+        if wait <= 0 or self.held >= HELD_MAX:
+            return
+        self.held += 1
+        try:
+            await self.sleep(wait)
+        finally:
+            self.held -= 1
+
+    async def login(
+        self, cookie: str | None, token: str, name: str, password: str, client: str, now: float
+    ) -> LoginResult:
+        """Check a login form sent from `client`: its token, the limits, then the password."""
+        form = self._get(cookie, now)
+        if form is None or not hmac.compare_digest(form.token, token):
+            return LoginResult(Outcome.STALE_FORM)
+        wait = self.guard.wait_s(client, name, now)
+        if wait > 0:
+            return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
+        slot = max(now, self._next_hash)
+        if slot - now > HOLD_MAX_S or self._checking >= MAX_CHECKING:
+            if self.held < HELD_MAX:
+                self.held += 1
+                try:
+                    await self.sleep(BUSY_HOLD_S)  # a client that insists is slowed down
+                finally:
+                    self.held -= 1
+            return LoginResult(Outcome.BUSY)
+        self._next_hash = slot + self.hash_every_s
+        stored = self.operators.get(name)
+        self.checks += 1
+        if slot > now:  # its turn among the queued checks
+            await self.sleep(slot - now)
+            now = slot
+        loop = asyncio.get_running_loop()
+        self._checking += 1
+        try:
+            right = await loop.run_in_executor(
+                self._hasher, check_password, password, stored or _DUMMY
+            )
+        finally:
+            self._checking -= 1
+        if stored is None or not right:
+            self.guard.failed(client, name, now)
+            return LoginResult(Outcome.WRONG)
+        self.guard.succeeded(client, name)
+        self.logout(cookie)  # a new key once logged in: a planted cookie gains nothing
+        return LoginResult(Outcome.IN, cookie=self._add(self._sessions, name, now + SESSION_S))
+
+    def close(self) -> None:
+        """Stop the password thread."""
+        self._hasher.shutdown(wait=False)

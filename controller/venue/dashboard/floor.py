@@ -9,7 +9,8 @@ import msgspec
 
 from controller.hub.contract.envelopes import ResultMessage, decode
 from controller.hub.contract.result import HandResult, WallReveal
-from controller.venue.store import Presence, ResultStore
+from controller.venue.store import Presence
+from controller.venue.store_view import StoreView
 
 
 @dataclass
@@ -39,7 +40,7 @@ class LiveResults:
         self.latest: dict[str, str] = {}
         self.count = 0
 
-    def load(self, store: ResultStore) -> None:
+    def load(self, store: StoreView) -> None:
         """Read what the store already holds (once, when the dashboard starts)."""
         for stored in store.results():
             self._add(stored.table, decode(stored.payload, ResultMessage).result)

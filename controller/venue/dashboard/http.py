@@ -8,6 +8,7 @@ refusal (400/408/413), counted and logged, never an exception out of the server.
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import ssl
 from collections.abc import Awaitable, Callable
@@ -28,6 +29,7 @@ _REASONS = {
     405: "Method Not Allowed",
     408: "Request Timeout",
     413: "Content Too Large",
+    429: "Too Many Requests",
     503: "Service Unavailable",
 }
 
@@ -50,6 +52,8 @@ class Request:
     headers: dict[str, str]
     form: dict[str, str]
     cookies: dict[str, str]
+    client: str = ""
+    """The client's address."""
 
 
 @dataclass
@@ -118,6 +122,7 @@ class HttpServer:
             try:
                 async with asyncio.timeout(READ_TIMEOUT_S):
                     request = await read_request(reader)
+                request = dataclasses.replace(request, client=_peer(writer))
             except TimeoutError:
                 raise BadRequest(408, "the request did not arrive in time") from None
             if request.path in self.stream_paths and request.method == "GET":
@@ -184,6 +189,11 @@ async def _body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
         return await reader.readexactly(length) if length else b""
     except asyncio.IncompleteReadError as exc:
         raise BadRequest(400, "body shorter than its Content-Length") from exc
+
+
+def _peer(writer: asyncio.StreamWriter) -> str:
+    peer = writer.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) and peer else "?"
 
 
 def _pairs(text: str) -> dict[str, str]:

@@ -47,13 +47,14 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def page(title: str, view: str, inner: str, who: str | None) -> str:
-    """A whole page around its live part."""
+def page(title: str, view: str, inner: str, who: str | None, token: str = "") -> str:
+    """A whole page around its live part (`token`: the operator's form token)."""
     account = '<a href="/login">operator log in</a>'
     if who:
         account = (
             f'<span>{_e(who)}</span><form method="post" action="/logout" '
-            'style="margin:0"><button>log out</button></form>'
+            f'style="margin:0"><input type=hidden name=token value="{_e(token)}">'
+            "<button>log out</button></form>"
         )
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -253,11 +254,23 @@ def _notice_list(items: Sequence[Notice]) -> str:
     return f"<ul class=notices>{rows}</ul>"
 
 
-def login(error: str) -> str:
-    """The operator login form."""
+def store_down(since: float, why: str) -> str:
+    """The banner while the results store is down."""
+    return (
+        f"<div class=fault-text id=store-down>Results store down since {_e(clock_time(since))}: "
+        f"{_e(why)}. Nothing is acked meanwhile; the tables keep their results and the "
+        "recorder stores them when it returns.</div>"
+    )
+
+
+def login(error: str, token: str = "") -> str:
+    """The operator login form (no form without its session's token)."""
     message = f"<p class=fault-text>{_e(error)}</p>" if error else ""
+    if not token:
+        return f"<h1>Operator log in</h1>{message}"
     return (
         f"<h1>Operator log in</h1>{message}<form method=post action=/login>"
+        f'<input type=hidden name=token value="{_e(token)}">'
         "<p><input name=name placeholder=name autocomplete=username></p>"
         "<p><input name=password type=password placeholder=password "
         "autocomplete=current-password></p><p><button>Log in</button></p></form>"

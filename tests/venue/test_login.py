@@ -1,0 +1,151 @@
+"""Dashboard log in under attack, through a real HTTP client against the real recorder and its
+dashboard (the dashboard's clock is a manual one, so waits pass without sleeping): tries are
+limited per address and per name with growing waits (a too-early request is held back), an
+unknown name costs the same hashing as a known one, failures are logged once per burst with the
+client's address, a log out ends the session on the server, and no form (the login form
+included) is taken without its token."""
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from controller.clock import ManualClock
+from controller.venue.dashboard.app import Dashboard
+from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
+from controller.venue.dashboard.http import HttpServer
+from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES
+from controller.venue.store_view import StoreView
+from devsupport.mosquitto import Broker
+from tests.hub.helpers import eventually, make_recorder, running
+from tests.venue.test_dashboard import Site, _users, login_form
+
+pytestmark = pytest.mark.broker
+RIGHT = "correct horse battery"
+
+
+@contextlib.asynccontextmanager
+async def guarded_site(broker: Broker, tmp_path: Path, users: Path) -> AsyncIterator[Site]:
+    recorder = make_recorder(broker.url, tmp_path / "hub.db")
+    view = StoreView()
+    await recorder.store.call(view.load)
+    recorder.view = view
+    dashboard = Dashboard(recorder, view, Sessions(load_operators(users), sleep=_held), None, CLOCK)
+    dashboard.attach()
+    server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
+    started = asyncio.Event()
+    async with running(recorder.run()), running(server.serve("127.0.0.1", 0, None, started)):
+        await started.wait()
+        await eventually(recorder.connected.is_set, "recorder online")
+        yield Site(dashboard, server)
+
+
+CLOCK = ManualClock()
+HELD: list[float] = []
+
+
+async def _held(seconds: float) -> None:
+    """The dashboard holding a request back: the time passes on the manual clock."""
+    HELD.append(seconds)
+    CLOCK.advance(seconds)
+
+
+async def _try(s: Site, name: str, password: str) -> int:
+    form, cookie = await login_form(s)
+    return (await s.send("POST", "/login", {**form, "name": name, "password": password},
+                         cookie)).status  # fmt: skip
+
+
+async def test_tries_are_held_back_with_growing_waits_and_told_once_per_burst(
+    broker: Broker,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    async with guarded_site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s:
+        sessions = s.dashboard.sessions
+        assert sessions is not None
+        statuses = [await _try(s, "referee", f"guess {n}") for n in range(FREE_FAILURES)]
+        assert statuses == [403] * FREE_FAILURES
+        assert HELD == [0.5, 0.5]  # at most two password checks begin a second
+        HELD.clear()
+        # From then on each try (and each login form) from this address is held until its
+        # wait is over: 1 s, 2 s, 4 s, 8 s; an unknown name is hashed like a known one.
+        statuses = [await _try(s, name, "guess") for name in ("nobody", "referee", "x", "y")]
+        assert statuses == [403] * 4 and HELD == [1.0, 2.0, 4.0, 8.0]
+        assert sessions.checks == FREE_FAILURES + 4
+        # 16 s now: the form is held 10 s (the most a request is held), the try 6 s more.
+        HELD.clear()
+        assert await _try(s, "referee", RIGHT) == 303
+        assert HELD == [10.0, 6.0] and sessions.checks == FREE_FAILURES + 5
+        CLOCK.advance(BURST_GAP_S + 1)
+        await s.get("/")
+    told = [r.getMessage() for r in caplog.records if "log in" in r.getMessage()]
+    assert len(told) == 2, told  # the burst's start and its end, not one line per try
+    assert "failed operator log in from 127.0.0.1 as 'referee'" in told[0]
+    assert "7 failed operator log ins from 127.0.0.1" in told[1]
+    assert "'referee', 'nobody', 'x', 'y'" in told[1]
+
+
+async def test_a_log_out_ends_the_session_and_no_form_is_taken_without_its_token(
+    broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with guarded_site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s:
+        form, anon = await login_form(s)
+        assert (await s.send("POST", "/login", {"name": "referee", "password": RIGHT},
+                             anon)).status == 403  # fmt: skip
+        stolen = {**form, "password": RIGHT}
+        assert (await s.send("POST", "/login", stolen)).status == 403  # token without cookie
+        login = await s.send("POST", "/login", {**form, "password": RIGHT}, anon)
+        assert login.status == 303
+        cookie = login.headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+        assert cookie != anon  # a new key once logged in
+        page = await s.get("/tables/t1", cookie)
+        token = page.body.split('name=token value="')[1].split('"')[0]
+        assert 'action="/logout"' in page.body and f'value="{token}"' in page.body
+        assert (await s.send("POST", "/logout", {}, cookie)).status == 403  # no token
+        assert (await s.send("POST", "/logout", {"token": token}, cookie)).status == 303
+        after = await s.get("/tables/t1", cookie)
+        assert "name=action" not in after.body and "log out" not in after.body
+        command = {"action": "pause", "token": token}
+        refused = await s.send("POST", "/tables/t1/command", command, cookie)
+        assert refused.status == 403 and "log in" in refused.body
+
+
+async def test_each_name_and_each_address_has_its_own_count() -> None:
+    said: list[str] = []
+    sessions = Sessions({"referee": hash_password(RIGHT)}, said.append, _held)
+    for n in range(FREE_FAILURES):  # one failure from each of three addresses
+        form = sessions.begin(0.0)
+        tried = await sessions.login(form, sessions.token(form, 0.0) or "", "referee", "guess",
+                                     f"10.0.0.{n}", 0.0)  # fmt: skip
+        assert tried.outcome == Outcome.WRONG
+    form = sessions.begin(0.0)
+    token = sessions.token(form, 0.0) or ""
+    early = await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 0.0)
+    assert early.outcome == Outcome.TOO_EARLY and early.wait_s == 2.0  # the name, from anywhere
+    assert sessions.checks == FREE_FAILURES  # refused before any hashing
+    other = await sessions.login(form, token, "someone", "guess", "10.0.0.99", 0.0)
+    assert other.outcome == Outcome.WRONG  # another name from another address may try
+    assert (await sessions.login(form, token, "referee", RIGHT, "10.0.0.99", 2.0)).outcome == (
+        Outcome.IN
+    )
+    assert len(said) == FREE_FAILURES + 1  # one burst begun per address
+
+
+async def test_checks_are_queued_at_two_a_second_and_a_try_beyond_is_held_then_told_busy() -> None:
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held)
+    HELD.clear()
+    outcomes = []
+    for n in range(22):  # many addresses, many names, all at once
+        form = sessions.begin(0.0)
+        tried = await sessions.login(form, sessions.token(form, 0.0) or "", f"u{n}", "guess",
+                                     f"10.1.0.{n}", 0.0)  # fmt: skip
+        outcomes.append(tried.outcome)
+    assert outcomes == [Outcome.WRONG] * 21 + [Outcome.BUSY]
+    assert [0.5 * n for n in range(1, 21)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
+    assert sessions.checks == 21
