@@ -160,8 +160,9 @@ class ControlServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.clients += 1
         try:
-            if self.clients > MAX_CONNECTIONS:
-                return  # a flood of connections: not even a reply is owed
+            if self.clients > MAX_CONNECTIONS:  # a flood: say why, read nothing more
+                writer.write(self._refuse(self._full()))
+                return
             if self.clients > MAX_CLIENTS + STATUS_SLOTS:
                 await self._turn_away(reader, writer)
                 return
@@ -177,16 +178,19 @@ class ControlServer:
     async def _turn_away(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Say why, then wait for the client's line (closing on an unread line would reset
         the connection before the client reads the reason)."""
-        refusal = Refusal(
-            ErrorCode.BUSY,
-            f"the control socket is full: {MAX_CLIENTS} clients and one `status` are "
-            "connected; try again when one of them hangs up",
-        )
-        writer.write(self._refuse(refusal))
+        writer.write(self._refuse(self._full()))
         await writer.drain()
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(self.idle_s):
                 await _read_line(reader)
+
+    @staticmethod
+    def _full() -> Refusal:
+        return Refusal(
+            ErrorCode.BUSY,
+            f"the control socket is full: {MAX_CLIENTS} clients and one `status` are "
+            "connected; try again when one of them hangs up",
+        )
 
     async def _session(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, status_only: bool
