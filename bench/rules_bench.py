@@ -14,7 +14,9 @@ one pass of ours and one pass of each peer over the same hands, in an order that
 between rounds. Warm: in this process, every job goes over its hands again and again for at
 least --window seconds; the jobs take turns, round after round. Each ratio (peer time / our
 time: > 1 is ours faster) is worked out per round and printed as the median and the range
-over the rounds, so a busy machine shows as a wide range rather than a wrong figure.
+over the rounds, so a busy machine shows as a wide range rather than a wrong figure. Times are
+this process's CPU time (time.process_time), not wall time: on a machine shared with other
+work, time spent waiting for a core is nobody's cost.
 """
 
 import argparse
@@ -181,23 +183,23 @@ def score_jobs(wins: list[Hand], names: Sequence[str] = RULESET_NAMES) -> dict[s
 
 
 def one_pass(jobs: dict[str, Job], reverse: bool) -> dict[str, float]:
-    """Seconds per hand of one pass of each job (in reverse order if asked)."""
+    """CPU seconds per hand of one pass of each job (in reverse order if asked)."""
     spent: dict[str, float] = {}
     for name in reversed(jobs) if reverse else jobs:
         run, count = jobs[name]
-        start = time.perf_counter()
+        start = time.process_time()
         run()
-        spent[name] = (time.perf_counter() - start) / count
+        spent[name] = (time.process_time() - start) / count
     return spent
 
 
 def windowed(run: Callable[[], object], count: int, window: float) -> float:
-    """Seconds per hand over as many passes as fill `window` seconds."""
-    passes, start = 0, time.perf_counter()
+    """CPU seconds per hand over as many passes as fill `window` CPU seconds."""
+    passes, start = 0, time.process_time()
     while True:
         run()
         passes += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= window:
             return elapsed / (passes * count)
 

@@ -5,7 +5,7 @@ triplets, pairs, kongs, concealed sets), so they are worked out once per suit re
 joined per hand instead of being recounted for every arrangement.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from enum import IntEnum
 from types import MappingProxyType
 from typing import NamedTuple
@@ -135,9 +135,8 @@ class Reading(NamedTuple):
     @classmethod
     def of_suit(cls, blocks: tuple[Block, ...]) -> "Reading":
         """A reading of one suit's concealed tiles, with the places of its tile kinds."""
-        reading = cls.of(blocks)
-        kinds = {kind for item in blocks for kind in item.tiles()}
-        return reading._replace(places={kind: _places(blocks, kind) for kind in kinds})
+        counted = cls.of(blocks)
+        return cls(*counted[:5], Places(blocks))
 
     def opened(self, index: int) -> "Reading":
         """The reading with its concealed triplet at `index` completed by a discard (exposed)."""
@@ -149,15 +148,48 @@ class Reading(NamedTuple):
         )
 
 
-def _places(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
-    """The index of the first block of each shape that holds `kind`, in block order."""
-    seen: set[Shape] = set()
-    found = []
-    for index, item in enumerate(blocks):
-        if item.shape not in seen and item.holds(kind):
-            seen.add(item.shape)
-            found.append(index)
-    return tuple(found)
+class Places(Mapping[int, tuple[int, ...]]):
+    """A suit reading's places (see `Reading`), worked out the first time they are asked for:
+    a hand asks only for the winning tile's, in the winning tile's suit."""
+
+    __slots__ = ("_blocks", "_found")
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        self._blocks = blocks
+        self._found: dict[int, tuple[int, ...]] | None = None
+
+    def _all(self) -> dict[int, tuple[int, ...]]:
+        if self._found is None:
+            self._found = _places(self._blocks)
+        return self._found
+
+    def __getitem__(self, kind: int) -> tuple[int, ...]:
+        return self._all()[kind]
+
+    def get(self, kind: int, default: object = None) -> object:  # type: ignore[override]
+        return self._all().get(kind, default)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
+def _places(blocks: Sequence[Block]) -> dict[int, tuple[int, ...]]:
+    """For each tile kind the blocks hold, the index of the first block of each shape that
+    holds it, in block order (one pass over the blocks)."""
+    seen: set[tuple[int, int]] = set()
+    found: dict[int, list[int]] = {}
+    for index, (shape, tile, _, _) in enumerate(blocks):
+        for kind in (tile, tile + 1, tile + 2) if shape == Shape.SEQUENCE else (tile,):
+            if (kind, shape) not in seen:
+                seen.add((kind, shape))
+                found.setdefault(kind, []).append(index)
+    return {kind: tuple(indices) for kind, indices in found.items()}
 
 
 def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:

@@ -147,12 +147,18 @@ class Compiled(dict[int, Asked]):
             for spec in specs
             if spec.value
         )
+        # Each gate's masks beside what is asked when it opens (Gate.opens, inlined: a hand
+        # with features never seen before goes through every spec).
+        self._gated = tuple(
+            (gate.needs, gate.without, None if gate.decides else predicate, once, group)
+            for gate, predicate, once, group in self.specs
+        )
 
     def __missing__(self, features: int) -> Asked:
         found = tuple(
-            (None if gate.decides else predicate, once, group)
-            for gate, predicate, once, group in self.specs
-            if gate.opens(features)
+            (asked, once, group)
+            for needs, without, asked, once, group in self._gated
+            if features & needs == needs and not features & without
         )
         self[features] = found
         return found
