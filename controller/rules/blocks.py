@@ -8,7 +8,7 @@ joined per hand instead of being recounted for every arrangement.
 from collections.abc import Iterator, Mapping, Sequence
 from enum import IntEnum
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from controller.rules.hand import Meld, MeldKind
 from controller.rules.tiles import KINDS
@@ -149,34 +149,53 @@ class Reading(NamedTuple):
 
 
 class Places(Mapping[int, tuple[int, ...]]):
-    """A suit reading's places (see `Reading`), worked out the first time they are asked for:
-    a hand asks only for the winning tile's, in the winning tile's suit."""
+    """A suit reading's places (see `Reading`), worked out when asked for: a hand asks only
+    for the winning tile's, in the winning tile's suit."""
 
-    __slots__ = ("_blocks", "_found")
+    __slots__ = ("_all", "_blocks", "_some")
 
     def __init__(self, blocks: Sequence[Block]) -> None:
         self._blocks = blocks
-        self._found: dict[int, tuple[int, ...]] | None = None
-
-    def _all(self) -> dict[int, tuple[int, ...]]:
-        if self._found is None:
-            self._found = _places(self._blocks)
-        return self._found
-
-    def __getitem__(self, kind: int) -> tuple[int, ...]:
-        return self._all()[kind]
+        self._some: dict[int, tuple[int, ...]] = {}
+        """The places of the kinds asked for so far (empty tuple: the kind is not held)."""
+        self._all: dict[int, tuple[int, ...]] | None = None
 
     def get(self, kind: int, default: object = None) -> object:  # type: ignore[override]
-        return self._all().get(kind, default)
+        found = self._some.get(kind)
+        if found is None:
+            found = self._some[kind] = _places_of(self._blocks, kind)
+        return found or default
+
+    def __getitem__(self, kind: int) -> tuple[int, ...]:
+        found = self.get(kind)
+        if found is None:
+            raise KeyError(kind)
+        return cast(tuple[int, ...], found)
+
+    def _every(self) -> dict[int, tuple[int, ...]]:
+        if self._all is None:
+            self._all = _places(self._blocks)
+        return self._all
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._all())
+        return iter(self._every())
 
     def __len__(self) -> int:
-        return len(self._all())
+        return len(self._every())
 
     def __repr__(self) -> str:
-        return repr(self._all())
+        return repr(self._every())
+
+
+def _places_of(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
+    """The index of the first block of each shape that holds `kind`, in block order."""
+    seen = 0
+    found = []
+    for index, (shape, tile, _, _) in enumerate(blocks):
+        if (tile == kind or (shape == 0 and tile < kind <= tile + 2)) and not seen >> shape & 1:
+            seen |= 1 << shape
+            found.append(index)
+    return tuple(found)
 
 
 def _places(blocks: Sequence[Block]) -> dict[int, tuple[int, ...]]:

@@ -6,7 +6,8 @@ table (`suit_readings.bin`, made by `python -m controller.rules.suit_search`) ho
 of every number-suit count with at most 4 of a kind and 14 tiles that can be read at all, so a
 suit never seen before costs a look-up, not a search.
 
-File layout (little-endian): N (uint32); N keys (uint64, ascending: `fold` of the 9 counts);
+File layout (little-endian): N (uint32); P (uint32): how many keys come first that need no
+pair; N keys (uint64: `fold` of the 9 counts; those without a pair first, each part ascending);
 N + 1 offsets (uint32) into the readings that follow; at each offset the key's readings, each
 a count of blocks (one byte) and that many block codes (shape * 16 + lowest tile, tile 0-8).
 """
@@ -71,7 +72,7 @@ def readings(counts: bytes, offset: int) -> list[tuple[Block, ...]]:
 
 def build() -> bytes:
     """The table file's bytes, by searching every count the table covers."""
-    entries: list[tuple[int, bytes]] = []
+    entries: list[tuple[bool, int, bytes]] = []
     for row in product(range(MOST_OF_A_KIND + 1), repeat=9):
         counts = bytes(row)
         if sum(counts) > MOST_TILES:
@@ -82,17 +83,19 @@ def build() -> bytes:
                 bytes([len(blocks), *(item.shape * 16 + item.tile for item in blocks)])
                 for blocks in found
             )
-            entries.append((fold(counts), encoded))
+            entries.append((sum(counts) % 3 == 2, fold(counts), encoded))
     entries.sort()
-    keys = array("Q", (key for key, _ in entries))
+    keys = array("Q", (key for _, key, _ in entries))
     offsets = array("I", [0])
-    for _, encoded in entries:
+    for _, _, encoded in entries:
         offsets.append(offsets[-1] + len(encoded))
     if sys.byteorder != "little":
         keys.byteswap()
         offsets.byteswap()
-    body = b"".join(encoded for _, encoded in entries)
-    return struct.pack("<I", len(entries)) + keys.tobytes() + offsets.tobytes() + body
+    body = b"".join(encoded for _, _, encoded in entries)
+    unpaired = sum(not paired for paired, _, _ in entries)
+    head = struct.pack("<II", len(entries), unpaired)
+    return head + keys.tobytes() + offsets.tobytes() + body
 
 
 def main() -> None:

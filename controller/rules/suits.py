@@ -89,22 +89,23 @@ def _pairing(counts: bytes) -> int:
     return (HOLDS_ODD if 1 in counts.translate(_ODD) else 0) | (HOLDS_FOUR if 4 in counts else 0)
 
 
-def _load() -> "tuple[array[int], array[int], bytes]":
-    """The shipped table: keys, offsets, readings (see `suit_search`)."""
+def _load() -> "tuple[array[int], array[int], bytes, int]":
+    """The shipped table: keys, offsets, readings, keys without a pair (see `suit_search`)."""
     data = TABLE_FILE.read_bytes()
-    size = int.from_bytes(data[:4], "little")
+    size, unpaired = int.from_bytes(data[:4], "little"), int.from_bytes(data[4:8], "little")
     keys, offsets = array("Q"), array("I")
-    keys.frombytes(data[4 : 4 + 8 * size])
-    offsets.frombytes(data[4 + 8 * size : 8 + 12 * size])
+    keys.frombytes(data[8 : 8 + 8 * size])
+    offsets.frombytes(data[8 + 8 * size : 12 + 12 * size])
     if byteorder != "little":
         keys.byteswap()
         offsets.byteswap()
-    return keys, offsets, data[8 + 12 * size :]
+    return keys, offsets, data[12 + 12 * size :], unpaired
 
 
-_KEYS, _OFFSETS, _CODES = _load()
+_KEYS, _OFFSETS, _CODES, _UNPAIRED = _load()
 _INDEX = dict(zip(_KEYS, range(len(_KEYS)), strict=True))
-"""Each key's place in the table (made in C from the file's arrays, ~1 ms at import)."""
+"""Each key's place in the table (made in C from the file's arrays, ~1 ms at import); places
+from _UNPAIRED on hold a pair."""
 _SUIT_BLOCKS = tuple(
     {shape * 16 + tile: block(shape, 9 * suit + tile) for shape in Shape for tile in range(9)}
     for suit in range(3)
@@ -210,19 +211,14 @@ def is_regular(counts: Sequence[int]) -> bool:
     row = bytes(counts)
     if max(row) > MOST_OF_A_KIND:
         return _is_regular_read(row)
+    index = _INDEX
     pairs = 0
-    for start in (0, 9, 18):
-        part = row[start : start + 9]
-        if part == _EMPTY_SUIT:
-            continue
-        total = sum(part)
-        if total % 3 == 1:
-            return False
-        if total > MOST_TILES:
-            return _is_regular_read(row)
-        if _in_table(part) < 0:
-            return False
-        pairs += total % 3 // 2
+    for part in (row[0:9], row[9:18], row[18:27]):
+        if part != _EMPTY_SUIT:
+            found = index.get(int.from_bytes(part, "big") % FOLD)
+            if found is None:
+                return sum(part) > MOST_TILES and _is_regular_read(row)
+            pairs += found >= _UNPAIRED
     z = row[27:34]
     h = _TABLES[3].get(z) or suit_table(3, z)
     return bool(h.readings) and pairs + h.pairs == 1
