@@ -12,6 +12,7 @@ never a search; the win check needs only to know that a suit's counts are in the
 """
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from sys import byteorder
 from typing import NamedTuple
@@ -103,9 +104,11 @@ def _load() -> "tuple[array[int], array[int], bytes, int]":
 
 
 _KEYS, _OFFSETS, _CODES, _UNPAIRED = _load()
-_INDEX = dict(zip(_KEYS, range(len(_KEYS)), strict=True))
-"""Each key's place in the table (made in C from the file's arrays, ~1 ms at import); places
-from _UNPAIRED on hold a pair."""
+"""The keys without a pair are _KEYS[:_UNPAIRED], those with one the rest; each part ascending."""
+_SIZE = len(_KEYS)
+_INDEX: dict[int, int] = {}
+"""Each key's place in the table, for the win check: made at its first call (a few ms, which
+a command that scores one hand does not pay: it finds its suits by bisection)."""
 _SUIT_BLOCKS = tuple(
     {shape * 16 + tile: block(shape, 9 * suit + tile) for shape in Shape for tile in range(9)}
     for suit in range(3)
@@ -115,7 +118,16 @@ _SUIT_BLOCKS = tuple(
 
 def _in_table(counts: bytes) -> int:
     """The index of a number suit's counts (each at most 4) in the table, or -1."""
-    return _INDEX.get(int.from_bytes(counts, "big") % FOLD, -1)
+    key = int.from_bytes(counts, "big") % FOLD
+    total = sum(counts)
+    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
+    index = bisect_left(_KEYS, key, low, high)
+    return index if index < high and _KEYS[index] == key else -1
+
+
+def _make_index() -> dict[int, int]:
+    _INDEX.update(zip(_KEYS, range(_SIZE), strict=True))
+    return _INDEX
 
 
 def _stored(suit: int, counts: bytes) -> tuple[Reading, ...]:
@@ -211,7 +223,7 @@ def is_regular(counts: Sequence[int]) -> bool:
     row = bytes(counts)
     if max(row) > MOST_OF_A_KIND:
         return _is_regular_read(row)
-    index = _INDEX
+    index = _INDEX or _make_index()
     pairs = 0
     for part in (row[0:9], row[9:18], row[18:27]):
         if part != _EMPTY_SUIT:
