@@ -199,9 +199,13 @@ async def venue(
         for link in links:
             link.outbox.close()
     finally:
-        hub.terminate()
+        if hub.returncode is None:
+            hub.terminate()
         await hub.wait()
         log.close()
+        if hub.returncode not in (0, -15):
+            tail = (work / "hub.log").read_text(errors="replace")[-2000:]
+            print(f"the recorder exited with {hub.returncode}; its log ends:\n{tail}")
     return tables * per_table / elapsed, cpu / elapsed, payloads[0]
 
 
