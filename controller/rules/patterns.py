@@ -153,13 +153,21 @@ class Compiled(dict[int, Asked]):
             (gate.needs, gate.without, None if gate.decides else predicate, once, group)
             for gate, predicate, once, group in self.specs
         )
+        self._read = 0
+        """The feature bits some gate reads: features alike in these ask alike."""
+        for needs, without, *_ in self._gated:
+            self._read |= needs | without
+        self._by_read: dict[int, Asked] = {}
 
     def __missing__(self, features: int) -> Asked:
-        found = tuple(
-            (asked, once, group)
-            for needs, without, asked, once, group in self._gated
-            if features & needs == needs and not features & without
-        )
+        read = features & self._read
+        found = self._by_read.get(read)
+        if found is None:
+            found = self._by_read[read] = tuple(
+                (asked, once, group)
+                for needs, without, asked, once, group in self._gated
+                if read & needs == needs and not read & without
+            )
         self[features] = found
         return found
 

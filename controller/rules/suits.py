@@ -116,10 +116,10 @@ _SUIT_BLOCKS = tuple(
 """Each number suit's blocks by their code in the table (shape * 16 + tile in the suit)."""
 
 
-def _in_table(counts: bytes) -> int:
-    """The index of a number suit's counts (each at most 4) in the table, or -1."""
+def _in_table(counts: bytes, total: int) -> int:
+    """The index of a number suit's counts (each at most 4; `total` tiles) in the table, or
+    -1."""
     key = int.from_bytes(counts, "big") % FOLD
-    total = sum(counts)
     low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
     index = bisect_left(_KEYS, key, low, high)
     return index if index < high and _KEYS[index] == key else -1
@@ -130,9 +130,9 @@ def _make_index() -> dict[int, int]:
     return _INDEX
 
 
-def _stored(suit: int, counts: bytes) -> tuple[Reading, ...]:
+def _stored(suit: int, counts: bytes, total: int) -> tuple[Reading, ...]:
     """A number suit's readings from the table (none if its counts cannot be read)."""
-    index = _in_table(counts)
+    index = _in_table(counts, total)
     if index < 0:
         return ()
     codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
@@ -170,7 +170,7 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     if total % 3 == 1:
         return SuitTable((), 0, profile)
     if total <= MOST_TILES and max(counts) <= MOST_OF_A_KIND:
-        parts = _stored(suit, counts)
+        parts = _stored(suit, counts, total)
     else:
         parts = tuple(Reading.of_suit(blocks) for blocks in readings(counts, 9 * suit))
     return SuitTable(parts, total % 3 // 2, profile)
