@@ -16,10 +16,10 @@ from devsupport.mosquitto import Broker
 __all__ = ["KEY_TEXT", "Broker", "IdleTable", "make_link", "sample_result", "start_broker"]
 
 
-def start_broker(workdir: Path) -> Broker:
+def start_broker(workdir: Path, extra_config: str = "") -> Broker:
     """A mosquitto in `workdir`, listening; kill it at the end."""
     workdir.mkdir(parents=True, exist_ok=True)
-    broker = Broker(workdir)
+    broker = Broker(workdir, extra_config)
     broker.start()
     return broker
 

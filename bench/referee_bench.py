@@ -11,7 +11,11 @@ every `handle` timed. Baseline in the same run: the zone board's update for the 
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' scripted players
 
 from controller.table.referee import Inventories, Referee
 from controller.table.referee.blackbox import read

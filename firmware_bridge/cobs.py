@@ -1,18 +1,21 @@
-"""Consistent Overhead Byte Stuffing: removes every 0x00 so that 0x00 can end a frame."""
+"""Consistent Overhead Byte Stuffing: removes every 0x00 so that 0x00 can end a frame.
+
+Both directions work a block (a run without 0x00) at a time with bytes operations in C, never a
+byte at a time: a frame of the link holds a few blocks."""
 
 from firmware_bridge.errors import FrameError
 
 _MAX_RUN = 254
+_CODES = [bytes((n,)) for n in range(256)]
+"""The one-byte code of each block length + 1."""
 
 
 def cobs_encode(data: bytes) -> bytes:
     """Encode `data` so that the result holds no 0x00 byte (overhead: 1 byte per 254)."""
-    out = bytearray()
     if len(data) < _MAX_RUN:
-        for block in data.split(b"\0"):
-            out.append(len(block) + 1)
-            out += block
-        return bytes(out)
+        codes = _CODES
+        return b"".join([codes[len(block) + 1] + block for block in data.split(b"\0")])
+    out = bytearray()
     for block in data.split(b"\0"):
         while len(block) >= _MAX_RUN:
             out.append(_MAX_RUN + 1)
@@ -25,6 +28,23 @@ def cobs_encode(data: bytes) -> bytes:
 
 def cobs_decode(data: bytes) -> bytes:
     """Decode one COBS block sequence (without its 0x00 terminator); FrameError if malformed."""
+    size = len(data)
+    if size <= _MAX_RUN:
+        # No block can be a full one (code 255) here: every code byte becomes the 0x00 it
+        # stands for, and the first goes.
+        out = bytearray(data)
+        index = 0
+        while index < size:
+            code = out[index]
+            if code == 0 or index + code > size:
+                raise FrameError("malformed COBS encoding", bytes(data))
+            out[index] = 0
+            index += code
+        return bytes(out[1:])
+    return _decode_long(data)
+
+
+def _decode_long(data: bytes) -> bytes:
     out = bytearray()
     index = 0
     size = len(data)

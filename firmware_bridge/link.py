@@ -490,12 +490,15 @@ class Link:
         self._port.write(out.data)
 
     def _arm(self) -> None:
-        """Keep one timer at the session core's next deadline."""
+        """Keep one timer, due no later than the session core's next deadline. A timer due
+        earlier stays (it finds nothing due, and is set again then): a link answered in time
+        sets its timer about once per timeout, not once per request."""
         deadline = self._session.next_deadline()
-        if self._timer is not None:
-            if deadline is not None and self._timer.when() == deadline:
+        timer = self._timer
+        if timer is not None:
+            if deadline is None or timer.when() <= deadline:
                 return
-            self._timer.cancel()
+            timer.cancel()
             self._timer = None
         if deadline is not None:
             self._timer = asyncio.get_running_loop().call_at(deadline, self._on_timeout)

@@ -5,10 +5,10 @@ triplets, pairs, kongs, concealed sets), so they are worked out once per suit re
 joined per hand instead of being recounted for every arrangement.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from enum import IntEnum
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from controller.rules.hand import Meld, MeldKind
 from controller.rules.tiles import KINDS
@@ -135,9 +135,8 @@ class Reading(NamedTuple):
     @classmethod
     def of_suit(cls, blocks: tuple[Block, ...]) -> "Reading":
         """A reading of one suit's concealed tiles, with the places of its tile kinds."""
-        reading = cls.of(blocks)
-        kinds = {kind for item in blocks for kind in item.tiles()}
-        return reading._replace(places={kind: _places(blocks, kind) for kind in kinds})
+        counted = cls.of(blocks)
+        return cls(*counted[:5], Places(blocks))
 
     def opened(self, index: int) -> "Reading":
         """The reading with its concealed triplet at `index` completed by a discard (exposed)."""
@@ -149,15 +148,67 @@ class Reading(NamedTuple):
         )
 
 
-def _places(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
+class Places(Mapping[int, tuple[int, ...]]):
+    """A suit reading's places (see `Reading`), worked out when asked for: a hand asks only
+    for the winning tile's, in the winning tile's suit."""
+
+    __slots__ = ("_all", "_blocks", "_some")
+
+    def __init__(self, blocks: Sequence[Block]) -> None:
+        self._blocks = blocks
+        self._some: dict[int, tuple[int, ...]] = {}
+        """The places of the kinds asked for so far (empty tuple: the kind is not held)."""
+        self._all: dict[int, tuple[int, ...]] | None = None
+
+    def get(self, kind: int, default: object = None) -> object:  # type: ignore[override]
+        found = self._some.get(kind)
+        if found is None:
+            found = self._some[kind] = _places_of(self._blocks, kind)
+        return found or default
+
+    def __getitem__(self, kind: int) -> tuple[int, ...]:
+        found = self.get(kind)
+        if found is None:
+            raise KeyError(kind)
+        return cast(tuple[int, ...], found)
+
+    def _every(self) -> dict[int, tuple[int, ...]]:
+        if self._all is None:
+            self._all = _places(self._blocks)
+        return self._all
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+    def __repr__(self) -> str:
+        return repr(self._every())
+
+
+def _places_of(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
     """The index of the first block of each shape that holds `kind`, in block order."""
-    seen: set[Shape] = set()
+    seen = 0
     found = []
-    for index, item in enumerate(blocks):
-        if item.shape not in seen and item.holds(kind):
-            seen.add(item.shape)
+    for index, (shape, tile, _, _) in enumerate(blocks):
+        if (tile == kind or (shape == 0 and tile < kind <= tile + 2)) and not seen >> shape & 1:
+            seen |= 1 << shape
             found.append(index)
     return tuple(found)
+
+
+def _places(blocks: Sequence[Block]) -> dict[int, tuple[int, ...]]:
+    """For each tile kind the blocks hold, the index of the first block of each shape that
+    holds it, in block order (one pass over the blocks)."""
+    seen: set[tuple[int, int]] = set()
+    found: dict[int, list[int]] = {}
+    for index, (shape, tile, _, _) in enumerate(blocks):
+        for kind in (tile, tile + 1, tile + 2) if shape == Shape.SEQUENCE else (tile,):
+            if (kind, shape) not in seen:
+                seen.add((kind, shape))
+                found.setdefault(kind, []).append(index)
+    return {kind: tuple(indices) for kind, indices in found.items()}
 
 
 def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:

@@ -147,13 +147,27 @@ class Compiled(dict[int, Asked]):
             for spec in specs
             if spec.value
         )
+        # Each gate's masks beside what is asked when it opens (Gate.opens, inlined: a hand
+        # with features never seen before goes through every spec).
+        self._gated = tuple(
+            (gate.needs, gate.without, None if gate.decides else predicate, once, group)
+            for gate, predicate, once, group in self.specs
+        )
+        self._read = 0
+        """The feature bits some gate reads: features alike in these ask alike."""
+        for needs, without, *_ in self._gated:
+            self._read |= needs | without
+        self._by_read: dict[int, Asked] = {}
 
     def __missing__(self, features: int) -> Asked:
-        found = tuple(
-            (None if gate.decides else predicate, once, group)
-            for gate, predicate, once, group in self.specs
-            if gate.opens(features)
-        )
+        read = features & self._read
+        found = self._by_read.get(read)
+        if found is None:
+            found = self._by_read[read] = tuple(
+                (asked, once, group)
+                for needs, without, asked, once, group in self._gated
+                if read & needs == needs and not read & without
+            )
         self[features] = found
         return found
 

@@ -5,12 +5,26 @@ slice and hash), key a table entry made the first time those counts are seen: th
 readings into sets (and the pair), each already summed up as a `Reading`, and a profile of
 which kinds of tile it holds (for the hand's tile facts). Reading or scoring a hand then
 costs four look-ups and a join.
+
+A number suit's readings come from the table shipped with the package (`suit_search`), read
+once at import: a suit never seen before costs a look-up and the making of its few `Reading`s,
+never a search; the win check needs only to know that a suit's counts are in the table.
 """
 
+from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
+from sys import byteorder
 from typing import NamedTuple
 
-from controller.rules.blocks import Block, Reading, Shape, block
+from controller.rules.blocks import Places, Reading, Shape, block, census
+from controller.rules.suit_search import (
+    FOLD,
+    MOST_OF_A_KIND,
+    MOST_TILES,
+    TABLE_FILE,
+    readings,
+)
 
 # Profile bits: which kinds of tile a suit holds.
 HOLDS_ANY = 1
@@ -39,6 +53,9 @@ MIDDLES = _in_suits(HOLDS_MIDDLE, range(3))
 """Packed-profile bits: some 2-8 is held (so no thirteen orphans)."""
 
 
+_EMPTY_SUIT = bytes(9)
+
+
 class SuitTable(NamedTuple):
     """What one suit's counts allow: its readings, its pairs, the kinds of tile it holds."""
 
@@ -50,61 +67,117 @@ class SuitTable(NamedTuple):
     """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
 
 
-def _read(counts: list[int], offset: int, need_pair: bool) -> list[tuple[Block, ...]]:
-    low = next((i for i, n in enumerate(counts) if n), -1)
-    if low < 0:
-        return [] if need_pair else [()]
-    found: list[tuple[Block, ...]] = []
-    if counts[low] >= 3:
-        found += _take(counts, offset, need_pair, Shape.TRIPLET, low, (low, low, low))
-    if low <= 6 and counts[low + 1] and counts[low + 2]:
-        found += _take(counts, offset, need_pair, Shape.SEQUENCE, low, (low, low + 1, low + 2))
-    if need_pair and counts[low] >= 2:
-        found += _take(counts, offset, False, Shape.PAIR, low, (low, low))
-    return found
-
-
-def _take(
-    counts: list[int], offset: int, need_pair: bool, shape: Shape, low: int, used: tuple[int, ...]
-) -> list[tuple[Block, ...]]:
-    for i in used:
-        counts[i] -= 1
-    rest = _read(counts, offset, need_pair)
-    for i in used:
-        counts[i] += 1
-    first = block(shape, offset + low)
-    return [(first, *reading) for reading in rest]
-
-
-def suit_profile(counts: Sequence[int]) -> int:
+def suit_profile(counts: bytes) -> int:
     """Which kinds of tile one number suit's 9 counts hold (bits HOLDS_*)."""
+    if counts == _EMPTY_SUIT:
+        return 0
     return (
-        bool(any(counts)) * HOLDS_ANY
-        | bool(counts[0] or counts[8]) * HOLDS_TERMINAL
-        | bool(any(counts[1:8])) * HOLDS_MIDDLE
-        | bool(any(counts[3:6])) * HOLDS_456
-        | (sum(counts) >= 9) * HOLDS_NINE
+        HOLDS_ANY
+        | (HOLDS_TERMINAL if counts[0] or counts[8] else 0)
+        | (HOLDS_MIDDLE if counts[1:8] != _EMPTY_SUIT[1:8] else 0)
+        | (HOLDS_456 if counts[3:6] != _EMPTY_SUIT[3:6] else 0)
+        | (HOLDS_NINE if sum(counts) >= 9 else 0)
         | _pairing(counts)
     )
 
 
-def _pairing(counts: Sequence[int]) -> int:
+_ODD = bytes(n % 2 for n in range(256))
+"""Each count's parity, for bytes.translate."""
+
+
+def _pairing(counts: bytes) -> int:
     """The HOLDS_ODD and HOLDS_FOUR bits of any counts."""
-    return (HOLDS_ODD if any(n % 2 for n in counts) else 0) | (HOLDS_FOUR if 4 in counts else 0)
+    return (HOLDS_ODD if 1 in counts.translate(_ODD) else 0) | (HOLDS_FOUR if 4 in counts else 0)
+
+
+def _load() -> "tuple[array[int], array[int], bytes, int]":
+    """The shipped table: keys, offsets, readings, keys without a pair (see `suit_search`)."""
+    data = TABLE_FILE.read_bytes()
+    size, unpaired = int.from_bytes(data[:4], "little"), int.from_bytes(data[4:8], "little")
+    keys, offsets = array("Q"), array("I")
+    keys.frombytes(data[8 : 8 + 8 * size])
+    offsets.frombytes(data[8 + 8 * size : 12 + 12 * size])
+    if byteorder != "little":
+        keys.byteswap()
+        offsets.byteswap()
+    return keys, offsets, data[12 + 12 * size :], unpaired
+
+
+_KEYS, _OFFSETS, _CODES, _UNPAIRED = _load()
+"""The keys without a pair are _KEYS[:_UNPAIRED], those with one the rest; each part ascending."""
+_SIZE = len(_KEYS)
+_INDEX: dict[int, int] = {}
+"""Each key's place in the table, for the win check: made at its first call (a few ms, which
+a command that scores one hand does not pay: it finds its suits by bisection)."""
+_SUIT_BLOCKS = tuple(
+    {shape * 16 + tile: block(shape, 9 * suit + tile) for shape in Shape for tile in range(9)}
+    for suit in range(3)
+)
+"""Each number suit's blocks by their code in the table (shape * 16 + tile in the suit)."""
+
+
+def _in_table(counts: bytes, total: int) -> int:
+    """The index of a number suit's counts (each at most 4; `total` tiles) in the table, or
+    -1."""
+    key = int.from_bytes(counts, "big") % FOLD
+    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
+    index = bisect_left(_KEYS, key, low, high)
+    return index if index < high and _KEYS[index] == key else -1
+
+
+def _make_index() -> dict[int, int]:
+    _INDEX.update(zip(_KEYS, range(_SIZE), strict=True))
+    return _INDEX
+
+
+def _stored(suit: int, counts: bytes, total: int) -> tuple[Reading, ...]:
+    """A number suit's readings from the table (none if its counts cannot be read)."""
+    index = _in_table(counts, total)
+    if index < 0:
+        return ()
+    codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
+    if len(codes) == codes[0] + 1:  # most counts read one way only
+        return (_reading(suit, codes[1:]),)
+    found = []
+    at = 0
+    while at < len(codes):
+        end = at + 1 + codes[at]
+        found.append(_reading(suit, codes[at + 1 : end]))
+        at = end
+    return tuple(found)
+
+
+_TRIPLET_CODE, _PAIR_CODE = Shape.TRIPLET * 16, Shape.PAIR * 16
+
+
+def _reading(suit: int, codes: bytes) -> Reading:
+    """`Reading.of_suit` of a reading in the table: its codes are its blocks, sorted, so its
+    sequences come first, then its triplets (all concealed), then its pair."""
+    blocks = tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes))
+    offset = 9 * suit
+    sequences = tuple([offset + code for code in codes if code < _TRIPLET_CODE])
+    triplets = tuple(
+        [offset + code - _TRIPLET_CODE for code in codes if _TRIPLET_CODE <= code < _PAIR_CODE]
+    )
+    pairs = tuple([offset + code - _PAIR_CODE for code in codes if code >= _PAIR_CODE])
+    counted = census(sequences, len(triplets), len(triplets), 0, 0)
+    return Reading(blocks, sequences, triplets, pairs, counted, Places(blocks))
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     total = sum(counts)
+    profile = suit_profile(counts) << PROFILE_BITS * suit
     if total % 3 == 1:
-        return SuitTable((), 0, suit_profile(counts))
-    found = _read(list(counts), 9 * suit, total % 3 == 2)
-    unique = sorted({tuple(sorted(blocks)) for blocks in found})
-    readings = tuple(Reading.of_suit(blocks) for blocks in unique)
-    return SuitTable(readings, total % 3 // 2, suit_profile(counts))
+        return SuitTable((), 0, profile)
+    if total <= MOST_TILES and max(counts) <= MOST_OF_A_KIND:
+        parts = _stored(suit, counts, total)
+    else:
+        parts = tuple(Reading.of_suit(blocks) for blocks in readings(counts, 9 * suit))
+    return SuitTable(parts, total % 3 // 2, profile)
 
 
 def _honour_table(counts: bytes) -> SuitTable:
-    profile = (HOLDS_ANY if any(counts) else 0) | _pairing(counts)
+    profile = ((HOLDS_ANY if any(counts) else 0) | _pairing(counts)) << PROFILE_BITS * 3
     if 1 in counts or 4 in counts:
         return SuitTable((), 0, profile)
     blocks = tuple(
@@ -127,7 +200,7 @@ def suit_table(suit: int, counts: bytes) -> SuitTable:
         found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
         if len(cache) >= MEMO_LIMIT:
             del cache[next(iter(cache))]
-        found = cache[counts] = found._replace(profile=found.profile << PROFILE_BITS * suit)
+        cache[counts] = found
     return found
 
 
@@ -146,8 +219,25 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
 
 def is_regular(counts: Sequence[int]) -> bool:
     """Whether 34 concealed counts make sets and exactly one pair (stops at the first
-    suit that cannot be read)."""
+    suit that cannot be read). A number suit only has to be in the table."""
     row = bytes(counts)
+    if max(row) > MOST_OF_A_KIND:
+        return _is_regular_read(row)
+    index = _INDEX or _make_index()
+    pairs = 0
+    for part in (row[0:9], row[9:18], row[18:27]):
+        if part != _EMPTY_SUIT:
+            found = index.get(int.from_bytes(part, "big") % FOLD)
+            if found is None:
+                return sum(part) > MOST_TILES and _is_regular_read(row)
+            pairs += found >= _UNPAIRED
+    z = row[27:34]
+    h = _TABLES[3].get(z) or suit_table(3, z)
+    return bool(h.readings) and pairs + h.pairs == 1
+
+
+def _is_regular_read(row: bytes) -> bool:
+    """`is_regular` through the suits' readings (any counts)."""
     tm, tp, ts, tz = _TABLES
     m = row[0:9]
     a = tm.get(m) or suit_table(0, m)

@@ -159,13 +159,29 @@ class TileFacts:
 
 
 _FACTS: dict[int, TileFacts] = {}
+_SHARED_FACTS: dict[int, TileFacts] = {}
+"""The facts by what they follow from (see `_facts_key`): a new packed profile rarely brings
+new facts."""
+_SUIT_MASK = (1 << PROFILE_BITS) - 1
+
+
+def _facts_key(packed: int) -> int:
+    """What TileFacts read of a packed profile: the number suits' bits together, the honours'
+    bits, and which number suits hold a tile."""
+    m, p, s = packed & _SUIT_MASK, packed >> PROFILE_BITS & _SUIT_MASK, packed >> 14 & _SUIT_MASK
+    held = (m & HOLDS_ANY) | (p & HOLDS_ANY) << 1 | (s & HOLDS_ANY) << 2
+    return (m | p | s) | (packed >> 3 * PROFILE_BITS) << PROFILE_BITS | held << 2 * PROFILE_BITS
 
 
 def tile_facts(packed: int) -> TileFacts:
     """The shared facts of a packed profile (`suits.hand_profile`)."""
     found = _FACTS.get(packed)
     if found is None:
-        found = _FACTS[packed] = TileFacts(packed)
+        key = _facts_key(packed)
+        found = _SHARED_FACTS.get(key)
+        if found is None:
+            found = _SHARED_FACTS[key] = TileFacts(packed)
+        _FACTS[packed] = found
     return found
 
 

@@ -605,11 +605,11 @@ def _check_result(
     if key is None:
         return "no key is registered for this table", None
     try:
-        if not key.verify(payload):
-            return "bad signature", None
-        message = decode(payload, ResultMessage)
+        message = key.verified(payload, ResultMessage)
     except MalformedMessage as exc:
         return f"malformed: {exc}", None
+    if message is None:
+        return "bad signature", None
     if message.table != table:
         return f"result names table {message.table} but came on table {table}'s topic", None
     return "", message

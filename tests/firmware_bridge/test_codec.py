@@ -34,6 +34,30 @@ def test_cobs_round_trip_and_no_zero_byte(data: bytes) -> None:
     assert len(encoded) <= len(data) + len(data) // 254 + 1
 
 
+def _decode_a_block_at_a_time(data: bytes) -> bytes | None:
+    """COBS decoding as the spec reads (None: malformed), to check the fast decoder against."""
+    out, index = bytearray(), 0
+    while index < len(data):
+        code = data[index]
+        if code == 0 or index + code > len(data):
+            return None
+        out += data[index + 1 : index + code]
+        index += code
+        if code != 255 and index < len(data):
+            out.append(0)
+    return bytes(out)
+
+
+@given(st.binary(max_size=600) | st.lists(st.sampled_from([0, 1, 2, 3, 254, 255])).map(bytes))
+def test_cobs_decoding_any_bytes_agrees_with_the_spec_or_refuses_as_it_does(data: bytes) -> None:
+    expected = _decode_a_block_at_a_time(data)
+    if expected is None:
+        with pytest.raises(FrameError):
+            cobs_decode(data)
+    else:
+        assert cobs_decode(data) == expected
+
+
 @given(frames)
 def test_frame_round_trip(frame: Frame) -> None:
     encoded = encode_frame(frame)

@@ -7,6 +7,7 @@ allocate for more than `MAX_PAYLOAD_BYTES`. Any failure is a `MalformedMessage`.
 
 import re
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -197,6 +198,8 @@ def _bounded(payload: bytes) -> None:
         raise MalformedMessage(f"{len(payload)} bytes is over the {MAX_PAYLOAD_BYTES} allowed")
     if payload.count(b"[") + payload.count(b"{") <= MAX_DEPTH:
         return  # the common case: too few brackets to nest too deep
+    if _shallow_json(payload):
+        return  # a result: many brackets, few levels
     depth = 0
     for bracket in _BRACKETS.findall(_STRINGS.sub(b'""', payload)):
         depth += 1 if bracket in b"[{" else -1
@@ -206,11 +209,35 @@ def _bounded(payload: bytes) -> None:
 
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _BRACKETS = re.compile(rb"[\[\]{}]")
+_OPEN_CLOSE = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def _shallow_json(payload: bytes) -> bool:
+    """True when `payload`, read as JSON, nests at most MAX_DEPTH levels (False: it may not).
+
+    In C-speed steps, no loop over bytes: drop escaped backslashes and quotes, keep what lies
+    between strings (every other piece between quotes), keep only its brackets, then strip
+    innermost pairs one level a round. Exact for JSON. Bytes that are not JSON (stray
+    backslashes or quotes) may read differently here than in the bracket walk of `_bounded`;
+    when this says True of them the parser refuses them as not JSON, as deep as they are
+    (its own recursion guard raises RecursionError, refused too)."""
+    unquoted = payload.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2]
+    shape = b"".join(unquoted).translate(_OPEN_CLOSE, _NOT_BRACKETS)
+    for _ in range(MAX_DEPTH):
+        shape = shape.replace(b"()", b"")
+        if not shape:
+            return True
+    return False
 
 
 def parse_json(payload: bytes) -> Any:
     """Any JSON value from untrusted bytes, bounded as `decode` is; MalformedMessage if not."""
     _bounded(payload)
+    return _parse(payload)
+
+
+def _parse(payload: bytes) -> Any:
     try:
         return msgspec.json.decode(payload)
     except (msgspec.DecodeError, RecursionError) as exc:
@@ -220,6 +247,21 @@ def parse_json(payload: bytes) -> Any:
 def decode(payload: bytes, kind: type[M]) -> M:
     """Parse and validate bytes as a message of `kind`; MalformedMessage says what is wrong."""
     _bounded(payload)
+    return _typed(payload, kind)
+
+
+def decode_checked(payload: bytes, kind: type[M], check: Callable[[Any], bool]) -> M | None:
+    """`decode`, only if `check` (e.g. a signature check) passes on the payload's JSON value
+    (None if not): bounded once, the JSON value parsed once and then the message; raises
+    MalformedMessage as `parse_json` before the check and as `decode` after it."""
+    _bounded(payload)
+    if not check(_parse(payload)):
+        return None
+    return _typed(payload, kind)
+
+
+def _typed(payload: bytes, kind: type[M]) -> M:
+    """The message of `kind` in bytes already bounded."""
     try:
         message = _decoder.decode(payload)
     except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from controller.errors import UsageError
-from controller.hub.contract.envelopes import Envelope, decode, encode, parse_json
+from controller.hub.contract.envelopes import Envelope, decode, decode_checked, encode, parse_json
 
 M = TypeVar("M", bound=Envelope)
 _SIGNATURES = ("sig", "sigs")
@@ -48,7 +48,15 @@ class TableKey:
 
     def verify(self, payload: bytes) -> bool:
         """True when the payload's `sig` is this key's signature of the rest of it."""
-        fields = parse_json(payload)
+        return self._signed(parse_json(payload))
+
+    def verified(self, payload: bytes, kind: type[M]) -> M | None:
+        """The message of `kind` in the payload if its `sig` is this key's signature, None if
+        it is not; MalformedMessage when it is not JSON, or (signed) not a valid `kind`. The
+        payload is bounded and parsed once for both."""
+        return decode_checked(payload, kind, self._signed)
+
+    def _signed(self, fields: Any) -> bool:
         if not isinstance(fields, dict) or not isinstance(fields.get("sig"), str):
             return False
         return hmac.compare_digest(fields["sig"], self._digest(fields))
