@@ -23,6 +23,7 @@ from controller.venue.dashboard import pages
 from controller.venue.dashboard.auth import Sessions
 from controller.venue.dashboard.floor import LiveResults, TableCard, card
 from controller.venue.dashboard.http import EventStream, Request, Response
+from controller.venue.dashboard.live import RenderCache, Rendered, mark
 from controller.venue.recorder import Recorder
 from controller.venue.store import ResultStore
 from controller.venue.tournament.definition import Tournament
@@ -52,6 +53,7 @@ class Dashboard:
         self.tournament = tournament
         self.clock = clock or SystemClock()
         self.live = LiveResults()
+        self.views = RenderCache(self.render)
         self._waiting: set[asyncio.Event] = set()
         self.pushes = 0
 
@@ -62,6 +64,7 @@ class Dashboard:
 
     def _recorded(self, messages: list[ResultMessage]) -> None:
         self.live.add(messages)
+        self.views.changed()
         for waiter in self._waiting:
             waiter.set()
 
@@ -77,13 +80,22 @@ class Dashboard:
             return None
         return standings(self.tournament, self.live.all_results())
 
-    def render(self, view: str, request: Request) -> str:
-        """The live part of one view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`,
-        `notices`)."""
+    def render(self, view: str) -> Rendered:
+        """One live view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`, `notices`), the
+        same for every viewer (what depends on who is looking stays outside live views)."""
         kind, _, rest = view.partition(":")
         if kind == "table":
-            table, _, session = rest.partition(":")
-            return self._table(table, session or None, request)
+            table, _, rest = rest.partition(":")
+            session, _, command = rest.partition(":")
+            found = next((c for c in self.cards() if c.table == table), None)
+            hands = self.live.session(table, session or None)
+            sessions = list(self.live.tables.get(table, {}))
+            shown = pages.table_detail(found, table, hands, sessions)
+            if not command:
+                return shown
+            reply = f"<div id=command-reply>{self._reply_of(command)}</div>"
+            return Rendered(mark("command-reply") + shown.layout,
+                            {"command-reply": reply, **shown.parts})  # fmt: skip
         if kind == "standings":
             name = self.tournament.tournament.name if self.tournament else ""
             return pages.standings(self.report(), rest or None, name)
@@ -91,18 +103,16 @@ class Dashboard:
             return pages.notices(self.store.notices(), self.store.refusals())
         return pages.floor(self.cards(), self.store.notices(), self.live.count)
 
-    def _table(self, table: str, session: str | None, request: Request) -> str:
-        found = next((c for c in self.cards() if c.table == table), None)
-        hands = self.live.session(table, session)
-        ops = ""
+    def _operator_forms(self, table: str, request: Request) -> str:
+        """The operator's forms of a table page (outside the live view)."""
         cookie = request.cookies.get(COOKIE)
-        if self.sessions and cookie and self.sessions.who(cookie, self.clock.wall()):
-            ops = pages.operator_form(
-                table, self.sessions.token(cookie), found.session if found else None
-            )
-            ops += self._reply_of(request.query.get("sent", ""))
-        sessions = list(self.live.tables.get(table, {}))
-        return pages.table_detail(found, table, hands, sessions, ops)
+        if not (self.sessions and cookie and self.sessions.who(cookie, self.clock.wall())):
+            return ""
+        found = next((c for c in self.cards() if c.table == table), None)
+        form = pages.operator_form(
+            table, self.sessions.token(cookie), found.session if found else None
+        )
+        return f"<section class=operator>{form}</section>"
 
     def _reply_of(self, command: str) -> str:
         if not _MESSAGE_ID.match(command):
@@ -131,16 +141,21 @@ class Dashboard:
         if path == "/notices":
             return self._page("Notices", "notices", request, who)
         if path == "/login":
-            return Response(body=pages.page("Log in", "login", pages.login(""), who).encode())
+            return Response(body=pages.page("Log in", None, pages.login(""), who).encode())
         match = _TABLE_PATH.match(path)
         if match and not match.group(2):
-            session = request.query.get("session", "")
-            view = f"table:{match.group(1)}" + (f":{session}" if session else "")
-            return self._page(f"Table {match.group(1)}", view, request, who)
+            session, sent = request.query.get("session", ""), request.query.get("sent", "")
+            view = f"table:{match.group(1)}:{session}"
+            view += f":{sent}" if _MESSAGE_ID.match(sent) else ""
+            forms = self._operator_forms(match.group(1), request)
+            return self._page(f"Table {match.group(1)}", view, request, who, forms)
         return Response(404, b"not found\n", "text/plain")
 
-    def _page(self, title: str, view: str, request: Request, who: str | None) -> Response:
-        return Response(body=pages.page(title, view, self.render(view, request), who).encode())
+    def _page(
+        self, title: str, view: str, request: Request, who: str | None, forms: str = ""
+    ) -> Response:
+        inner = self.views.get(view).whole()
+        return Response(body=pages.page(title, view, inner, who, forms).encode())
 
     def _who(self, request: Request) -> str | None:
         if self.sessions is None:
@@ -165,13 +180,13 @@ class Dashboard:
     def _login(self, request: Request) -> Response:
         if self.sessions is None:
             body = pages.login("This dashboard is read-only (no --http-users file).")
-            return Response(403, pages.page("Log in", "login", body, None).encode())
+            return Response(403, pages.page("Log in", None, body, None).encode())
         name, password = request.form.get("name", ""), request.form.get("password", "")
         cookie = self.sessions.login(name, password, self.clock.wall())
         if cookie is None:
             _log.warning("dashboard: failed operator log in as %r", name[:64])
             body = pages.login("Wrong name or password.")
-            return Response(403, pages.page("Log in", "login", body, None).encode())
+            return Response(403, pages.page("Log in", None, body, None).encode())
         _log.info("dashboard: operator %s logged in", name)
         return _redirect("/", f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict")
 
@@ -191,15 +206,21 @@ class Dashboard:
         return _redirect(f"/tables/{table}?sent={command}", None)
 
     async def stream(self, request: Request, events: EventStream) -> None:
-        """Send the view now and again after every batch the recorder commits."""
-        view = request.query.get("view", "floor")[:200]
+        """Send the view now, then after every batch the recorder commits only the parts of
+        it that changed (each rendered once for all viewers)."""
+        view = request.query.get("view", "")[:200]
+        if not live_view(view):
+            return
         changed = asyncio.Event()
         self._waiting.add(changed)
+        shown: Rendered | None = None
         try:
             while True:
                 changed.clear()
-                await events.send("view", self.render(view, request))
-                self.pushes += 1
+                shown, event = self.views.since(view, shown)
+                if event is not None:
+                    await events.send(*event)
+                    self.pushes += 1
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(KEEPALIVE_S):
                         await changed.wait()
@@ -209,6 +230,14 @@ class Dashboard:
             return
         finally:
             self._waiting.discard(changed)
+
+
+def live_view(view: str) -> bool:
+    """True for the views the event stream serves (anything else is refused)."""
+    kind, _, rest = view.partition(":")
+    if kind == "floor" or kind == "notices":
+        return not rest
+    return kind in ("table", "standings") and (kind == "standings" or bool(rest))
 
 
 def operator_action(form: dict[str, str]) -> Action:

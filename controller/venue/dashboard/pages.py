@@ -6,6 +6,7 @@ from html import escape
 
 from controller.hub.contract.result import HandResult, Incident
 from controller.venue.dashboard.floor import SessionHands, TableCard
+from controller.venue.dashboard.live import Rendered, mark, single
 from controller.venue.overview import clock_time
 from controller.venue.store import Notice
 from controller.venue.tournament.standings import Line, Report
@@ -33,10 +34,15 @@ button,input{font-size:1em;padding:.4em .7em}
 SCRIPT = """
 (function(){
   var live=document.getElementById('live'), badge=document.getElementById('conn');
-  if(!window.EventSource||!live){return;}
+  if(!window.EventSource||!live||!live.dataset.view){return;}
+  function editing(el){var a=document.activeElement;return a&&a!==document.body&&a!==el&&
+    el.contains(a)&&/^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName);}
+  function stamp(){document.body.dataset.updated=String(Date.now());}
   var es=new EventSource('/events?view='+encodeURIComponent(live.dataset.view));
-  es.addEventListener('view',function(e){live.innerHTML=e.data;
-    document.body.dataset.updated=String(Date.now());});
+  es.addEventListener('view',function(e){if(!editing(live)){live.innerHTML=e.data;stamp();}});
+  es.addEventListener('parts',function(e){var parts=JSON.parse(e.data);
+    for(var id in parts){var el=document.getElementById(id);
+      if(el&&!editing(el)){el.outerHTML=parts[id];}}stamp();});
   es.onopen=function(){badge.textContent='live';};
   es.onerror=function(){badge.textContent='reconnecting\\u2026';};
 })();
@@ -47,34 +53,47 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def page(title: str, view: str, inner: str, who: str | None) -> str:
-    """A whole page around its live part."""
+def page(title: str, view: str | None, inner: str, who: str | None, forms: str = "") -> str:
+    """A whole page: its live part (`view`, kept up to date by the event stream; None: a page
+    that does not change, like the login form) and the forms after it, which live updates
+    never touch."""
     account = '<a href="/login">operator log in</a>'
     if who:
         account = (
             f'<span>{_e(who)}</span><form method="post" action="/logout" '
             'style="margin:0"><button>log out</button></form>'
         )
+    live = f' data-view="{_e(view)}"' if view else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width,initial-scale=1">'
         f"<title>{_e(title)} - mahjong-table venue</title><style>{CSS}</style></head><body>"
         '<header><a href="/">Floor</a><a href="/standings">Standings</a>'
         f'<a href="/notices">Notices</a>{account}<span class=live id=conn>connecting</span>'
-        f'</header><main id=live data-view="{_e(view)}">{inner}</main>'
+        f"</header><main id=live{live}>{inner}</main>{forms}"
         f"<script>{SCRIPT}</script></body></html>"
     )
 
 
-def floor(cards: Sequence[TableCard], notices: Sequence[Notice], results: int) -> str:
-    """Every table as a card, then the latest notices."""
+def floor(cards: Sequence[TableCard], notices: Sequence[Notice], results: int) -> Rendered:
+    """Every table as a card (one part each), then the latest notices."""
+    parts = {"floor-count": f"<p class=muted id=floor-count>{len(cards)} tables, {results} "
+             "results recorded</p>"}  # fmt: skip
+    layout = mark("floor-count")
     if not cards:
-        body = "<p class=muted>No table has been heard yet.</p>"
+        layout += "<p class=muted>No table has been heard yet.</p>"
     else:
-        body = '<div class="floor">' + "".join(_card(c) for c in cards) + "</div>"
+        layout += '<div class="floor">'
+        for c in cards:
+            parts[f"table-{c.table}"] = _card(c)
+            layout += mark(f"table-{c.table}")
+        layout += "</div>"
     recent = list(notices)[-5:]
-    tail = f"<h2>Notices</h2>{_notice_list(recent)}" if recent else ""
-    return f"<p class=muted>{len(cards)} tables, {results} results recorded</p>{body}{tail}"
+    parts["floor-notices"] = (
+        f"<section id=floor-notices>{'<h2>Notices</h2>' + _notice_list(recent) if recent else ''}"
+        "</section>"
+    )
+    return Rendered(layout + mark("floor-notices"), parts)
 
 
 def _card(c: TableCard) -> str:
@@ -128,12 +147,10 @@ def table_detail(
     table: str,
     hands: SessionHands | None,
     sessions: Sequence[str],
-    ops: str,
-) -> str:
-    """One table: its card, the hands of a session, the other sessions, operator actions."""
-    parts = [f"<h1>Table {_e(table)}</h1>"]
-    parts.append(_card(c) if c else "<p class=muted>Not heard yet.</p>")
-    parts.append(ops)
+) -> Rendered:
+    """One table: its card, the hands of a session, the other sessions."""
+    card = _card(c) if c else f'<p class=muted id="table-{_e(table)}">Not heard yet.</p>'
+    parts = [f'<div id="table-{_e(table)}-hands">']
     if sessions:
         links = " ".join(
             f'<a href="/tables/{_e(table)}?session={_e(s)}">{_e(s)}</a>' for s in sessions
@@ -145,9 +162,13 @@ def table_detail(
         parts.append(f"<h2>Session {_e(hands.session)}</h2>{_hands(hands.hands)}")
     parts.append(
         "<p class=muted>Black box: the referee's recording of a hand can be downloaded "
-        "here once the table provides it (not yet available).</p>"
+        "here once the table provides it (not yet available).</p></div>"
     )
-    return "".join(parts)
+    card_key, hands_key = f"table-{table}", f"table-{table}-hands"
+    return Rendered(
+        f"<h1>Table {_e(table)}</h1>{mark(card_key)}{mark(hands_key)}",
+        {card_key: card, hands_key: "".join(parts)},
+    )
 
 
 def _hands(hands: Sequence[HandResult]) -> str:
@@ -187,11 +208,12 @@ def operator_form(table: str, token: str, session: str | None) -> str:
         return f'<button name=action value="{action}">{label}</button>'
 
     return (
-        f'<form class=ops method=post action="/tables/{_e(table)}/command">'
+        f'<form class=ops id=table-command method=post action="/tables/{_e(table)}/command">'
         f'<input type=hidden name=token value="{_e(token)}">'
-        f'<input name=session placeholder="session id" value="{_e(session or "")}">'
-        '<input name=players placeholder="E,S,W,N player ids">'
-        '<input name=hands type=number min=0 value=16 style="width:5em">'
+        f'<input name=session id=start-session placeholder="session id" '
+        f'value="{_e(session or "")}">'
+        '<input name=players id=start-players placeholder="E,S,W,N player ids">'
+        '<input name=hands id=start-hands type=number min=0 value=16 style="width:5em">'
         + button("start", "Start")
         + button("pause", "Pause")
         + button("resume", "Resume")
@@ -200,7 +222,12 @@ def operator_form(table: str, token: str, session: str | None) -> str:
     )
 
 
-def standings(report: Report | None, stage: str | None, name: str) -> str:
+def standings(report: Report | None, stage: str | None, name: str) -> Rendered:
+    """A tournament's standings (one part)."""
+    return single("standings", f"<div id=standings>{_standings(report, stage, name)}</div>")
+
+
+def _standings(report: Report | None, stage: str | None, name: str) -> str:
     """A tournament's standings: one stage, or every stage and the final order."""
     if report is None:
         return "<p class=muted>No tournament is loaded (start the hub with --tournament).</p>"
@@ -232,8 +259,12 @@ def _standing_rows(lines: Sequence[Line]) -> str:
     return "".join(rows) + "</table>"
 
 
-def notices(items: Sequence[Notice], refusals: Sequence[tuple[str, str | None, str]]) -> str:
-    """Every notice and refusal."""
+def notices(items: Sequence[Notice], refusals: Sequence[tuple[str, str | None, str]]) -> Rendered:
+    """Every notice and refusal (one part)."""
+    return single("notices", f"<div id=notices>{_notices(items, refusals)}</div>")
+
+
+def _notices(items: Sequence[Notice], refusals: Sequence[tuple[str, str | None, str]]) -> str:
     parts = ["<h1>Notices</h1>", _notice_list(items) if items else "<p class=muted>None.</p>"]
     if refusals:
         rows = "".join(
