@@ -13,6 +13,7 @@ from controller.cli import main
 from controller.clock import ManualClock
 from controller.errors import ConfigError
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
+from controller.hub.contract.incidents import IncidentKind
 from controller.hub.contract.result import HandResult, Incident
 from controller.hub.contract.signing import TableKey
 from controller.venue.store import ResultStore
@@ -65,7 +66,9 @@ def _session(players: list[str], session: str, forfeit_seat: int | None = None) 
     `forfeit_seat` left that hand."""
     leaves: tuple[Incident, ...] = ()
     if forfeit_seat is not None:
-        left = Incident(at=START, seat=forfeit_seat, kind="left_hand", detail="walked away")
+        left = Incident(
+            at=START, seat=forfeit_seat, kind=IncidentKind.LEFT_HAND, detail="walked away"
+        )
         leaves = (left,)
     seats = tuple(players)
     return [
