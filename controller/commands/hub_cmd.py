@@ -121,6 +121,10 @@ def _register_export(actions: Any) -> None:
     ex.add_argument(
         "--tournament-standings", default="tournament.csv", help="tournament standings CSV"
     )
+    ex.add_argument(
+        "--audit", default="audit.csv",
+        help="with --tournament: the director's entries (who, when, why) as CSV",
+    )  # fmt: skip
     ex.set_defaults(handler=run_export)
 
 
@@ -283,6 +287,7 @@ def run_export(args: argparse.Namespace) -> int:
     store = _existing_store(args.db)
     try:
         rows = export.decoded(store.results(), args.session)
+        entries = tournament_cmd.entries_of(store)
     finally:
         store.close()
     with _output(args.results) as out:
@@ -298,10 +303,13 @@ def run_export(args: argparse.Namespace) -> int:
         return 2
     if args.tournament:
         definition = load_tournament(Path(args.tournament))
-        report = standings(definition, (m.result for _, m in rows))
+        report = standings(definition, (m.result for _, m in rows), entries)
         with _output(args.tournament_standings) as out:
             n_lines = tournament_cmd.write_csv(report, out)
         print(f"{n_lines} tournament lines -> {args.tournament_standings}", file=sys.stderr)
+        with _output(args.audit) as out:
+            n_entries = tournament_cmd.write_audit(entries, out)
+        print(f"{n_entries} director's entries -> {args.audit}", file=sys.stderr)
     return 0
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from controller.cli import main
 from controller.clock import ManualClock
 from controller.errors import ConfigError
 from controller.hub.contract.envelopes import (
@@ -18,8 +19,16 @@ from controller.hub.contract.envelopes import (
 from controller.hub.contract.incidents import IncidentKind
 from controller.hub.contract.result import HandResult, Incident
 from controller.hub.contract.signing import TableKey
+from controller.venue.store import open_store
+from controller.venue.tournament.commands import entries_of
 from controller.venue.tournament.definition import Tournament, load_tournament
-from controller.venue.tournament.entries import BadEntry, Entry, decode_entry, describe
+from controller.venue.tournament.entries import (
+    BadEntry,
+    Entry,
+    decode_entry,
+    describe,
+    encode_entry,
+)
 from controller.venue.tournament.standings import Line, standings
 from tests.hub.factories import KEY_TEXT, START, hand_result
 from tests.venue.test_tournament import DEFINITION
@@ -159,3 +168,29 @@ def test_an_entry_of_an_unknown_kind_or_without_a_reason_is_refused() -> None:
     with pytest.raises(BadEntry, match="forfeit names its kind"):
         decode_entry(b'{"kind":"forfeit","by":"r","at":1,"reason":"x","player":"p01",'
                      b'"session":"s","hand":2,"forfeit":"turn_time"}')  # fmt: skip
+
+
+def test_entries_are_kept_in_either_store_and_exported_as_the_audit_trail(
+    store_spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    definition = tmp_path / "cup.toml"
+    definition.write_text(DEFINITION)
+    store = open_store(store_spec)
+    penalty = _entry("penalty", "p02", stage="qualifying", points=10)
+    store.add_director_entry(encode_entry(penalty), penalty.by, penalty.at)
+    store.close()
+    reopened = open_store(store_spec)
+    assert entries_of(reopened) == [penalty]
+    reopened.close()
+    files = {name: tmp_path / f"{name}.csv" for name in ("results", "standings", "cup", "audit")}
+    assert main(["hub", "export", "--db", store_spec, "--tournament", str(definition),
+                 "--results", str(files["results"]), "--standings", str(files["standings"]),
+                 "--tournament-standings", str(files["cup"]),
+                 "--audit", str(files["audit"])]) == 0  # fmt: skip
+    audit = files["audit"].read_text().splitlines()
+    assert audit == [
+        "at,by,kind,player,stage,session,hand,points,forfeit,substitute,reason",
+        "1970-01-01T00:16:40+00:00,referee,penalty,p02,qualifying,,,10,,,seen by the floor judge",
+    ]
+    p02 = next(r for r in files["cup"].read_text().splitlines() if r.startswith("qualifying,,p02"))
+    assert p02 == "qualifying,,p02,Player 02,0,-10,0,0,0,,-10,"  # -10 points, all entered

@@ -1,6 +1,7 @@
 """An operator in a real headless Chromium while tables play: the login form stays a login
 form, the Start form keeps what is typed and where the cursor is while four tables publish
-results, and submitting it starts the session on the table."""
+results, submitting it starts the session on the table, and a forfeit and a correction
+entered on the standings page change the standings at once."""
 
 import asyncio
 import contextlib
@@ -18,11 +19,12 @@ from controller.hub.table_side.hub_link import HubLink
 from controller.venue.dashboard.app import Dashboard
 from controller.venue.dashboard.auth import Sessions, hash_password
 from controller.venue.dashboard.http import HttpServer
-from controller.venue.tournament.definition import Tournament
+from controller.venue.tournament.definition import Tournament, load_tournament
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
 from tests.venue.browser import open_browser
+from tests.venue.test_tournament import DEFINITION
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 TABLES = ("t1", "t2", "t3", "t4")
@@ -116,15 +118,38 @@ async def log_in(driver: webdriver.Chrome, floor: Floor, play: Callable[[int], N
                 "the operator's name in the header")  # fmt: skip
 
 
-async def test_an_operator_logs_in_and_starts_a_table_while_four_tables_play(
+def _row(driver: webdriver.Chrome, player: str) -> str:
+    found = driver.find_elements(By.ID, f"line-qualifying-{player}")
+    return found[0].text if found else ""
+
+
+async def _enter(driver: webdriver.Chrome, fields: dict[str, str]) -> None:
+    """Fill in the director's entry form and keep the entry."""
+
+    def fill() -> None:
+        for name, value in fields.items():
+            element = driver.find_element(By.ID, f"entry-{name}")
+            if element.tag_name == "select":
+                element.find_element(By.CSS_SELECTOR, f'option[value="{value}"]').click()
+            else:
+                element.clear()
+                element.send_keys(value)
+        driver.find_element(By.ID, "entry-submit").click()
+
+    await asyncio.to_thread(fill)
+
+
+async def test_an_operator_logs_in_starts_a_table_and_enters_a_forfeit_and_a_correction(
     broker: Broker, browser: webdriver.Chrome, tmp_path: Path
 ) -> None:
-    async with playing_floor(broker, tmp_path) as floor:
+    definition = tmp_path / "cup.toml"
+    definition.write_text(DEFINITION)
+    async with playing_floor(broker, tmp_path, load_tournament(definition)) as floor:
 
         def play(hand: int) -> None:
             for n, table in enumerate(TABLES):
-                session = f"day.{table}"
-                players = (f"p{n}a", f"p{n}b", f"p{n}c", f"p{n}d")
+                session = f"cup.qualifying.r1.{table}"
+                players = tuple(f"p{4 * n + k:02d}" for k in range(1, 5))
                 floor.links[table].record_result(hand_result(hand, session, players))
 
         await log_in(browser, floor, play)
@@ -148,3 +173,23 @@ async def test_an_operator_logs_in_and_starts_a_table_while_four_tables_play(
                     "the table's reply to the start command")  # fmt: skip
         assert floor.books["t1"].session == "cup.r2.t1"
         assert floor.books["t1"].players == ["ann", "bo", "cy", "dee"]
+
+        # Four hands at t1: p01 won 24 off p03 in each (96 points, ranked).
+        await asyncio.to_thread(browser.get, floor.url("/standings?stage=qualifying"))
+        await shows(browser, lambda d: _row(d, "p01").startswith("1 Player 01 p01 96 4 4 0"),
+                    "p01 first with 96 points from 4 hands")  # fmt: skip
+        await _enter(browser, {"kind": "forfeit", "player": "p01",
+                               "session": "cup.qualifying.r1.t1", "hand": "5",
+                               "forfeit": "left_hand", "reason": "left before hand 5"})  # fmt: skip
+        await shows(browser, lambda d: " 66 5 4 1 " in _row(d, "p01"),
+                    "p01 with the forfeit: 96 - 30 points, 5 hands, 1 forfeit")  # fmt: skip
+        await _enter(browser, {"kind": "correction", "player": "p02", "stage": "qualifying",
+                               "points": "24", "reason": "hand 3 scored wrongly"})  # fmt: skip
+        await shows(browser, lambda d: " 24 4 0 0 +24" in _row(d, "p02"),
+                    "p02 with the correction")  # fmt: skip
+        audit = await asyncio.to_thread(lambda: browser.find_element(By.ID, "audit").text)
+        assert (
+            "p02: correction of +24 points in qualifying; by referee: hand 3 scored wrongly"
+            in audit
+        )
+        assert "p01: forfeit (left_hand) of hand 5 of cup.qualifying.r1.t1" in audit

@@ -141,8 +141,11 @@ def test_hub_standings_prints_a_stage_and_hub_export_writes_the_tournament(
     files = ["--results", str(tmp_path / "r.csv"), "--standings", str(tmp_path / "s.csv")]
     assert main(["hub", "export", *args, *files, "--tournament-standings", str(out)]) == 0
     rows = out.read_text().splitlines()
-    assert rows[0] == "stage,rank,player,name,hands,points,wins,forfeits,qualified,prize"
-    assert "qualifying,,p12,Player 12,2,-30,0,1,0," in rows
+    assert (
+        rows[0]
+        == "stage,rank,player,name,hands,points,wins,forfeits,qualified,prize,adjusted,override"
+    )
+    assert "qualifying,,p12,Player 12,2,-30,0,1,0,,0," in rows
 
 
 @pytest.mark.parametrize(

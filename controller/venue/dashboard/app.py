@@ -5,6 +5,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import urllib.parse
 from collections.abc import Callable
 
 import msgspec
@@ -26,7 +27,9 @@ from controller.venue.dashboard.http import EventStream, Request, Response
 from controller.venue.dashboard.live import RenderCache, Rendered, mark
 from controller.venue.recorder import Recorder
 from controller.venue.store import ResultStore
+from controller.venue.tournament.commands import entries_of
 from controller.venue.tournament.definition import Tournament
+from controller.venue.tournament.entries import Entry, describe, encode_entry, entry_from_form
 from controller.venue.tournament.standings import Report, standings
 
 _log = logging.getLogger(__name__)
@@ -53,6 +56,7 @@ class Dashboard:
         self.tournament = tournament
         self.clock = clock or SystemClock()
         self.live = LiveResults()
+        self.entries: list[Entry] = []
         self.views = RenderCache(self.render)
         self._waiting: set[asyncio.Event] = set()
         self.pushes = 0
@@ -60,10 +64,14 @@ class Dashboard:
     def attach(self) -> None:
         """Read what is recorded so far and follow the recorder from now on."""
         self.live.load(self.store)
+        self.entries = entries_of(self.store)
         self.recorder.listeners.append(self._recorded)
 
     def _recorded(self, messages: list[ResultMessage]) -> None:
         self.live.add(messages)
+        self._changed()
+
+    def _changed(self) -> None:
         self.views.changed()
         for waiter in self._waiting:
             waiter.set()
@@ -78,7 +86,7 @@ class Dashboard:
         """The tournament's standings from the recorded results (None: no tournament)."""
         if self.tournament is None:
             return None
-        return standings(self.tournament, self.live.all_results())
+        return standings(self.tournament, self.live.all_results(), self.entries)
 
     def render(self, view: str) -> Rendered:
         """One live view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`, `notices`), the
@@ -98,7 +106,7 @@ class Dashboard:
                             {"command-reply": reply, **shown.parts})  # fmt: skip
         if kind == "standings":
             name = self.tournament.tournament.name if self.tournament else ""
-            return pages.standings(self.report(), rest or None, name)
+            return pages.standings(self.report(), rest or None, name, self.entries)
         if kind == "notices":
             return pages.notices(self.store.notices(), self.store.refusals())
         return pages.floor(self.cards(), self.store.notices(), self.live.count)
@@ -113,6 +121,17 @@ class Dashboard:
             table, self.sessions.token(cookie), found.session if found else None
         )
         return f"<section class=operator>{form}</section>"
+
+    def _entry_forms(self, request: Request) -> str:
+        """The director's entry form of the standings page (outside the live view)."""
+        cookie = request.cookies.get(COOKIE)
+        if not (self.tournament and self.sessions and cookie):
+            return ""
+        if not self.sessions.who(cookie, self.clock.wall()):
+            return ""
+        stages = [s.name for s in self.tournament.stages]
+        note = pages.message(request.query.get("entered", "")[:200])
+        return pages.entry_form(self.sessions.token(cookie), stages, note)
 
     def _reply_of(self, command: str) -> str:
         if not _MESSAGE_ID.match(command):
@@ -135,9 +154,8 @@ class Dashboard:
             return self._page("Floor", "floor", request, who)
         if path == "/standings":
             stage = request.query.get("stage", "")
-            return self._page(
-                "Standings", f"standings:{stage}" if stage else "standings", request, who
-            )
+            view = f"standings:{stage}" if stage else "standings"
+            return self._page("Standings", view, request, who, self._entry_forms(request))
         if path == "/notices":
             return self._page("Notices", "notices", request, who)
         if path == "/login":
@@ -168,14 +186,37 @@ class Dashboard:
         if request.path == "/logout":
             return _redirect("/", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
         match = _TABLE_PATH.match(request.path)
-        if not match or not match.group(2):
+        entry = request.path == "/entries"
+        if not entry and (not match or not match.group(2)):
             return Response(404, b"not found\n", "text/plain")
         cookie = request.cookies.get(COOKIE, "")
         if who is None or self.sessions is None:
             return Response(403, b"log in as an operator first\n", "text/plain")
         if request.form.get("token") != self.sessions.token(cookie):
             return Response(403, b"this form is stale: reload the page\n", "text/plain")
+        if entry:
+            return self._enter(request.form, who)
+        assert match is not None
         return await self._command(match.group(1), request.form, who)
+
+    def _enter(self, form: dict[str, str], who: str) -> Response:
+        """Keep one director's entry and show the standings with it."""
+        if self.tournament is None:
+            return Response(400, b"no tournament is loaded (--tournament)\n", "text/plain")
+        try:
+            entry = entry_from_form(form, who, self.clock.wall())
+        except ValueError as exc:
+            return Response(400, f"the entry is not kept: {exc}\n".encode(), "text/plain")
+        self.keep_entry(entry)
+        done = urllib.parse.quote(f"Kept: {describe(entry)}")
+        return _redirect(f"/standings?entered={done}", None)
+
+    def keep_entry(self, entry: Entry) -> None:
+        """Store a director's entry and show it in every view at once."""
+        self.store.add_director_entry(encode_entry(entry), entry.by, entry.at)
+        self.entries.append(entry)
+        _log.info("dashboard: %s", describe(entry))
+        self._changed()
 
     def _login(self, request: Request) -> Response:
         if self.sessions is None:
@@ -193,6 +234,7 @@ class Dashboard:
     async def _command(self, table: str, form: dict[str, str], who: str) -> Response:
         try:
             action = operator_action(form)
+            left = self._leaver(table, form, who)
         except ValueError as exc:
             return Response(400, f"{exc}\n".encode(), "text/plain")
         session = self.recorder.live
@@ -203,7 +245,24 @@ class Dashboard:
         except BrokerDown as exc:
             return Response(503, f"{exc}\n".encode(), "text/plain")
         _log.info("dashboard: operator %s sent %s to table %s", who, form.get("action"), table)
+        if left is not None:
+            self.keep_entry(left)
         return _redirect(f"/tables/{table}?sent={command}", None)
+
+    def _leaver(self, table: str, form: dict[str, str], who: str) -> Entry | None:
+        """An End naming a leaver: the leaver forfeits the hand in play (the hand after the
+        last recorded one when the table reports none). ValueError: not a valid entry."""
+        player = form.get("leaver", "").strip()
+        if form.get("action") != "end" or not player:
+            return None
+        found = next((c for c in self.cards() if c.table == table), None)
+        if found is None or found.session is None:
+            raise ValueError(f"table {table} has no session to name a leaver in")
+        hand = found.hand or (found.last_hand or 0) + 1
+        why = form.get("reason", "") or f"left table {table}; the session was ended"
+        fields = {"kind": "forfeit", "forfeit": "left_hand", "player": player,
+                  "session": found.session, "hand": str(hand), "reason": why}  # fmt: skip
+        return entry_from_form(fields, who, self.clock.wall())
 
     async def stream(self, request: Request, events: EventStream) -> None:
         """Send the view now, then after every batch the recorder commits only the parts of

@@ -4,11 +4,13 @@ part is the inner HTML of `<main id="live">`; the script replaces it from the ev
 from collections.abc import Sequence
 from html import escape
 
+from controller.hub.contract.incidents import FORFEITS
 from controller.hub.contract.result import HandResult, Incident
 from controller.venue.dashboard.floor import SessionHands, TableCard
 from controller.venue.dashboard.live import Rendered, mark, single
 from controller.venue.overview import clock_time
 from controller.venue.store import Notice
+from controller.venue.tournament.entries import Entry, describe
 from controller.venue.tournament.standings import Line, Report
 
 CSS = """
@@ -218,13 +220,53 @@ def operator_form(table: str, token: str, session: str | None) -> str:
         + button("pause", "Pause")
         + button("resume", "Resume")
         + button("end", "End")
+        + '<input name=leaver id=end-leaver placeholder="leaver (with End)">'
         + "</form>"
     )
 
 
-def standings(report: Report | None, stage: str | None, name: str) -> Rendered:
-    """A tournament's standings (one part)."""
-    return single("standings", f"<div id=standings>{_standings(report, stage, name)}</div>")
+def standings(
+    report: Report | None, stage: str | None, name: str, entries: Sequence[Entry] = ()
+) -> Rendered:
+    """A tournament's standings, then the director's entries (two parts)."""
+    trail = "".join(f"<li>{_e(clock_time(x.at))} {_e(describe(x))}</li>" for x in reversed(entries))
+    audit = f"<section id=audit><h2>Director's entries</h2><ul>{trail}</ul></section>"
+    return Rendered(
+        mark("standings") + mark("audit"),
+        {
+            "standings": f"<div id=standings>{_standings(report, stage, name)}</div>",
+            "audit": audit if entries else "<section id=audit></section>",
+        },
+    )
+
+
+def entry_form(token: str, stages: Sequence[str], note: str) -> str:
+    """The director's form: a forfeit, penalty, correction, substitute or override."""
+    kinds = "".join(
+        f'<option value="{k}">{k}</option>'
+        for k in ("forfeit", "penalty", "correction", "substitute", "override")
+    )
+    forfeits = "".join(f'<option value="{k}">{k}</option>' for k in sorted(FORFEITS))
+    stage_options = "".join(f'<option value="{_e(s)}">{_e(s)}</option>' for s in stages)
+
+    def field(name: str, label: str, extra: str = "") -> str:
+        return f"<label>{label} <input name={name} id=entry-{name} {extra}></label>"
+
+    return (
+        "<section class=operator><h2>Director's entry</h2>" + note
+        + '<form class=ops id=entry method=post action="/entries">'
+        f'<input type=hidden name=token value="{_e(token)}">'
+        f"<label>kind <select name=kind id=entry-kind>{kinds}</select></label>"
+        + field("player", "player", "required")
+        + f"<label>stage <select name=stage id=entry-stage>{stage_options}</select></label>"
+        + field("session", "session")
+        + field("hand", "hand", "type=number min=1 style=width:5em")
+        + f"<label>forfeit <select name=forfeit id=entry-forfeit>{forfeits}</select></label>"
+        + field("points", "points", "type=number style=width:6em")
+        + field("substitute", "substitute")
+        + field("reason", "why", "required")
+        + "<button id=entry-submit>Keep</button></form></section>"
+    )  # fmt: skip
 
 
 def _standings(report: Report | None, stage: str | None, name: str) -> str:
@@ -238,23 +280,27 @@ def _standings(report: Report | None, stage: str | None, name: str) -> str:
     parts = [f"<h1>{_e(name)}</h1><p>Stages: {links}</p>"]
     for s in names:
         lines = report.final if s == "final" else report.stages.get(s, [])
-        parts.append(f"<h2>{_e(s)}</h2>{_standing_rows(lines)}")
+        parts.append(f"<h2>{_e(s)}</h2>{_standing_rows(lines, s)}")
     return "".join(parts)
 
 
-def _standing_rows(lines: Sequence[Line]) -> str:
+def _standing_rows(lines: Sequence[Line], stage: str) -> str:
     rows = [
         "<table class=standings><tr><th class=n>Rank</th><th>Player</th><th class=n>Points"
         "</th><th class=n>Hands</th><th class=n>Wins</th><th class=n>Forfeits</th>"
-        "<th>Prize</th></tr>"
+        "<th class=n>Entered</th><th>Prize</th></tr>"
     ]
     for x in lines:
         note = "" if x.qualified else " <span class=muted>(under the minimum)</span>"
+        if x.override:
+            note = f" <span class=muted>(ranked by the director: {_e(x.override)})</span>"
         rows.append(
-            f"<tr><td class=n>{x.rank or '-'}</td><td>{_e(x.name)} "
+            f'<tr id="line-{_e(stage)}-{_e(x.player)}"><td class=n>{x.rank or "-"}</td>'
+            f"<td>{_e(x.name)} "
             f"<span class=muted>{_e(x.player)}</span>{note}</td><td class=n>{x.points}"
             f"</td><td class=n>{x.hands}</td><td class=n>{x.wins}</td>"
-            f"<td class=n>{x.forfeits}</td><td>{_e(x.prize)}</td></tr>"
+            f"<td class=n>{x.forfeits}</td><td class=n>{x.adjusted:+d}</td>"
+            f"<td>{_e(x.prize)}</td></tr>"
         )
     return "".join(rows) + "</table>"
 

@@ -15,6 +15,12 @@ from controller.venue.export import decoded
 from controller.venue.store import ResultStore
 from controller.venue.tournament.definition import Tournament, load_tournament
 from controller.venue.tournament.draw import Seating, draw_stage
+from controller.venue.tournament.entries import (
+    AUDIT_COLUMNS,
+    Entry,
+    audit_row,
+    decode_entry,
+)
 from controller.venue.tournament.standings import Line, Report, standings
 
 Options = Callable[[argparse.ArgumentParser], None]
@@ -31,6 +37,8 @@ STANDING_COLUMNS = [
     "forfeits",
     "qualified",
     "prize",
+    "adjusted",
+    "override",
 ]
 
 
@@ -65,8 +73,22 @@ def register(
 
 
 def report_of(t: Tournament, store: ResultStore) -> Report:
-    """The tournament's standings from everything recorded in `store`."""
-    return standings(t, (m.result for _, m in decoded(store.results())))
+    """The tournament's standings from everything recorded in `store` (results and the
+    director's entries)."""
+    return standings(t, (m.result for _, m in decoded(store.results())), entries_of(store))
+
+
+def entries_of(store: ResultStore) -> list[Entry]:
+    """The director's entries in `store` (BadEntry if one cannot be read)."""
+    return [decode_entry(payload) for payload in store.director_entries()]
+
+
+def write_audit(entries: list[Entry], out: TextIO) -> int:
+    """The director's entries as CSV (the audit trail); returns the number of entries."""
+    writer = csv.writer(out)
+    writer.writerow(AUDIT_COLUMNS)
+    writer.writerows(audit_row(e) for e in entries)
+    return len(entries)
 
 
 def _load(args: argparse.Namespace, open_store: OpenStore) -> tuple[Tournament, Report]:
@@ -125,6 +147,8 @@ def write_csv(report: Report, out: TextIO) -> int:
                     x.forfeits,
                     int(x.qualified),
                     x.prize,
+                    x.adjusted,
+                    x.override,
                 ]
             )
             count += 1

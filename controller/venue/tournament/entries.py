@@ -14,6 +14,7 @@ Entries are stored as JSON and read back through `decode_entry`, which refuses a
 is not an entry of a known kind (an unknown kind is an error, never skipped).
 """
 
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 import msgspec
@@ -86,3 +87,37 @@ def describe(entry: Entry) -> str:
         "override": f"ranked in {entry.stage} although under the qualifying minimum",
     }[entry.kind]
     return f"{entry.player}: {what}; by {entry.by}: {entry.reason}"
+
+
+def entry_from_form(form: dict[str, str], by: str, at: float) -> Entry:
+    """An entry from the dashboard's form; ValueError says what is wrong."""
+    fields: dict[str, object] = {"by": by, "at": at}
+    for key in ("kind", "reason", "player", "stage", "session", "forfeit", "substitute"):
+        value = form.get(key, "").strip()
+        if value:
+            fields[key] = value
+    if fields.get("kind") != "forfeit":
+        fields.pop("forfeit", None)  # the form always sends one
+    for key in ("hand", "points"):
+        value = form.get(key, "").strip()
+        if value:
+            try:
+                fields[key] = int(value)
+            except ValueError:
+                raise ValueError(f"{key}: {value[:20]!r} is not a whole number") from None
+    try:
+        return msgspec.convert(fields, Entry)
+    except msgspec.ValidationError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+AUDIT_COLUMNS = ["at", "by", "kind", "player", "stage", "session", "hand", "points", "forfeit",
+                 "substitute", "reason"]  # fmt: skip
+
+
+def audit_row(entry: Entry) -> list[object]:
+    """One entry as a row of the audit trail (AUDIT_COLUMNS; `at` as UTC ISO 8601)."""
+    when = datetime.fromtimestamp(entry.at, UTC).isoformat(timespec="seconds")
+    return [when, entry.by, entry.kind, entry.player, entry.stage, entry.session,
+            entry.hand or "", entry.points or "", entry.forfeit or "", entry.substitute or "",
+            entry.reason]  # fmt: skip
