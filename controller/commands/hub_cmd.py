@@ -69,8 +69,8 @@ def register(commands: Any) -> None:
         "when sequence numbers show a hole, and publish the retained hub/state. Table keys "
         "come from --keys, never from the database.",
     )
-    _connection_options(hub)
-    _db_option(hub)
+    _connection_options(hub, top=True)
+    _db_option(hub, top=True)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
     dashboard_options.add_options(hub)
     hub.set_defaults(handler=run_recorder)
@@ -83,25 +83,42 @@ def register(commands: Any) -> None:
     dashboard_options.register_user_command(actions)
 
 
-def _connection_options(parser: argparse.ArgumentParser) -> None:
+def _connection_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """The broker options, on `hub` itself (top) and again on each action. An action's copy
+    has no default of its own, so `hub --db X draw` and `hub draw --db X` both use X."""
+
+    def default(value: object) -> object:
+        return value if top else argparse.SUPPRESS
+
     parser.add_argument(
-        "--mqtt", default="mqtt://localhost:1883", help="broker URL (mqtts:// for TLS)"
+        "--mqtt", default=default("mqtt://localhost:1883"), help="broker URL (mqtts:// for TLS)"
     )
-    parser.add_argument("--keys", type=Path, default=DEFAULT_KEYS, help="table keys file (TOML)")
-    parser.add_argument("--topic-root", default="mahjong/", help="prefix of every topic")
-    parser.add_argument("--ca-file", type=Path, help="venue CA certificate (TLS)")
-    parser.add_argument("--cert-file", type=Path, help="the hub's client certificate (TLS)")
-    parser.add_argument("--key-file", type=Path, help="the hub's client key (TLS)")
-    parser.add_argument("--username", default="", help="broker user (without client certificates)")
     parser.add_argument(
-        "--password-file", type=Path, help="file holding the broker password (kept out of ps)"
+        "--keys", type=Path, default=default(DEFAULT_KEYS), help="table keys file (TOML)"
     )
+    parser.add_argument("--topic-root", default=default("mahjong/"), help="prefix of every topic")
+    parser.add_argument(
+        "--ca-file", type=Path, default=default(None), help="venue CA certificate (TLS)"
+    )
+    parser.add_argument(
+        "--cert-file", type=Path, default=default(None), help="the hub's client certificate (TLS)"
+    )
+    parser.add_argument(
+        "--key-file", type=Path, default=default(None), help="the hub's client key (TLS)"
+    )
+    parser.add_argument(
+        "--username", default=default(""), help="broker user (without client certificates)"
+    )
+    parser.add_argument(
+        "--password-file", type=Path, default=default(None),
+        help="file holding the broker password (kept out of ps)",
+    )  # fmt: skip
 
 
-def _db_option(parser: argparse.ArgumentParser) -> None:
+def _db_option(parser: argparse.ArgumentParser, top: bool = False) -> None:
     parser.add_argument(
         "--db",
-        default=DEFAULT_DB,
+        default=DEFAULT_DB if top else argparse.SUPPRESS,
         help="results store: a SQLite file, or a postgresql:// URL (league database)",
     )
 

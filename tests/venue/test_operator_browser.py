@@ -174,9 +174,10 @@ async def test_an_operator_logs_in_starts_a_table_and_enters_a_forfeit_and_a_cor
         assert floor.books["t1"].session == "cup.r2.t1"
         assert floor.books["t1"].players == ["ann", "bo", "cy", "dee"]
 
-        # Four hands at t1: p01 won 24 off p03 in each (96 points, ranked).
+        # Four hands at each table: East won 24 off West in each (96 points, ranked; the four
+        # East players share rank 1).
         await asyncio.to_thread(browser.get, floor.url("/standings?stage=qualifying"))
-        await shows(browser, lambda d: _row(d, "p01").startswith("1 Player 01 p01 96 4 4 0"),
+        await shows(browser, lambda d: _row(d, "p01").startswith("1 tie Player 01 p01 96 4 4 0"),
                     "p01 first with 96 points from 4 hands")  # fmt: skip
         await _enter(browser, {"kind": "forfeit", "player": "p01",
                                "session": "cup.qualifying.r1.t1", "hand": "5",

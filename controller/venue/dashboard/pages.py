@@ -3,6 +3,7 @@ part is the inner HTML of `<main id="live">`; the script replaces it from the ev
 
 from collections.abc import Sequence
 from html import escape
+from urllib.parse import quote
 
 from controller.hub.contract.incidents import FORFEITS
 from controller.hub.contract.result import HandResult, Incident
@@ -11,7 +12,7 @@ from controller.venue.dashboard.live import Rendered, mark, single
 from controller.venue.overview import clock_time
 from controller.venue.store import Notice
 from controller.venue.tournament.entries import Entry, describe
-from controller.venue.tournament.standings import Line, Report
+from controller.venue.tournament.standings import FINAL_ORDER, Line, Report
 
 CSS = """
 body{font:16px/1.4 system-ui,sans-serif;margin:0;background:#f4f1ea;color:#222}
@@ -273,13 +274,14 @@ def _standings(report: Report | None, stage: str | None, name: str) -> str:
     """A tournament's standings: one stage, or every stage and the final order."""
     if report is None:
         return "<p class=muted>No tournament is loaded (start the hub with --tournament).</p>"
-    names = [stage] if stage else [*report.stages, "final"]
+    names = [stage] if stage else [*report.stages, FINAL_ORDER]
     links = " ".join(
-        f'<a href="/standings?stage={_e(s)}">{_e(s)}</a>' for s in [*report.stages, "final"]
+        f'<a href="/standings?stage={_e(quote(s))}">{_e(s)}</a>'
+        for s in [*report.stages, FINAL_ORDER]
     )
     parts = [f"<h1>{_e(name)}</h1><p>Stages: {links}</p>"]
     for s in names:
-        lines = report.final if s == "final" else report.stages.get(s, [])
+        lines = report.final if s == FINAL_ORDER else report.stages.get(s, [])
         parts.append(f"<h2>{_e(s)}</h2>{_standing_rows(lines, s)}")
     return "".join(parts)
 
@@ -295,7 +297,8 @@ def _standing_rows(lines: Sequence[Line], stage: str) -> str:
         if x.override:
             note = f" <span class=muted>(ranked by the director: {_e(x.override)})</span>"
         rows.append(
-            f'<tr id="line-{_e(stage)}-{_e(x.player)}"><td class=n>{x.rank or "-"}</td>'
+            f'<tr id="line-{_e(stage.replace(" ", "-"))}-{_e(x.player)}">'
+            f"<td class=n>{x.rank or '-'}{' tie' if x.tie else ''}</td>"
             f"<td>{_e(x.name)} "
             f"<span class=muted>{_e(x.player)}</span>{note}</td><td class=n>{x.points}"
             f"</td><td class=n>{x.hands}</td><td class=n>{x.wins}</td>"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.errors import UsageError
+from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import ReplyMessage
 from controller.hub.contract.hub_commands import Action, StartSession
 from controller.venue.export import decoded
@@ -21,7 +21,7 @@ from controller.venue.tournament.entries import (
     audit_row,
     decode_entry,
 )
-from controller.venue.tournament.standings import Line, Report, standings
+from controller.venue.tournament.standings import FINAL_ORDER, Line, Report, standings
 
 Options = Callable[[argparse.ArgumentParser], None]
 Sender = Callable[[argparse.Namespace, str, Action], ReplyMessage]
@@ -54,7 +54,9 @@ def register(
     )
     db(st)
     st.add_argument("--tournament", required=True, help="tournament definition file (TOML)")
-    st.add_argument("--stage", help="only this stage ('final': the final order and prizes)")
+    st.add_argument(
+        "--stage", help=f"only this stage ('{FINAL_ORDER}': the final order and prizes)"
+    )
     st.set_defaults(handler=lambda a: _run_standings(a, open_store))
     dr = actions.add_parser(
         "draw",
@@ -102,12 +104,13 @@ def _load(args: argparse.Namespace, open_store: OpenStore) -> tuple[Tournament, 
 
 def _run_standings(args: argparse.Namespace, open_store: OpenStore) -> int:
     t, report = _load(args, open_store)
-    wanted = [args.stage] if args.stage else [*report.stages, "final"]
+    wanted = [args.stage] if args.stage else [*report.stages, FINAL_ORDER]
     for name in wanted:
-        lines = report.final if name == "final" else report.stages.get(name)
+        lines = report.final if name == FINAL_ORDER else report.stages.get(name)
         if lines is None:
-            raise UsageError(f"--stage {name}: no such stage (stages: {', '.join(report.stages)})")
-        minimum = t.stage(name).qualifying_minimum if name != "final" else 0
+            known = ", ".join([*report.stages, repr(FINAL_ORDER)])
+            raise UsageError(f"--stage {name}: no such stage (stages: {known})")
+        minimum = t.stage(name).qualifying_minimum if name != FINAL_ORDER else 0
         sys.stdout.write(
             f"{t.tournament.name} {name}"
             + (f" (ranked from {minimum} hands)" if minimum else "")
@@ -120,8 +123,11 @@ def _run_standings(args: argparse.Namespace, open_store: OpenStore) -> int:
 def line_text(x: Line) -> str:
     """One standings line for a terminal."""
     rank = f"{x.rank:>4}" if x.rank is not None else "   -"
+    rank += "=" if x.tie else " "
     note = "" if x.qualified else "  (under the qualifying minimum)"
     prize = f"  prize {x.prize}" if x.prize else ""
+    if x.tie:
+        prize += "  (tie: ordered by the drawn lot)"
     return (
         f"{rank}  {x.player:<12} {x.name:<20} {x.points:>7} pts  {x.hands:>4} hands  "
         f"{x.wins:>3} wins  {x.forfeits} forfeits{prize}{note}"
@@ -133,7 +139,7 @@ def write_csv(report: Report, out: TextIO) -> int:
     writer = csv.writer(out)
     writer.writerow(STANDING_COLUMNS)
     count = 0
-    for stage, lines in [*report.stages.items(), ("final", report.final)]:
+    for stage, lines in [*report.stages.items(), (FINAL_ORDER, report.final)]:
         for x in lines:
             writer.writerow(
                 [
@@ -165,6 +171,15 @@ def round_starts(t: Tournament, report: Report, stage: str, round_: int) -> list
         raise UsageError(f"--round must be between 1 and {s.rounds} for stage {stage}")
     field = report.fields[stage]
     index = [x.name for x in t.stages].index(stage)
+    if index:
+        before = t.stages[index - 1]
+        if len(field) < before.cut:
+            raise UsageError(
+                f"stage {stage} needs the {before.cut} players of {before.name}'s cut, but "
+                f"only {len(field)} are ranked in {before.name} (the others are under its "
+                f"qualifying minimum of {before.qualifying_minimum} hands): finish "
+                f"{before.name}, or rank a player with an override"
+            )
     seed = t.tournament.seed * 1000 + index
     tables: list[Seating] = draw_stage(field, s.rounds, t.tournament.seat_draw, seed)[round_ - 1]
     ruleset: Any = t.tournament.ruleset  # one of RULESETS: checked when the file was loaded
@@ -182,11 +197,20 @@ def round_starts(t: Tournament, report: Report, stage: str, round_: int) -> list
 def _run_draw(args: argparse.Namespace, open_store: OpenStore, send: Sender) -> int:
     t, report = _load(args, open_store)
     starts = round_starts(t, report, args.stage, args.round)
-    failed = 0
+    failed: list[str] = []
     for table, start in zip(t.tournament.tables, starts, strict=False):
         sys.stdout.write(f"{table}: {start.session}  {' '.join(start.players)} (E S W N)\n")
         if args.send:
-            reply = send(args, table, start)
+            try:
+                reply = send(args, table, start)
+            except (RuntimeFailure, OSError, TimeoutError) as exc:
+                # One table that does not answer must not keep the others from starting.
+                sys.stdout.write(f"  not started: {exc}\n")
+                failed.append(table)
+                continue
             sys.stdout.write(f"  {reply.code}: {reply.message}\n")
-            failed += not reply.ok
+            if not reply.ok:
+                failed.append(table)
+    if failed:
+        sys.stdout.write(f"not started: {' '.join(failed)} (send those again)\n")
     return 1 if failed else 0

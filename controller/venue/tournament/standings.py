@@ -12,6 +12,7 @@ final order ranks the last stage's field by its standings, then everyone else by
 they went out in.
 """
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -35,6 +36,8 @@ class Line:
     qualified: bool = False
     rank: int | None = None
     prize: str = ""
+    tie: bool = False
+    """Level on merit with another ranked player (same rank; ordered by the lot)."""
     override: str = ""
     """Why the director ranked this player under the qualifying minimum ('' : no override)."""
 
@@ -93,12 +96,27 @@ def stage_standings(
         line.qualified = line.hands >= stage.qualifying_minimum or bool(line.override)
     ranked = sorted(
         (x for x in lines.values() if x.qualified),
-        key=lambda x: (-x.points, -x.wins, x.hands, x.player),
+        key=lambda x: (*_merit(x), lot(t.tournament.seed, x.player)),
     )
     for position, line in enumerate(ranked, start=1):
-        line.rank = position
+        before = ranked[position - 2] if position > 1 else None
+        if before is not None and _merit(before) == _merit(line):
+            line.rank, line.tie, before.tie = before.rank, True, True
+        else:
+            line.rank = position
     rest = sorted((x for x in lines.values() if not x.qualified), key=lambda x: x.player)
     return ranked + rest
+
+
+def _merit(x: Line) -> tuple[int, int, int]:
+    """What ranks a player: more points, then more wins, then fewer hands."""
+    return (-x.points, -x.wins, x.hands)
+
+
+def lot(seed: int, player: str) -> str:
+    """The drawn lot that orders players level on merit: the same for a tournament's seed
+    every time, unrelated to the player id's order."""
+    return hashlib.sha256(f"{seed}:{player}".encode()).hexdigest()
 
 
 def _unrecorded_forfeits(
@@ -112,6 +130,10 @@ def _unrecorded_forfeits(
                 line.hands += 1
                 line.forfeits += 1
                 line.points -= t.forfeit.points
+
+
+FINAL_ORDER = "final order"
+"""The name of the final order in listings and exports (no stage name has a space)."""
 
 
 @dataclass
@@ -149,6 +171,7 @@ def _final(t: Tournament, stages: dict[str, list[Line]]) -> list[Line]:
     bands = t.prize_bands()
     position = 0
     for stage in reversed(t.stages):
+        previous: Line | None = None  # the last ranked line placed from this stage
         for line in stages[stage.name]:
             if line.player in placed:
                 continue
@@ -166,7 +189,10 @@ def _final(t: Tournament, stages: dict[str, list[Line]]) -> list[Line]:
             )
             if line.rank is not None:
                 position += 1
-                final.rank = position
+                tied = previous is not None and previous.rank == line.rank
+                final.rank = order[-1].rank if tied else position
+                final.tie = line.tie
+                previous = line
                 final.prize = next((b for lo, hi, b in bands if lo <= position <= hi), "")
             order.append(final)
     return order
