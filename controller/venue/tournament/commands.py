@@ -4,13 +4,14 @@ store, and the seat draw of a round (printed, or sent to the tables as session s
 import argparse
 import csv
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import ReplyMessage
 from controller.hub.contract.hub_commands import Action, StartSession
+from controller.hub.contract.result import HandResult
 from controller.venue.export import decoded
 from controller.venue.store import ResultStore
 from controller.venue.tournament.definition import Tournament, load_tournament
@@ -21,6 +22,7 @@ from controller.venue.tournament.entries import (
     audit_row,
     decode_entry,
 )
+from controller.venue.tournament.makeup import makeup_seatings
 from controller.venue.tournament.standings import FINAL_ORDER, Line, Report, standings
 
 Options = Callable[[argparse.ArgumentParser], None]
@@ -93,17 +95,20 @@ def write_audit(entries: list[Entry], out: TextIO) -> int:
     return len(entries)
 
 
-def _load(args: argparse.Namespace, open_store: OpenStore) -> tuple[Tournament, Report]:
+def _load(
+    args: argparse.Namespace, open_store: OpenStore
+) -> tuple[Tournament, Report, list[HandResult]]:
     t = load_tournament(Path(args.tournament))
     store = open_store(args.db)
     try:
-        return t, report_of(t, store)
+        played = [m.result for _, m in decoded(store.results())]
+        return t, standings(t, played, entries_of(store)), played
     finally:
         store.close()
 
 
 def _run_standings(args: argparse.Namespace, open_store: OpenStore) -> int:
-    t, report = _load(args, open_store)
+    t, report, _ = _load(args, open_store)
     wanted = [args.stage] if args.stage else [*report.stages, FINAL_ORDER]
     for name in wanted:
         lines = report.final if name == FINAL_ORDER else report.stages.get(name)
@@ -161,14 +166,21 @@ def write_csv(report: Report, out: TextIO) -> int:
     return count
 
 
-def round_starts(t: Tournament, report: Report, stage: str, round_: int) -> list[StartSession]:
-    """The session start of each table for one round, players in seat order E S W N."""
+def round_starts(
+    t: Tournament,
+    report: Report,
+    stage: str,
+    round_: int,
+    played: Sequence[HandResult] | None = None,
+) -> list[StartSession]:
+    """The session start of each table for one round, players in seat order E S W N. Rounds
+    past the stage's `rounds` are make-up rounds (they need the stage's `played` results)."""
     try:
         s = t.stage(stage)
     except KeyError:
         raise UsageError(f"--stage {stage}: no such stage") from None
-    if not 1 <= round_ <= s.rounds:
-        raise UsageError(f"--round must be between 1 and {s.rounds} for stage {stage}")
+    if round_ < 1:
+        raise UsageError("--round counts from 1")
     field = report.fields[stage]
     index = [x.name for x in t.stages].index(stage)
     if index:
@@ -181,22 +193,30 @@ def round_starts(t: Tournament, report: Report, stage: str, round_: int) -> list
                 f"{before.name}, or rank a player with an override"
             )
     seed = t.tournament.seed * 1000 + index
-    tables: list[Seating] = draw_stage(field, s.rounds, t.tournament.seat_draw, seed)[round_ - 1]
+    hands = s.hands
+    if round_ <= s.rounds:
+        tables: list[Seating] = draw_stage(field, s.rounds, t.tournament.seat_draw, seed)[
+            round_ - 1
+        ]
+    else:
+        if played is None:
+            raise UsageError(f"round {round_} of {stage} is a make-up round: it needs the results")
+        tables, hands = makeup_seatings(t, s, report.stages[stage], played, round_)
     ruleset: Any = t.tournament.ruleset  # one of RULESETS: checked when the file was loaded
     return [
         StartSession(
             session=t.session_id(stage, round_, table),
             ruleset=ruleset,
             players=list(seating),
-            hands=s.hands,
+            hands=hands,
         )
         for table, seating in zip(t.tournament.tables, tables, strict=False)
     ]
 
 
 def _run_draw(args: argparse.Namespace, open_store: OpenStore, send: Sender) -> int:
-    t, report = _load(args, open_store)
-    starts = round_starts(t, report, args.stage, args.round)
+    t, report, played = _load(args, open_store)
+    starts = round_starts(t, report, args.stage, args.round, played)
     failed: list[str] = []
     for table, start in zip(t.tournament.tables, starts, strict=False):
         sys.stdout.write(f"{table}: {start.session}  {' '.join(start.players)} (E S W N)\n")

@@ -172,6 +172,11 @@ def _colour(used: _Colours, u: _Node, v: _Node) -> None:
     used[u][a], used[v][a] = v, u
 
 
+def draw_one_round(field: Sequence[str], rng: random.Random, met: Meetings) -> list[Seating]:
+    """One round on its own (a make-up round): grouped avoiding pairs in `met`, seated."""
+    return _balance([group_round(sorted(field), "avoid_repeats", rng, met)])[0]
+
+
 def draw_stage(field: Sequence[str], rounds: int, method: str, seed: int) -> list[list[Seating]]:
     """The seatings of every round of a stage, in order; the same inputs, the same draws."""
     stage = _group_stage(sorted(field), rounds, method, seed)
