@@ -37,6 +37,7 @@ COOKIE = "mahjong_operator"
 KEEPALIVE_S = 15.0
 _TABLE_PATH = re.compile(r"^/tables/([a-z0-9][a-z0-9_-]{0,31})(/command)?$")
 _MESSAGE_ID = re.compile(r"^[0-9a-f]{32}$")
+_ROUND = re.compile(r"^r(\d{1,4})\.")
 
 
 class Dashboard:
@@ -80,7 +81,36 @@ class Dashboard:
 
     def cards(self) -> list[TableCard]:
         """Every table the recorder knows, as floor cards."""
-        return [card(p, self.live) for p in self.store.presence()]
+        return [card(p, self.live, self._planned) for p in self.store.presence()]
+
+    def _planned(self, session: str) -> int | None:
+        """Hands a tournament session is to play (None: not a scheduled tournament session)."""
+        if self.tournament is None:
+            return None
+        for stage in self.tournament.stages:
+            rest = session.removeprefix(self.tournament.session_prefix(stage.name))
+            match = _ROUND.match(rest) if rest != session else None
+            if match and int(match.group(1)) <= stage.rounds:
+                return stage.hands
+        return None
+
+    def hub_down(self) -> str:
+        """What keeps the recorder from recording, in words ('' : it records)."""
+        if self.recorder.live is None:
+            return (
+                "The recorder is not connected to the broker: results wait in the tables' "
+                "outboxes and the floor below is not up to date."
+            )
+        return ""
+
+    async def watch(self) -> None:
+        """Show the recorder going offline or back (no batch arrives to say so)."""
+        shown = self.hub_down()
+        while True:
+            await self.recorder.changes.next_change()
+            if self.hub_down() != shown:
+                shown = self.hub_down()
+                self._changed()
 
     def report(self) -> Report | None:
         """The tournament's standings from the recorded results (None: no tournament)."""
@@ -109,7 +139,7 @@ class Dashboard:
             return pages.standings(self.report(), rest or None, name, self.entries)
         if kind == "notices":
             return pages.notices(self.store.notices(), self.store.refusals())
-        return pages.floor(self.cards(), self.store.notices(), self.live.count)
+        return pages.floor(self.cards(), self.store.notices(), self.live.count, self.hub_down())
 
     def _operator_forms(self, table: str, request: Request) -> str:
         """The operator's forms of a table page (outside the live view)."""
@@ -152,6 +182,9 @@ class Dashboard:
             return await self._post(request, who)
         if path == "/":
             return self._page("Floor", "floor", request, who)
+        if path == "/kiosk":
+            inner = self.views.get("floor").whole()
+            return Response(body=pages.page("Floor", "floor", inner, None, kiosk=True).encode())
         if path == "/standings":
             stage = request.query.get("stage", "")
             view = f"standings:{stage}" if stage else "standings"

@@ -56,4 +56,6 @@ async def record_and_serve(
         sys.stdout.flush()
         await asyncio.Event().wait()
 
-    await first_failure(recorder.run(), server.serve(host, port, _tls(args), started), announce())
+    await first_failure(
+        recorder.run(), server.serve(host, port, _tls(args), started), announce(), dashboard.watch()
+    )
