@@ -37,7 +37,7 @@ main{padding:.6em}
 .banner{background:#c0392b;color:#fff;padding:.5em 1em;font-weight:600;display:none}
 .banner.on,body.hub-down #conn-lost{display:block}
 body.hub-down .card{filter:grayscale(1);opacity:.6}
-.floor{display:grid;grid-template-columns:repeat(auto-fill,minmax(10.5em,1fr));gap:.4em}
+.floor{display:grid;grid-template-columns:repeat(auto-fill,minmax(9em,1fr));gap:.35em}
 .card{background:#fff;border-radius:.4em;padding:.3em .5em;box-shadow:0 1px 2px #0003;
 border-left:.45em solid #2e8b57;font-size:.82em;overflow:hidden}
 .card .top{display:flex;justify-content:space-between;gap:.3em;font-weight:700}
@@ -50,7 +50,9 @@ border-left:.45em solid #2e8b57;font-size:.82em;overflow:hidden}
 .card.finished{border-left-color:#1d4d3a}.card.finished .state{background:#d6e4dc}
 .card.aborted{border-left-color:#8e44ad}.card.aborted .state{background:#efe3f4}
 .card.offline{border-left-color:#888;opacity:.75}.card.offline .state{background:#ddd}
-.card .last,.card .hand{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.card .last,.card .hand,.card .when{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.floor .fault-text,.floor .attention{display:-webkit-box;-webkit-line-clamp:2;
+-webkit-box-orient:vertical;overflow:hidden;padding:.1em .3em;margin:.1em 0}
 .fault-text{background:#fdecea;color:#8a1c10;padding:.3em;border-radius:.3em;margin:.3em 0}
 .attention{background:#fff4d6;padding:.3em;border-radius:.3em;margin:.3em 0}
 table{border-collapse:collapse;width:100%;background:#fff}
@@ -70,8 +72,10 @@ SCRIPT = """
   function hm(t){var d=new Date(t*1000);return two(d.getHours())+':'+two(d.getMinutes());}
   function tick(){var now=Date.now()/1000;
     document.querySelectorAll('time[data-at]').forEach(function(el){var at=+el.dataset.at;
-      var m=Math.round((now-at)/60);el.textContent=hm(at)+(el.dataset.ago?
-        (m<1?' (just now)':' ('+m+' min ago)'):'');});
+      var m=Math.round((now-at)/60),d=new Date(at*1000);
+      var when=m>=1440?(d.getMonth()+1)+'/'+d.getDate()+' '+hm(at):hm(at);
+      el.textContent=when+(!el.dataset.ago||m>=1440?'':m<1?', just now':
+        m<100?', '+m+' min ago':', '+Math.round(m/60)+' h ago');});
     document.querySelectorAll('.card[data-stall-after]').forEach(function(c){
       var after=+c.dataset.stallAfter;if(now>after){c.classList.add('stalled');
         c.querySelector('.state').textContent='stalled since '+hm(+c.dataset.since);}});
@@ -195,14 +199,15 @@ def _card(c: TableCard, detail: bool = False) -> str:
             + "</div>"
         )
     if c.last_result and c.last_at is not None:
-        lines.append(f"<div class=last>last result: {_e(c.last_result)}</div>")
-        lines.append(f"<div class=muted>{_at(c.last_at, ago=True)}</div>")
+        lines.append(f'<div class=last title="{_e(c.last_result)}">last result: '
+                     f"{_e(c.last_result)}</div>")  # fmt: skip
+        lines.append(f"<div class='when muted'>{_at(c.last_at, ago=True)}</div>")
     if c.penalties:
         lines.append(f"<div class=pen>penalties: {c.penalties} pts</div>")
     if c.fault:
-        lines.append(f"<div class=fault-text>FAULT: {_e(c.fault)}</div>")
+        lines.append(f'<div class=fault-text title="{_e(c.fault)}">FAULT: {_e(c.fault)}</div>')
     if c.attention:
-        lines.append(f"<div class=attention>{_e(c.attention)}</div>")
+        lines.append(f'<div class=attention title="{_e(c.attention)}">{_e(c.attention)}</div>')
     if c.pending or c.refused:
         waiting = f"results waiting {c.pending}" + (f", refused {c.refused}" if c.refused else "")
         lines.append(f"<div class=muted>{waiting}</div>")
