@@ -94,6 +94,9 @@ class DemoPlan:
     """The session's own broker and recorder, restarted under `hostile` (None: not ours)."""
     json_results: Path | None = None
     """Write each hand's result here, one JSON line each (the payload the hub gets)."""
+    tls: dict[str, Path | None] | None = None
+    """The venue CA and this table's client certificate and key (`ca_file`, `cert_file`,
+    `key_file`) for an mqtts:// broker (None: none)."""
     control_socket: Path | None = None
     """Serve `diag` on this socket (None: one in the scratch folder, so a simulation never
     takes the socket of the table's own daemon)."""
@@ -108,7 +111,14 @@ def demo_config(plan: DemoPlan, scratch: Path) -> TableConfig:
     """The table's configuration for a simulated session."""
     mqtt = MqttSection()
     if plan.mqtt_url is not None:
-        mqtt = MqttSection(url=plan.mqtt_url, result_key=plan.key)
+        tls = plan.tls or {}
+        mqtt = MqttSection(
+            url=plan.mqtt_url,
+            result_key=plan.key,
+            ca_file=tls.get("ca_file"),
+            cert_file=tls.get("cert_file"),
+            key_file=tls.get("key_file"),
+        )
     return TableConfig(
         table=TableSection(id=plan.table, ruleset=plan.ruleset),
         mqtt=mqtt,
