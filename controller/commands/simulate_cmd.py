@@ -91,6 +91,13 @@ def register(commands: Any) -> None:
         "--keys", type=Path, help="the recorder's keys file: sign with this table's key in it"
     )
     hub.add_argument("--table", default="sim-table", help="table id (sim-table)")
+    hub.add_argument(
+        "--hub-sessions",
+        type=int,
+        default=0,
+        help="wait for the hub's start commands and play this many sessions (0: play the "
+        "session of --hands at power-on)",
+    )
     hub.add_argument("--ca-file", type=Path, help="the venue CA certificate (mqtts://)")
     hub.add_argument(
         "--cert-file", type=Path, help="this table's client certificate (its name is the table id)"
@@ -152,6 +159,8 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         )
     if (args.cert_file is None) != (args.key_file is None):
         raise UsageError("--cert-file and --key-file go together")
+    if not 0 <= args.hub_sessions <= 1000 or (args.hub_sessions and args.mqtt is None):
+        raise UsageError("--hub-sessions: 0 to 1000 sessions, and only with --mqtt URL")
     if args.mqtt is not None:
         BrokerAddress.from_url(args.mqtt)
     return DemoPlan(
@@ -170,6 +179,7 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         json_results=args.json_results,
         control_socket=args.socket,
         tls=tls if any(tls.values()) else None,
+        hub_sessions=args.hub_sessions,
     )
 
 
