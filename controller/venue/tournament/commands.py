@@ -13,7 +13,7 @@ from controller.hub.contract.envelopes import ReplyMessage
 from controller.hub.contract.hub_commands import Action, StartSession
 from controller.hub.contract.result import HandResult
 from controller.venue.export import decoded
-from controller.venue.store import ResultStore
+from controller.venue.store import ResultStore, open_store
 from controller.venue.tournament.definition import Tournament, load_tournament
 from controller.venue.tournament.draw import Seating, draw_stage
 from controller.venue.tournament.entries import (
@@ -74,6 +74,21 @@ def register(
     dr.add_argument("--send", action="store_true", help="start the sessions on the tables")
     dr.add_argument("--wait", type=float, default=10.0, help="seconds to wait for each reply")
     dr.set_defaults(handler=lambda a: _run_draw(a, open_store, send))
+    re_ = actions.add_parser(
+        "rehearse",
+        help="play a whole tournament with simulated tables (TLS, ACLs) before the day",
+        description="Make a venue CA and certificates, run mosquitto with the shipped ACLs, "
+        "a recorder and one simulated table per table (each with its own certificate), draw "
+        "and start every round, cut, and end with the standings and the CSV export "
+        "(needs a source checkout with mosquitto installed).",
+    )
+    re_.add_argument("tournament", type=Path, help="tournament definition file (TOML)")
+    re_.add_argument("--tables", type=int, help="simulated tables (default: all the file names)")
+    re_.add_argument(
+        "--db", help="results store (default: WORK/rehearsal.sqlite3; or a postgresql:// URL)"
+    )
+    re_.add_argument("--work", type=Path, help="where certificates, logs and CSVs go (a new dir)")
+    re_.set_defaults(handler=_run_rehearse)
 
 
 def report_of(t: Tournament, store: ResultStore) -> Report:
@@ -234,3 +249,36 @@ def _run_draw(args: argparse.Namespace, open_store: OpenStore, send: Sender) -> 
     if failed:
         sys.stdout.write(f"not started: {' '.join(failed)} (send those again)\n")
     return 1 if failed else 0
+
+
+def _run_rehearse(args: argparse.Namespace) -> int:
+    import asyncio
+    import tempfile
+
+    from controller.venue import export
+    from controller.venue.rehearsal import rehearse
+
+    t = load_tournament(args.tournament)
+    work = args.work or Path(tempfile.mkdtemp(prefix="mahjong-rehearsal-"))
+    work.mkdir(parents=True, exist_ok=True)
+    db = args.db or str(work / "rehearsal.sqlite3")
+    report = asyncio.run(rehearse(t, args.tables or len(t.tournament.tables), db, work))
+    for name, lines in [*report.stages.items(), (FINAL_ORDER, report.final)]:
+        sys.stdout.write(f"{t.tournament.name} {name}\n")
+        sys.stdout.writelines(line_text(x) + "\n" for x in lines)
+    store = open_store(db)
+    try:
+        rows = export.decoded(store.results())
+        entries = entries_of(store)
+    finally:
+        store.close()
+    with (work / "results.csv").open("w", newline="", encoding="utf-8") as out:
+        export.write_results(rows, out)
+    with (work / "standings.csv").open("w", newline="", encoding="utf-8") as out:
+        export.write_standings(export.standings(rows), out)
+    with (work / "tournament.csv").open("w", newline="", encoding="utf-8") as out:
+        write_csv(report, out)
+    with (work / "audit.csv").open("w", newline="", encoding="utf-8") as out:
+        write_audit(entries, out)
+    sys.stdout.write(f"{len(rows)} results; store {db}; export and logs in {work}\n")
+    return 0
