@@ -70,7 +70,11 @@ def register(
     db(dr)
     dr.add_argument("--tournament", required=True, help="tournament definition file (TOML)")
     dr.add_argument("--stage", required=True, help="stage name")
-    dr.add_argument("--round", type=int, required=True, help="round number, from 1")
+    dr.add_argument(
+        "--round", type=int, required=True,
+        help="round number, from 1 (past the stage's rounds: a make-up round for the players "
+        "under the qualifying minimum)",
+    )  # fmt: skip
     dr.add_argument("--send", action="store_true", help="start the sessions on the tables")
     dr.add_argument("--wait", type=float, default=10.0, help="seconds to wait for each reply")
     dr.set_defaults(handler=lambda a: _run_draw(a, open_store, send))
