@@ -138,7 +138,8 @@ def test_hub_standings_prints_a_stage_and_hub_export_writes_the_tournament(
     assert "-30 pts" in p03 and "2 hands" in p03 and "1 forfeits" in p03
     assert all("under the qualifying minimum" in line for line in lines[1:])
     out = tmp_path / "tournament.csv"
-    files = ["--results", str(tmp_path / "r.csv"), "--standings", str(tmp_path / "s.csv")]
+    files = ["--results", str(tmp_path / "r.csv"), "--standings", str(tmp_path / "s.csv"),
+             "--audit", str(tmp_path / "audit.csv")]  # fmt: skip
     assert main(["hub", "export", *args, *files, "--tournament-standings", str(out)]) == 0
     rows = out.read_text().splitlines()
     assert (
