@@ -215,6 +215,8 @@ class TableApp:
             return
         if self.hardware.panel.emergency_stop_engaged:
             self.runner.submit(EmergencyStop(engaged=True))
+        if not self.config.session.at_power_on:
+            return  # the hub starts each session
         try:
             self.runner.submit(
                 ev.StartSession(self.configured_session(), self.ruleset(self.config.table.ruleset))

@@ -183,6 +183,10 @@ class SessionSection:
             "keep the chairs listed."
         ),
     )
+    at_power_on: bool = field(
+        default=True,
+        metadata=option("Start this session at power-on; false: wait for the hub's start command."),
+    )
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from typing import Any, TextIO
 import msgspec
 
 from controller.clock import SystemClock
+from controller.commands import rehearsal
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract import schemas
 from controller.hub.contract.envelopes import ReplyMessage
@@ -82,8 +83,8 @@ def register(commands: Any) -> None:
         "when sequence numbers show a hole, and publish the retained hub/state. Table keys "
         "come from --keys, never from the database.",
     )
-    _connection_options(hub)
-    _db_option(hub)
+    _connection_options(hub, top=True)
+    _db_option(hub, top=True)
     hub.add_argument("--name", default="hub", help="the hub's name in hub/state")
     _run_dir_option(hub)
     hub.add_argument(
@@ -100,22 +101,40 @@ def register(commands: Any) -> None:
     _register_views(actions)
     _register_schemas(actions)
     tournament_cmd.register(actions, _connection_options, _db_option, _existing_store, send_action)
+    rehearsal.register(actions)
     dashboard_options.register_user_command(actions)
 
 
-def _connection_options(parser: argparse.ArgumentParser) -> None:
+def _connection_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """The broker options, on `hub` itself (top) and again on each action. An action's copy
+    has no default of its own, so `hub --db X draw` and `hub draw --db X` both use X."""
+
+    def default(value: object) -> object:
+        return value if top else argparse.SUPPRESS
+
     parser.add_argument(
-        "--mqtt", default="mqtt://localhost:1883", help="broker URL (mqtts:// for TLS)"
+        "--mqtt", default=default("mqtt://localhost:1883"), help="broker URL (mqtts:// for TLS)"
     )
-    parser.add_argument("--keys", type=Path, default=DEFAULT_KEYS, help="table keys file (TOML)")
-    parser.add_argument("--topic-root", default="mahjong/", help="prefix of every topic")
-    parser.add_argument("--ca-file", type=Path, help="venue CA certificate (TLS)")
-    parser.add_argument("--cert-file", type=Path, help="the hub's client certificate (TLS)")
-    parser.add_argument("--key-file", type=Path, help="the hub's client key (TLS)")
-    parser.add_argument("--username", default="", help="broker user (without client certificates)")
     parser.add_argument(
-        "--password-file", type=Path, help="file holding the broker password (kept out of ps)"
+        "--keys", type=Path, default=default(DEFAULT_KEYS), help="table keys file (TOML)"
     )
+    parser.add_argument("--topic-root", default=default("mahjong/"), help="prefix of every topic")
+    parser.add_argument(
+        "--ca-file", type=Path, default=default(None), help="venue CA certificate (TLS)"
+    )
+    parser.add_argument(
+        "--cert-file", type=Path, default=default(None), help="the hub's client certificate (TLS)"
+    )
+    parser.add_argument(
+        "--key-file", type=Path, default=default(None), help="the hub's client key (TLS)"
+    )
+    parser.add_argument(
+        "--username", default=default(""), help="broker user (without client certificates)"
+    )
+    parser.add_argument(
+        "--password-file", type=Path, default=default(None),
+        help="file holding the broker password (kept out of ps)",
+    )  # fmt: skip
 
 
 def _run_dir_option(parser: argparse.ArgumentParser) -> None:
@@ -127,10 +146,10 @@ def _run_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _db_option(parser: argparse.ArgumentParser) -> None:
+def _db_option(parser: argparse.ArgumentParser, top: bool = False) -> None:
     parser.add_argument(
         "--db",
-        default=DEFAULT_DB,
+        default=DEFAULT_DB if top else argparse.SUPPRESS,
         help="results store: a SQLite file, or a postgresql:// URL (league database)",
     )
 
@@ -150,6 +169,10 @@ def _register_export(actions: Any) -> None:
     ex.add_argument(
         "--tournament-standings", default="tournament.csv", help="tournament standings CSV"
     )
+    ex.add_argument(
+        "--audit", default="audit.csv",
+        help="with --tournament: the director's entries (who, when, why) as CSV",
+    )  # fmt: skip
     ex.set_defaults(handler=run_export)
 
 
@@ -378,6 +401,7 @@ def run_export(args: argparse.Namespace) -> int:
     store = _existing_store(args.db)
     try:
         rows = export.decoded(store.results(), args.session)
+        entries = tournament_cmd.entries_of(store)
     finally:
         store.close()
     with _output(args.results) as out:
@@ -393,10 +417,13 @@ def run_export(args: argparse.Namespace) -> int:
         return 2
     if args.tournament:
         definition = load_tournament(Path(args.tournament))
-        report = standings(definition, (m.result for _, m in rows))
+        report = standings(definition, (m.result for _, m in rows), entries)
         with _output(args.tournament_standings) as out:
             n_lines = tournament_cmd.write_csv(report, out)
         print(f"{n_lines} tournament lines -> {args.tournament_standings}", file=sys.stderr)
+        with _output(args.audit) as out:
+            n_entries = tournament_cmd.write_audit(entries, out)
+        print(f"{n_entries} director's entries -> {args.audit}", file=sys.stderr)
     return 0
 
 

@@ -93,6 +93,18 @@ def register(commands: Any) -> None:
     )
     hub.add_argument("--table", default="sim-table", help="table id (sim-table)")
     hub.add_argument(
+        "--hub-sessions",
+        type=int,
+        default=0,
+        help="wait for the hub's start commands and play this many sessions (0: play the "
+        "session of --hands at power-on)",
+    )
+    hub.add_argument("--ca-file", type=Path, help="the venue CA certificate (mqtts://)")
+    hub.add_argument(
+        "--cert-file", type=Path, help="this table's client certificate (its name is the table id)"
+    )
+    hub.add_argument("--key-file", type=Path, help="this table's client key")
+    hub.add_argument(
         "--ack-wait", type=float, default=30.0, help="seconds to wait for the hub's acks (30)"
     )
     sim.set_defaults(handler=run_simulate)
@@ -141,8 +153,15 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         raise UsageError(f"--table {args.table!r}: lower-case letters, digits, - and _")
     if not math.isfinite(args.ack_wait) or args.ack_wait < 0:
         raise UsageError(f"--ack-wait must be a number of seconds, 0 or more, not {args.ack_wait}")
-    if args.mqtt is None and (args.db or args.keys):
-        raise UsageError("--db and --keys belong to the hub link: give --mqtt URL too")
+    tls = {"ca_file": args.ca_file, "cert_file": args.cert_file, "key_file": args.key_file}
+    if args.mqtt is None and (args.db or args.keys or any(tls.values())):
+        raise UsageError(
+            "--db, --keys and the TLS files belong to the hub link: give --mqtt URL too"
+        )
+    if (args.cert_file is None) != (args.key_file is None):
+        raise UsageError("--cert-file and --key-file go together")
+    if not 0 <= args.hub_sessions <= 1000 or (args.hub_sessions and args.mqtt is None):
+        raise UsageError("--hub-sessions: 0 to 1000 sessions, and only with --mqtt URL")
     if args.mqtt is not None:
         BrokerAddress.from_url(args.mqtt)
     return DemoPlan(
@@ -160,6 +179,8 @@ def session_plan(args: argparse.Namespace) -> DemoPlan:
         faults=FaultProfile(args.faults),
         json_results=args.json_results,
         control_socket=args.socket,
+        tls=tls if any(tls.values()) else None,
+        hub_sessions=args.hub_sessions,
     )
 
 

@@ -95,6 +95,12 @@ class DemoPlan:
     """The session's own broker and recorder, restarted under `hostile` (None: not ours)."""
     json_results: Path | None = None
     """Write each hand's result here, one JSON line each (the payload the hub gets)."""
+    hub_sessions: int = 0
+    """Play this many sessions started by the hub's start commands, waiting for each (0: the
+    session of this plan, started at power-on)."""
+    tls: dict[str, Path | None] | None = None
+    """The venue CA and this table's client certificate and key (`ca_file`, `cert_file`,
+    `key_file`) for an mqtts:// broker (None: none)."""
     control_socket: Path | None = None
     """Serve `diag` on this socket (None: one in the scratch folder, so a simulation never
     takes the socket of the table's own daemon)."""
@@ -124,13 +130,20 @@ def demo_config(plan: DemoPlan, scratch: Path) -> TableConfig:
     """The table's configuration for a simulated session."""
     mqtt = MqttSection()
     if plan.mqtt_url is not None:
-        mqtt = MqttSection(url=plan.mqtt_url, result_key=plan.key)
+        tls = plan.tls or {}
+        mqtt = MqttSection(
+            url=plan.mqtt_url,
+            result_key=plan.key,
+            ca_file=tls.get("ca_file"),
+            cert_file=tls.get("cert_file"),
+            key_file=tls.get("key_file"),
+        )
     return TableConfig(
         table=TableSection(id=plan.table, ruleset=plan.ruleset),
         mqtt=mqtt,
         outbox=OutboxSection(path=plan.outbox or scratch / "outbox.sqlite3"),
         control=ControlSection(socket=plan.control_socket or scratch / "control.sock"),
-        session=SessionSection(hands=plan.hands),
+        session=SessionSection(hands=plan.hands, at_power_on=not plan.hub_sessions),
         hand=HandSection(zone_settle_s=plan.pace.settle_s, zone_absence_s=plan.pace.settle_s),
     )
 
@@ -258,6 +271,8 @@ class DemoSession:
         self._changed = asyncio.Event()
         self._stop_reason = ""
         self._phase = Phase.IDLE
+        self._over: set[str] = set()
+        """Sessions that reached their end (hub sessions are counted by it)."""
 
     def stop(self, reason: str) -> None:
         """Stop the session early (Ctrl-C): the watcher returns at its next look."""
@@ -292,7 +307,7 @@ class DemoSession:
         )
         app.runner.observe(self._seen)
         self.tally.hub = app.hub
-        withdraw = self._hold_for_hub(loop, app.hub)
+        withdraw = self._hold_for_hub(loop, app.hub, self._waiting_for_start)
         json_out = self.plan.json_results.open("wb") if self.plan.json_results else None
         self.tally.json_out = json_out
         task = asyncio.create_task(app.run(), name="simulated table")
@@ -332,19 +347,39 @@ class DemoSession:
             services.append(("fault injection", self.injector.run))
         hardware.services = (*hardware.services, *services)
 
+    def _waiting_for_start(self) -> bool:
+        """True while the table waits for the hub to start its next session."""
+        if not self.plan.hub_sessions or self.app is None:
+            return False
+        quiet = self.app.runner.view.phase in (Phase.IDLE, Phase.SESSION_OVER)
+        return quiet and len(self._over) < self.plan.hub_sessions
+
     @staticmethod
-    def _hold_for_hub(loop: asyncio.AbstractEventLoop, hub: HubLink | None) -> Callable[[], None]:
+    def _hold_for_hub(
+        loop: asyncio.AbstractEventLoop,
+        hub: HubLink | None,
+        waiting_for_start: Callable[[], bool] = lambda: False,
+    ) -> Callable[[], None]:
         """On virtual time: keep real time while the outbox writer works, and while the hub
         link is connected and waits for the broker or the recorder (the recorder's state,
         queued messages, acks), so that no timeout of the link fires early. A link that is
-        down waits out its backoff on virtual time."""
+        down waits out its backoff on virtual time. A table waiting for the hub's start
+        command waits in real time too (the hub is a real process)."""
         if hub is None or not isinstance(loop, VirtualTimeLoop):
             return lambda: None
 
         def waiting() -> bool:
-            return hub.outbox.writer.busy or (
-                hub.connected
-                and (not hub.hub_online or hub.pending_results > 0 or bool(hub.outbox.feed_head(1)))
+            return (
+                waiting_for_start()
+                or hub.outbox.writer.busy
+                or (
+                    hub.connected
+                    and (
+                        not hub.hub_online
+                        or hub.pending_results > 0
+                        or bool(hub.outbox.feed_head(1))
+                    )
+                )
             )
 
         return loop.hold_while(waiting)
@@ -365,6 +400,8 @@ class DemoSession:
 
     def _seen(self, view: TableView) -> None:
         self._changed_at = asyncio.get_running_loop().time()
+        if view.phase is Phase.SESSION_OVER and view.session:
+            self._over.add(view.session)
         if view.phase is Phase.FAULT and self._phase is not Phase.FAULT:
             self.faults.append(view.fault or "fault")
         sim = self._table.simulated if self._table else None
@@ -380,9 +417,16 @@ class DemoSession:
         deadline = self._started + self.plan.budget_s
         while True:
             view = self.app.runner.view
-            if view.phase is Phase.SESSION_OVER:
+            if self.plan.hub_sessions and len(self._over) >= self.plan.hub_sessions:
                 return ""
-            why = self._stop_reason or self._trouble(view, deadline)
+            if view.phase is Phase.SESSION_OVER and not self.plan.hub_sessions:
+                return ""
+            if self._waiting_for_start():
+                why = self._stop_reason  # the hub takes its time: no stall, no deadline
+                self._changed_at = asyncio.get_running_loop().time()
+                deadline = self._changed_at + self.plan.budget_s
+            else:
+                why = self._stop_reason or self._trouble(view, deadline)
             if why:
                 return why
             if task.done():

@@ -316,3 +316,15 @@ class ResultStore:
         """Every recorded result, by table, session and hand."""
         for i, t, s, a, p in self._run(sql.RESULTS):
             yield StoredResult(str(i), str(t), int(s), str(a), bytes(p))
+
+    # The tournament director's entries (forfeits, penalties, corrections, substitutes,
+    # overrides): an append-only audit trail, each entry its JSON (tournament.entries).
+
+    def add_director_entry(self, payload: bytes, operator: str, at: float) -> None:
+        """Keep one entry (in its own transaction)."""
+        with self:
+            self._run(sql.DIRECTOR_ENTRY_ADD, (at, operator, payload.decode()))
+
+    def director_entries(self) -> list[bytes]:
+        """Every entry's JSON, in the order they were entered."""
+        return [str(p).encode() for (p,) in self._run(sql.DIRECTOR_ENTRIES).fetchall()]

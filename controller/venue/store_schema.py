@@ -49,6 +49,12 @@ MIGRATIONS: tuple[str, ...] = (
         table_id TEXT PRIMARY KEY, heard {real}, offline_at {real},
         by_will INTEGER NOT NULL DEFAULT 0);
     """,
+    # 3: the tournament director's entries (forfeits, penalties, corrections, substitutes,
+    # overrides): an append-only audit trail, each entry its JSON.
+    """
+    CREATE TABLE IF NOT EXISTS director_entries (
+        {arrival}at {real} NOT NULL, operator TEXT NOT NULL, payload TEXT NOT NULL);
+    """,
 )
 LATEST = len(MIGRATIONS)
 VERSION_KEY = "schema_version"

@@ -104,3 +104,6 @@ class Dialect:
 
 SQLITE = Dialect(param="?", arrival="rowid")
 POSTGRES = Dialect(param="%s", arrival="n")
+
+DIRECTOR_ENTRY_ADD = "INSERT INTO director_entries (at, operator, payload) VALUES (?, ?, ?)"
+DIRECTOR_ENTRIES = "SELECT payload FROM director_entries ORDER BY {arrival}"

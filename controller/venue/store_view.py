@@ -20,6 +20,7 @@ class StoreView:
         self._refusals: list[tuple[str, str | None, str]] = []
         self._replies: OrderedDict[str, list[bytes]] = OrderedDict()
         self._results: list[StoredResult] = []
+        self._entries: list[bytes] = []
         self.stale = True
         """Nothing read yet (the store was down when the dashboard started)."""
 
@@ -27,6 +28,7 @@ class StoreView:
         """Read everything once (on the store's worker, before the dashboard serves)."""
         self.refresh(store, presence=True, notices=True, refusals=True)
         self._results = list(store.results())
+        self._entries = store.director_entries()
         self.stale = False
 
     def refresh(self, store: ResultStore, presence: bool, notices: bool, refusals: bool) -> None:
@@ -64,6 +66,11 @@ class StoreView:
     def replies(self, command: str) -> list[bytes]:
         """Replies received to one recent command."""
         return list(self._replies.get(command, []))
+
+    def director_entries(self) -> list[bytes]:
+        """The tournament director's entries kept when the dashboard started (the dashboard
+        keeps those entered since)."""
+        return list(self._entries)
 
     def results(self) -> Iterator[StoredResult]:
         """The results recorded before the dashboard started (given once, then dropped)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from controller.hub.contract.incidents import IncidentKind
 from controller.hub.contract.result import Incident
 from devsupport.mosquitto import Broker
 from tests.hub.factories import KEY_TEXT, START, SessionBook, hand_result
@@ -45,7 +46,7 @@ async def test_the_recorder_command_records_and_its_will_stops_the_tables_sendin
             await eventually(lambda: link.hub_online, "the table sees the hub online")
             link.record_result(hand_result(1))
             link.record_result(hand_result(2, winner=1, discarder=None))
-            incident = Incident(at=START, seat=3, kind="slow_turn", penalty=5)
+            incident = Incident(at=START, seat=3, kind=IncidentKind.TURN_TIME, penalty=5)
             link.record_result(hand_result(3, winner=None, incidents=(incident,)))
             await eventually(lambda: link.pending_results == 0, "three results acked")
             recorder.kill()

@@ -6,13 +6,16 @@ import msgspec
 import pytest
 
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, decode, encode
+from controller.hub.contract.incidents import IncidentKind
 from controller.hub.contract.result import Incident
 from controller.hub.contract.table_events import PlayMove
 from tests.hub.factories import START, hand_result
 
 
 def test_a_result_survives_encoding_exactly() -> None:
-    result = hand_result(incidents=(Incident(at=START, seat=1, kind="slow_turn", penalty=5),))
+    result = hand_result(
+        incidents=(Incident(at=START, seat=1, kind=IncidentKind.TURN_TIME, penalty=5),)
+    )
     assert result.totals() == [24, -5, -24, 0]
     decoded = msgspec.json.decode(msgspec.json.encode(result), type=type(result))
     assert decoded == result

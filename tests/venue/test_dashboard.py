@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import http.client
 import io
+import json
 import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -162,22 +163,58 @@ async def test_an_operator_starts_and_pauses_a_session(
         assert bad.status == 400 and "start:" in bad.body
 
 
-async def test_the_event_stream_pushes_the_floor_after_each_result(
+async def _open_stream(port: int, view: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET /events?view={view} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    await writer.drain()
+    assert b"text/event-stream" in await reader.readuntil(b"\r\n\r\n")
+    return reader, writer
+
+
+async def _next_event(reader: asyncio.StreamReader) -> tuple[str, str]:
+    """The next event (name, data), skipping keep-alive comments."""
+    async with asyncio.timeout(20):
+        while True:
+            block = (await reader.readuntil(b"\n\n")).decode()
+            lines = block.strip("\n").split("\n")
+            if lines[0].startswith("event: "):
+                data = "\n".join(x.removeprefix("data: ") for x in lines[1:])
+                return lines[0].removeprefix("event: "), data
+
+
+async def test_the_event_stream_sends_only_the_parts_that_changed_rendered_once_for_all(
     broker: Broker, tmp_path: Path
 ) -> None:
     link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
     async with site(broker, tmp_path) as s, running(link.run()):
-        reader, writer = await asyncio.open_connection("127.0.0.1", s.server.port)
-        writer.write(b"GET /events?view=floor HTTP/1.1\r\nHost: x\r\n\r\n")
-        await writer.drain()
-        assert b"text/event-stream" in await reader.readuntil(b"\r\n\r\n")
-        for hand in (1, 2):
-            link.record_result(hand_result(hand))
-            async with asyncio.timeout(20):
-                while True:
-                    event = (await reader.readuntil(b"\n\n")).decode()
-                    if f'data-last-hand="{hand}"' in event:
-                        break
+        link.record_result(hand_result(1))
+        await eventually(lambda: s.dashboard.live.count == 1, "first result recorded")
+        viewers = [await _open_stream(s.server.port, "floor") for _ in range(3)]
+        for reader, _ in viewers:
+            name, data = await _next_event(reader)
+            assert name == "view" and 'data-last-hand="1"' in data and "floor-count" in data
+        renders, version = s.dashboard.views.renders, s.dashboard.views.version
+        link.record_result(hand_result(2))
+        for reader, _ in viewers:
+            card = ""
+            while 'data-last-hand="2"' not in card:  # a status may change the card first
+                name, data = await _next_event(reader)
+                parts = json.loads(data)
+                assert name == "parts" and set(parts) <= {"table-t1", "floor-count"}
+                card = parts.get("table-t1", card)
+            assert card.startswith('<div class="card')
+        # One render per change the recorder committed, whatever the number of viewers.
+        assert s.dashboard.views.renders - renders <= s.dashboard.views.version - version
+        for _, writer in viewers:
+            writer.close()
+
+
+async def test_the_login_page_is_not_a_live_view(broker: Broker, tmp_path: Path) -> None:
+    async with site(broker, tmp_path) as s:
+        page = await s.get("/login")
+        assert "name=password" in page.body and "data-view" not in page.body
+        reader, writer = await _open_stream(s.server.port, "login")
+        assert await asyncio.wait_for(reader.read(), 10) == b""  # closed, no floor streamed
         writer.close()
 
 

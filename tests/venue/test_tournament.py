@@ -13,6 +13,7 @@ from controller.cli import main
 from controller.clock import ManualClock
 from controller.errors import ConfigError
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
+from controller.hub.contract.incidents import IncidentKind
 from controller.hub.contract.result import HandResult, Incident
 from controller.hub.contract.signing import TableKey
 from controller.venue.store import ResultStore, open_store
@@ -65,7 +66,9 @@ def _session(players: list[str], session: str, forfeit_seat: int | None = None) 
     `forfeit_seat` left that hand."""
     leaves: tuple[Incident, ...] = ()
     if forfeit_seat is not None:
-        left = Incident(at=START, seat=forfeit_seat, kind="left_hand", detail="walked away")
+        left = Incident(
+            at=START, seat=forfeit_seat, kind=IncidentKind.LEFT_HAND, detail="walked away"
+        )
         leaves = (left,)
     seats = tuple(players)
     return [
@@ -111,7 +114,7 @@ def test_a_whole_tournament_standings_cut_and_prizes(definition: Path, tmp_path:
     report = report_of(t, store)
     got = [(x.player, x.hands, x.points, x.rank) for x in report.stages["qualifying"]]
     assert got == EXPECTED_QUALIFYING
-    assert report.fields["final"] == [p for p, _, _, rank in got if rank and rank <= 8]
+    assert report.fields["final"] == [p for p, _, _, _ in got[:8]]
     _play(t, store, "final", 1)
     report = report_of(t, store)
     final = [(x.player, x.points, x.rank, x.prize) for x in report.final]
@@ -131,15 +134,19 @@ def test_hub_standings_prints_a_stage_and_hub_export_writes_the_tournament(
     assert main(["hub", "standings", *args, "--stage", "qualifying"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "cup qualifying (ranked from 4 hands)"
-    p12 = next(line for line in lines if " p12 " in line)
-    assert "-30 pts" in p12 and "2 hands" in p12 and "1 forfeits" in p12
+    p03 = next(line for line in lines if " p03 " in line)
+    assert "-30 pts" in p03 and "2 hands" in p03 and "1 forfeits" in p03
     assert all("under the qualifying minimum" in line for line in lines[1:])
     out = tmp_path / "tournament.csv"
-    files = ["--results", str(tmp_path / "r.csv"), "--standings", str(tmp_path / "s.csv")]
+    files = ["--results", str(tmp_path / "r.csv"), "--standings", str(tmp_path / "s.csv"),
+             "--audit", str(tmp_path / "audit.csv")]  # fmt: skip
     assert main(["hub", "export", *args, *files, "--tournament-standings", str(out)]) == 0
     rows = out.read_text().splitlines()
-    assert rows[0] == "stage,rank,player,name,hands,points,wins,forfeits,qualified,prize"
-    assert "qualifying,,p12,Player 12,2,-30,0,1,0," in rows
+    assert (
+        rows[0]
+        == "stage,rank,player,name,hands,points,wins,forfeits,qualified,prize,adjusted,override"
+    )
+    assert "qualifying,,p03,Player 03,2,-30,0,1,0,,0," in rows
 
 
 @pytest.mark.parametrize(
@@ -168,51 +175,55 @@ def test_a_mistake_in_the_definition_names_its_line(
 
 
 EXPECTED_DRAWS = [
-    [["p02", "p14", "p13", "p12"], ["p08", "p05", "p16", "p03"],
-     ["p15", "p09", "p07", "p04"], ["p10", "p06", "p01", "p11"]],
-    [["p14", "p05", "p01", "p15"], ["p02", "p07", "p03", "p06"],
-     ["p08", "p10", "p09", "p13"], ["p12", "p11", "p16", "p04"]],
+    [["p11", "p07", "p08", "p03"], ["p15", "p12", "p13", "p06"],
+     ["p10", "p09", "p01", "p04"], ["p14", "p16", "p02", "p05"]],
+    [["p04", "p02", "p12", "p08"], ["p06", "p05", "p03", "p09"],
+     ["p13", "p01", "p16", "p11"], ["p07", "p14", "p10", "p15"]],
 ]  # fmt: skip
-# Each session: E +24 -8 = 16, S 0 + 24 = 24, W -24 -8 = -32, N 0 - 8 = -8. In round 1 on t1,
-# p12 (North) left hand 2: -30 and a hand for p12 only; p02, p14 and p13 have one hand fewer
-# (3 < 4: not ranked). Ties: more wins, then fewer hands, then id.
+# Each session: E +24 -8 = 16 (1 win), S 0 + 24 = 24 (1 win), W -24 -8 = -32, N 0 - 8 = -8.
+# In round 1 on t1, p03 (North) left hand 2: -30 and a hand for p03 only; p11, p07 and p08
+# have one hand fewer (3 < 4: not ranked). Level on points, wins and hands: the same rank,
+# ordered by the lot (sha256 of "7:" + id, seed 7): p09 p05; p06 p15 p04; p02 p01 p16 p12;
+# p10 p13.
 EXPECTED_QUALIFYING = [
-    ("p05", 4, 48, 1),  # S + S
-    ("p10", 4, 40, 2),  # E + S
-    ("p08", 4, 32, 3),  # E + E
-    ("p06", 4, 16, 4),  # S + N, 1 win; p11 the same, later id
-    ("p11", 4, 16, 5),  # N + S
-    ("p15", 4, 8, 6),  # E + N
-    ("p07", 4, -8, 7),  # W + S
-    ("p09", 4, -8, 8),  # S + W
-    ("p12", 4, -14, 9),  # 0 - 30 (forfeit) + E 16
-    ("p04", 4, -16, 10),  # N + N
-    ("p03", 4, -40, 11),  # N + W
-    ("p01", 4, -64, 12),  # W + W
-    ("p16", 4, -64, 13),  # W + W
-    ("p02", 3, 40, None),  # 24 + E 16
-    ("p13", 3, -32, None),  # -24 + N -8
-    ("p14", 3, 16, None),  # 0 + E 16
+    ("p14", 4, 40, 1),  # E + S
+    ("p09", 4, 16, 2),  # S + N
+    ("p05", 4, 16, 2),  # N + S
+    ("p06", 4, 8, 4),  # N + E
+    ("p15", 4, 8, 4),  # E + N
+    ("p04", 4, 8, 4),  # N + E
+    ("p02", 4, -8, 7),  # W + S
+    ("p01", 4, -8, 7),  # W + S
+    ("p16", 4, -8, 7),  # S + W
+    ("p12", 4, -8, 7),  # S + W
+    ("p10", 4, -16, 11),  # E + W
+    ("p13", 4, -16, 11),  # W + E
+    ("p03", 4, -62, 13),  # 0 - 30 (forfeit) + W -32
+    ("p07", 3, 16, None),  # 0 + E 16
+    ("p08", 3, -32, None),  # -24 + N -8
+    ("p11", 3, 16, None),  # 24 + N -8
 ]
-# The final: t1 p05 p08 p09 p15, t2 p11 p07 p10 p06 (E S W N); then the players cut, by their
-# qualifying rank; the unranked get no prize.
+# The cut takes the first 8 in that order (the lot splits rank 7). The final: t1 p02 p14 p06
+# p09, t2 p05 p01 p15 p04 (E S W N); level pairs share a rank, the lot orders them (p01 p14,
+# p02 p05, p09 p04, p06 p15) and so the prizes; then the players cut, by their qualifying
+# order; the unranked get no prize.
 EXPECTED_FINAL = [
-    ("p07", 24, 1, "1"),
-    ("p08", 24, 2, "2"),
-    ("p05", 16, 3, "3"),
-    ("p11", 16, 4, "4"),
-    ("p06", -8, 5, "5-8"),
-    ("p15", -8, 6, "5-8"),
-    ("p09", -32, 7, "5-8"),
-    ("p10", -32, 8, "5-8"),
-    ("p12", -14, 9, "9-16"),
-    ("p04", -16, 10, "9-16"),
-    ("p03", -40, 11, "9-16"),
-    ("p01", -64, 12, "9-16"),
-    ("p16", -64, 13, "9-16"),
-    ("p02", 40, None, ""),
-    ("p13", -32, None, ""),
-    ("p14", 16, None, ""),
+    ("p01", 24, 1, "1"),
+    ("p14", 24, 1, "2"),
+    ("p02", 16, 3, "3"),
+    ("p05", 16, 3, "4"),
+    ("p09", -8, 5, "5-8"),
+    ("p04", -8, 5, "5-8"),
+    ("p06", -32, 7, "5-8"),
+    ("p15", -32, 7, "5-8"),
+    ("p16", -8, 9, "9-16"),
+    ("p12", -8, 9, "9-16"),
+    ("p10", -16, 11, "9-16"),
+    ("p13", -16, 11, "9-16"),
+    ("p03", -62, 13, "9-16"),
+    ("p07", 16, None, ""),
+    ("p08", -32, None, ""),
+    ("p11", 16, None, ""),
 ]
 
 

@@ -25,6 +25,7 @@ from controller.hub.contract.field_types import (
     Timestamp,
     Wind,
 )
+from controller.hub.contract.incidents import IncidentKind
 from controller.rules.names import RulesetName
 
 
@@ -140,7 +141,7 @@ class Incident(msgspec.Struct, frozen=True, kw_only=True):
 
     at: Timestamp
     seat: Seat | None = None
-    kind: Text
+    kind: IncidentKind
     detail: Text = ""
     penalty: Count = 0
     ruling: Text = ""

@@ -7,6 +7,7 @@ import hmac
 import logging
 import math
 import re
+import urllib.parse
 from collections.abc import Callable
 
 import msgspec
@@ -21,13 +22,17 @@ from controller.hub.contract.hub_commands import (
     StartSession,
 )
 from controller.hub.mqtt.transport import BrokerDown
+from controller.venue.async_store import StoreDown
 from controller.venue.dashboard import pages
 from controller.venue.dashboard.auth import Outcome, Sessions
 from controller.venue.dashboard.floor import LiveResults, TableCard, card
 from controller.venue.dashboard.http import EventStream, Request, Response
+from controller.venue.dashboard.live import RenderCache, Rendered, mark
 from controller.venue.recorder import Recorder
 from controller.venue.store_view import StoreView
+from controller.venue.tournament.commands import entries_of
 from controller.venue.tournament.definition import Tournament
+from controller.venue.tournament.entries import Entry, describe, encode_entry, entry_from_form
 from controller.venue.tournament.standings import Report, standings
 
 _log = logging.getLogger(__name__)
@@ -35,6 +40,7 @@ COOKIE = "mahjong_operator"
 KEEPALIVE_S = 15.0
 _TABLE_PATH = re.compile(r"^/tables/([a-z0-9][a-z0-9_-]{0,31})(/command)?$")
 _MESSAGE_ID = re.compile(r"^[0-9a-f]{32}$")
+_ROUND = re.compile(r"^r(\d{1,4})\.")
 
 
 class Dashboard:
@@ -54,16 +60,23 @@ class Dashboard:
         self.tournament = tournament
         self.clock = clock or SystemClock()
         self.live = LiveResults()
+        self.entries: list[Entry] = []
+        self.views = RenderCache(self.render)
         self._waiting: set[asyncio.Event] = set()
         self.pushes = 0
 
     def attach(self) -> None:
         """Read what is recorded so far and follow the recorder from now on."""
         self.live.load(self.store)
+        self.entries = entries_of(self.store)
         self.recorder.listeners.append(self._recorded)
 
     def _recorded(self, messages: list[ResultMessage]) -> None:
         self.live.add(messages)
+        self._changed()
+
+    def _changed(self) -> None:
+        self.views.changed()
         for waiter in self._waiting:
             waiter.set()
 
@@ -71,48 +84,100 @@ class Dashboard:
 
     def cards(self) -> list[TableCard]:
         """Every table the recorder knows, as floor cards."""
-        return [card(p, self.live) for p in self.store.presence()]
+        return [card(p, self.live, self._planned) for p in self.store.presence()]
+
+    def _planned(self, session: str) -> int | None:
+        """Hands a tournament session is to play (None: not a scheduled tournament session)."""
+        if self.tournament is None:
+            return None
+        for stage in self.tournament.stages:
+            rest = session.removeprefix(self.tournament.session_prefix(stage.name))
+            match = _ROUND.match(rest) if rest != session else None
+            if match and int(match.group(1)) <= stage.rounds:
+                return stage.hands
+        return None
+
+    def hub_down(self) -> str:
+        """What keeps the recorder from recording, in words ('' : it records)."""
+        if self.recorder.live is None:
+            return (
+                "The recorder is not connected to the broker: results wait in the tables' "
+                "outboxes and the floor below is not up to date."
+            )
+        return ""
+
+    async def watch(self) -> None:
+        """Show the recorder going offline or back (no batch arrives to say so)."""
+        shown = self._state()
+        while True:
+            await self.recorder.changes.next_change()
+            if self._state() != shown:
+                shown = self._state()
+                self._changed()
+
+    def _state(self) -> tuple[str, object]:
+        """What the views show of the recorder itself: its broker, its store's outage."""
+        return self.hub_down(), self.recorder.store.outage
 
     def report(self) -> Report | None:
         """The tournament's standings from the recorded results (None: no tournament)."""
         if self.tournament is None:
             return None
-        return standings(self.tournament, self.live.all_results())
-
-    def render(self, view: str, request: Request) -> str:
-        """The live part of one view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`,
-        `notices`)."""
-        return self.banner() + self._render(view, request)
+        return standings(self.tournament, self.live.all_results(), self.entries)
 
     def banner(self) -> str:
         """The warning every view starts with while the results store is down."""
         outage = self.recorder.store.outage
-        return "" if outage is None else pages.store_down(outage.since, outage.fault.text)
+        if outage is None:
+            return "<div id=store-up hidden></div>"
+        return pages.store_down(outage.since, outage.fault.text)
 
-    def _render(self, view: str, request: Request) -> str:
+    def render(self, view: str) -> Rendered:
+        """One live view (`floor`, `table:ID[:SESSION]`, `standings[:STAGE]`, `notices`), the
+        same for every viewer (what depends on who is looking stays outside live views), with
+        the store's banner as its first part."""
+        shown = self._render(view)
+        key = "store-down" if self.recorder.store.outage is not None else "store-up"
+        return Rendered(mark(key) + shown.layout, {key: self.banner(), **shown.parts})
+
+    def _render(self, view: str) -> Rendered:
         kind, _, rest = view.partition(":")
         if kind == "table":
-            table, _, session = rest.partition(":")
-            return self._table(table, session or None, request)
+            table, _, rest = rest.partition(":")
+            session, _, command = rest.partition(":")
+            found = next((c for c in self.cards() if c.table == table), None)
+            hands = self.live.session(table, session or None)
+            sessions = list(self.live.tables.get(table, {}))
+            shown = pages.table_detail(found, table, hands, sessions)
+            if not command:
+                return shown
+            reply = f"<div id=command-reply>{self._reply_of(command)}</div>"
+            return Rendered(mark("command-reply") + shown.layout,
+                            {"command-reply": reply, **shown.parts})  # fmt: skip
         if kind == "standings":
             name = self.tournament.tournament.name if self.tournament else ""
-            return pages.standings(self.report(), rest or None, name)
+            return pages.standings(self.report(), rest or None, name, self.entries)
         if kind == "notices":
             return pages.notices(self.store.notices(), self.store.refusals())
-        return pages.floor(self.cards(), self.store.notices(), self.live.count)
+        return pages.floor(self.cards(), self.store.notices(), self.live.count, self.hub_down())
 
-    def _table(self, table: str, session: str | None, request: Request) -> str:
+    def _operator_forms(self, table: str, request: Request) -> str:
+        """The operator's forms of a table page (outside the live view)."""
+        token = self._token(request)
+        if not token:
+            return ""
         found = next((c for c in self.cards() if c.table == table), None)
-        hands = self.live.session(table, session)
-        ops = ""
-        cookie = request.cookies.get(COOKIE)
-        now = self.clock.wall()
-        token = self.sessions.token(cookie, now) if self.sessions else None
-        if self.sessions and token and self.sessions.who(cookie, now):
-            ops = pages.operator_form(table, token, found.session if found else None)
-            ops += self._reply_of(request.query.get("sent", ""))
-        sessions = list(self.live.tables.get(table, {}))
-        return pages.table_detail(found, table, hands, sessions, ops)
+        form = pages.operator_form(table, token, found.session if found else None)
+        return f"<section class=operator>{form}</section>"
+
+    def _entry_forms(self, request: Request) -> str:
+        """The director's entry form of the standings page (outside the live view)."""
+        token = self._token(request)
+        if not (self.tournament and token):
+            return ""
+        stages = [s.name for s in self.tournament.stages]
+        note = pages.message(request.query.get("entered", "")[:200])
+        return pages.entry_form(token, stages, note)
 
     def _reply_of(self, command: str) -> str:
         if not _MESSAGE_ID.match(command):
@@ -137,31 +202,42 @@ class Dashboard:
             return await self._post(request, who)
         if path == "/":
             return self._page("Floor", "floor", request, who)
+        if path == "/kiosk":
+            inner = self.views.get("floor").whole()
+            return Response(body=pages.page("Floor", "floor", inner, None, kiosk=True).encode())
         if path == "/standings":
             stage = request.query.get("stage", "")
-            return self._page(
-                "Standings", f"standings:{stage}" if stage else "standings", request, who
-            )
+            view = f"standings:{stage}" if stage else "standings"
+            return self._page("Standings", view, request, who, self._entry_forms(request))
         if path == "/notices":
             return self._page("Notices", "notices", request, who)
         if path == "/login":
             return self._login_form(request, "", 200)
         match = _TABLE_PATH.match(path)
         if match and not match.group(2):
-            session = request.query.get("session", "")
-            view = f"table:{match.group(1)}" + (f":{session}" if session else "")
-            return self._page(f"Table {match.group(1)}", view, request, who)
+            session, sent = request.query.get("session", ""), request.query.get("sent", "")
+            view = f"table:{match.group(1)}:{session}"
+            view += f":{sent}" if _MESSAGE_ID.match(sent) else ""
+            forms = self._operator_forms(match.group(1), request)
+            return self._page(f"Table {match.group(1)}", view, request, who, forms)
         return Response(404, b"not found\n", "text/plain")
 
-    def _page(self, title: str, view: str, request: Request, who: str | None) -> Response:
+    def _page(
+        self, title: str, view: str, request: Request, who: str | None, forms: str = ""
+    ) -> Response:
+        inner = self.views.get(view).whole()
         token = self._token(request) if who else ""
-        body = pages.page(title, view, self.render(view, request), who, token)
-        return Response(body=body.encode())
+        return Response(body=pages.page(title, view, inner, who, forms, token=token).encode())
 
     def _token(self, request: Request) -> str:
+        """The form token of the request's operator session ('' : not logged in)."""
         if self.sessions is None:
             return ""
-        return self.sessions.token(request.cookies.get(COOKIE), self.clock.wall()) or ""
+        cookie = request.cookies.get(COOKIE)
+        now = self.clock.wall()
+        if not self.sessions.who(cookie, now):
+            return ""
+        return self.sessions.token(cookie, now) or ""
 
     def _who(self, request: Request) -> str | None:
         if self.sessions is None:
@@ -172,7 +248,9 @@ class Dashboard:
         if request.path == "/login":
             return await self._login(request)
         match = _TABLE_PATH.match(request.path)
-        if request.path != "/logout" and (not match or not match.group(2)):
+        entry = request.path == "/entries"
+        logout = request.path == "/logout"
+        if not (entry or logout) and (not match or not match.group(2)):
             return Response(404, b"not found\n", "text/plain")
         cookie = request.cookies.get(COOKIE, "")
         if who is None or self.sessions is None:
@@ -180,17 +258,46 @@ class Dashboard:
         token = self.sessions.token(cookie, self.clock.wall())
         if token is None or not hmac.compare_digest(request.form.get("token", ""), token):
             return Response(403, b"this form is stale: reload the page\n", "text/plain")
-        if match is None:
+        if logout:
             self.sessions.logout(cookie)
             _log.info("dashboard: operator %s logged out (from %s)", who, request.client)
             return _redirect("/", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+        if entry:
+            return await self._enter(request.form, who)
+        assert match is not None
         return await self._command(match.group(1), request.form, who)
+
+    async def _enter(self, form: dict[str, str], who: str) -> Response:
+        """Keep one director's entry and show the standings with it."""
+        if self.tournament is None:
+            return Response(400, b"no tournament is loaded (--tournament)\n", "text/plain")
+        try:
+            entry = entry_from_form(form, who, self.clock.wall())
+        except ValueError as exc:
+            return Response(400, f"the entry is not kept: {exc}\n".encode(), "text/plain")
+        try:
+            await self.keep_entry(entry)
+        except StoreDown as exc:
+            return Response(503, f"the entry is not kept: {exc}\n".encode(), "text/plain")
+        done = urllib.parse.quote(f"Kept: {describe(entry)}")
+        return _redirect(f"/standings?entered={done}", None)
+
+    async def keep_entry(self, entry: Entry) -> None:
+        """Store a director's entry and show it in every view at once (StoreDown: the store
+        is down, the entry is not kept)."""
+        payload = encode_entry(entry)
+        await self.recorder.store.call(
+            lambda store: store.add_director_entry(payload, entry.by, entry.at)
+        )
+        self.entries.append(entry)
+        _log.info("dashboard: %s", describe(entry))
+        self._changed()
 
     def _login_form(self, request: Request, error: str, status: int) -> Response:
         """The login form with its session's token (a new session if it has none)."""
         if self.sessions is None:
             body = pages.login("This dashboard is read-only (no --http-users file).")
-            return Response(403, pages.page("Log in", "login", body, None).encode())
+            return Response(403, pages.page("Log in", None, body, None).encode())
         now = self.clock.wall()
         cookie = request.cookies.get(COOKIE)
         token = self.sessions.token(cookie, now)
@@ -199,7 +306,7 @@ class Dashboard:
             cookie = self.sessions.begin(now)
             token = self.sessions.token(cookie, now) or ""
             headers["Set-Cookie"] = f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict"
-        body = pages.page("Log in", "login", pages.login(error, token), None)
+        body = pages.page("Log in", None, pages.login(error, token), None)
         return Response(status, body.encode(), headers=headers)
 
     async def _login(self, request: Request) -> Response:
@@ -233,6 +340,7 @@ class Dashboard:
     async def _command(self, table: str, form: dict[str, str], who: str) -> Response:
         try:
             action = operator_action(form)
+            left = self._leaver(table, form, who)
         except ValueError as exc:
             return Response(400, f"{exc}\n".encode(), "text/plain")
         session = self.recorder.live
@@ -243,18 +351,48 @@ class Dashboard:
         except BrokerDown as exc:
             return Response(503, f"{exc}\n".encode(), "text/plain")
         _log.info("dashboard: operator %s sent %s to table %s", who, form.get("action"), table)
+        if left is not None:
+            try:
+                await self.keep_entry(left)
+            except StoreDown as exc:
+                said = (
+                    f"table {table} was sent {form.get('action')}, but the leaver's forfeit "
+                    f"is not kept: {exc}; enter it again from the standings page\n"
+                )
+                return Response(503, said.encode(), "text/plain")
         return _redirect(f"/tables/{table}?sent={command}", None)
 
+    def _leaver(self, table: str, form: dict[str, str], who: str) -> Entry | None:
+        """An End naming a leaver: the leaver forfeits the hand in play (the hand after the
+        last recorded one when the table reports none). ValueError: not a valid entry."""
+        player = form.get("leaver", "").strip()
+        if form.get("action") != "end" or not player:
+            return None
+        found = next((c for c in self.cards() if c.table == table), None)
+        if found is None or found.session is None:
+            raise ValueError(f"table {table} has no session to name a leaver in")
+        hand = found.hand or (found.last_hand or 0) + 1
+        why = form.get("reason", "") or f"left table {table}; the session was ended"
+        fields = {"kind": "forfeit", "forfeit": "left_hand", "player": player,
+                  "session": found.session, "hand": str(hand), "reason": why}  # fmt: skip
+        return entry_from_form(fields, who, self.clock.wall())
+
     async def stream(self, request: Request, events: EventStream) -> None:
-        """Send the view now and again after every batch the recorder commits."""
-        view = request.query.get("view", "floor")[:200]
+        """Send the view now, then after every batch the recorder commits only the parts of
+        it that changed (each rendered once for all viewers)."""
+        view = request.query.get("view", "")[:200]
+        if not live_view(view):
+            return
         changed = asyncio.Event()
         self._waiting.add(changed)
+        shown: Rendered | None = None
         try:
             while True:
                 changed.clear()
-                await events.send("view", self.render(view, request))
-                self.pushes += 1
+                shown, event = self.views.since(view, shown)
+                if event is not None:
+                    await events.send(*event)
+                    self.pushes += 1
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(KEEPALIVE_S):
                         await changed.wait()
@@ -264,6 +402,14 @@ class Dashboard:
             return
         finally:
             self._waiting.discard(changed)
+
+
+def live_view(view: str) -> bool:
+    """True for the views the event stream serves (anything else is refused)."""
+    kind, _, rest = view.partition(":")
+    if kind == "floor" or kind == "notices":
+        return not rest
+    return kind in ("table", "standings") and (kind == "standings" or bool(rest))
 
 
 def operator_action(form: dict[str, str]) -> Action:

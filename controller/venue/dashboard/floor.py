@@ -2,7 +2,7 @@
 latest status, and the results of its sessions (kept in memory as the recorder records them)."""
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import msgspec
@@ -95,15 +95,42 @@ class TableCard:
     last_hand: int | None
     dealer: str | None
     """Dealer of the last recorded hand of the session."""
+    ruleset: str | None = None
+    planned: int | None = None
+    """Hands the session is to play (None: not known, no tournament names it)."""
+    last_at: float | None = None
+    """When the last recorded hand ended."""
+    last_result: str = ""
+    penalties: int = 0
+    """Penalty points lost this session (recorded hands and the hand in play)."""
+    state: str = "unknown"
+    """playing, waiting, paused, fault, finished, aborted, session over or offline."""
+    stall_after: float | None = None
+    """When a playing table with no new result counts as stalled."""
 
 
-def card(presence: Presence, live: LiveResults) -> TableCard:
+STALL_AFTER_S = 15 * 60.0
+"""A playing table with no result for this long is shown as stalled (a hand rarely lasts
+longer; the floor turns the card amber then, in the browser, without a new event)."""
+Planned = Callable[[str], int | None]
+
+
+def card(presence: Presence, live: LiveResults, planned: Planned | None = None) -> TableCard:
     """The floor card of one table."""
     status = presence.last_status()
     s = status.status if status else None
     session = (s.session if s else None) or live.latest.get(presence.table)
     hands = live.session(presence.table, session)
     last = hands.hands[-1] if hands and hands.hands else None
+    plan = planned(session) if planned and session else None
+    online = bool(status and status.online)
+    state = _state(s.state if s else "unknown", online, bool(s and s.fault), last, plan)
+    moments = [last.ended_at.timestamp() if last else None]
+    moments.append(status.connected_at.timestamp() if status and status.connected_at else None)
+    known = [m for m in moments if m is not None]
+    since = max(known) if known else None
+    penalties = -sum(sum(r.penalties) for r in hands.hands) if hands else 0
+    penalties += sum(s.penalties) if s and s.state not in _OVER else 0
     return TableCard(
         table=presence.table,
         online=bool(status and status.online),
@@ -124,4 +151,42 @@ def card(presence: Presence, live: LiveResults) -> TableCard:
         scores=hands.scores() if hands else {},
         last_hand=last.hand if last else None,
         dealer=last.player(last.dealer) if last else None,
+        ruleset=(s.ruleset if s else None) or (last.ruleset if last else None),
+        planned=plan,
+        last_at=last.ended_at.timestamp() if last else None,
+        last_result=summary(last) if last else "",
+        penalties=penalties,
+        state=state,
+        stall_after=since + STALL_AFTER_S if state == "playing" and since else None,
     )
+
+
+_OVER = ("session_over", "idle", "offline")
+
+
+def _state(
+    phase: str, online: bool, fault: bool, last: HandResult | None, planned: int | None
+) -> str:
+    """The one word the floor shows for a table."""
+    if not online:
+        return "offline"
+    if fault or phase == "fault":
+        return "fault"
+    if phase == "paused":
+        return "paused"
+    if phase in ("session_over", "idle"):
+        if last is None or (phase == "idle" and planned is None):
+            return "waiting"
+        if planned is None:
+            return "session over"
+        return "finished" if last.hand >= planned else "aborted"
+    return "playing"
+
+
+def summary(r: HandResult) -> str:
+    """The last result in a few words."""
+    if r.draw:
+        return f"hand {r.hand}: drawn"
+    w = r.wins[0]
+    how = "self-drawn" if w.self_drawn else f"off {r.player(w.discarder or 0)}"
+    return f"hand {r.hand}: {r.player(w.seat)} won {r.totals()[w.seat]:+d} {how}"

@@ -60,4 +60,6 @@ async def record_and_serve(args: argparse.Namespace, recorder: Recorder, store: 
         sys.stdout.flush()
         await asyncio.Event().wait()
 
-    await first_failure(recorder.run(), server.serve(host, port, _tls(args), started), announce())
+    await first_failure(
+        recorder.run(), server.serve(host, port, _tls(args), started), announce(), dashboard.watch()
+    )

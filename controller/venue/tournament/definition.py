@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config_loader import TomlSource, load_dataclass, option, parse_toml
+from controller.hub.contract.incidents import FORFEITS
 from controller.rules.names import RULESET_NAMES
 
 _ID = r"^[\w.@-]{1,64}$"
@@ -40,8 +41,12 @@ class ForfeitSection:
     only (they lose `points`); the other three neither score it nor count it."""
 
     incidents: tuple[str, ...] = field(
-        default=("forfeit", "no_start", "left_hand"),
-        metadata=option("incident kinds that mean the incident's seat forfeited the hand"),
+        default=tuple(sorted(FORFEITS)),
+        metadata=option(
+            "incident kinds that mean the incident's seat forfeited the hand (any of "
+            + ", ".join(sorted(FORFEITS))
+            + ")"
+        ),
     )
     points: int = field(
         default=24, metadata=option("points a forfeited hand costs", minimum=0, maximum=100000)
@@ -158,6 +163,13 @@ def entry_source(source: TomlSource, key: str, index: int) -> TomlSource:
 
 
 def _check(t: Tournament, source: TomlSource) -> None:
+    for kind in t.forfeit.incidents:
+        if kind not in FORFEITS:
+            raise source.error(
+                ("forfeit", "incidents"),
+                f"'{kind}' is not a forfeit kind the tables or the director record (the "
+                f"kinds are {', '.join(sorted(FORFEITS))})",
+            )
     ids = [p.id for p in t.players]
     if len(set(ids)) != len(ids):
         again = next(n for n, i in enumerate(ids) if i in ids[:n])
