@@ -37,6 +37,7 @@ from firmware_bridge.messages import (
     Pong,
     QueryStatus,
     QueryZone,
+    QueryZonePage,
     RaiseWalls,
     Rejected,
     RejectReason,
@@ -368,8 +369,8 @@ async def test_the_state_re_read_comes_in_frames_small_enough_for_a_noisy_line(
 
         return Watched()
 
-    opener = sim.memory_opener()
-    async with Link(lambda listener: opener(line(listener)), FAST) as link:
+    opener = sim.opener()
+    async with Link(lambda listener: opener(line(listener)), settings_for(sim)) as link:
         events = link.subscribe(ZoneInventory, Resynced, EventGap)
         replies.clear()
         sim.drop_next_events(1)
@@ -381,6 +382,42 @@ async def test_the_state_re_read_comes_in_frames_small_enough_for_a_noisy_line(
     [inventory] = [i for i in seen if isinstance(i, ZoneInventory) and (i.seat, i.zone) == (1, 2)]
     assert inventory.uids == tuple(sorted(tile.uid for tile in river))
     assert replies and max(replies) <= 4 + 8 * ZONE_PAGE_UIDS, "every reply a small frame"
+
+
+async def test_a_zone_is_read_page_by_page_from_the_list_its_first_page_kept(
+    sim: SimulatedTable, link: Link
+) -> None:
+    """protocol.md section 2: the first page reads the antenna and keeps the zone's list, later
+    pages come from that list (a tile laid meanwhile waits for the next first page), a page past
+    the end has no UIDs, and a count outside 1..MJ_ZONE_PAGE_UIDS or a seat the table has not is
+    BAD_ARGUMENT with the value as its detail."""
+    events = link.subscribe(ZoneInventory)
+    tiles = next(iter(sim.model.sets.values()))[:11]
+
+    async def laid(count: int) -> None:
+        inventory = await events.next(ZoneInventory, within=3)
+        while (inventory.seat, inventory.zone, len(inventory.uids)) != (2, Zone.DISCARD, count):
+            inventory = await events.next(ZoneInventory, within=3)
+
+    for tile in tiles[:10]:
+        sim.put(tile, 2, Zone.DISCARD)
+    await laid(10)
+    first = await link.request(QueryZonePage(2, Zone.DISCARD, 0, ZONE_PAGE_UIDS))
+    sim.put(tiles[10], 2, Zone.DISCARD)
+    await laid(11)
+    second = await link.request(QueryZonePage(2, Zone.DISCARD, 8, ZONE_PAGE_UIDS))
+    beyond = await link.request(QueryZonePage(2, Zone.DISCARD, 16, ZONE_PAGE_UIDS))
+    anew = await link.request(QueryZonePage(2, Zone.DISCARD, 0, 1))
+    assert (first.total, first.first, second.total, second.first) == (10, 0, 10, 8)
+    assert first.uids + second.uids == tuple(sorted(tile.uid for tile in tiles[:10]))
+    assert (beyond.total, beyond.uids) == (10, ())
+    assert (anew.total, anew.uids) == (11, (min(tile.uid for tile in tiles),))
+    for wrong, detail in ((QueryZonePage(2, Zone.HAND, 0, 0), 0),
+                          (QueryZonePage(2, Zone.HAND, 0, ZONE_PAGE_UIDS + 1), 9),
+                          (QueryZonePage(4, Zone.HAND, 0, 1), 4)):  # fmt: skip
+        with pytest.raises(CommandRejected) as refused:
+            await link.request(wrong)
+        assert (refused.value.reason, refused.value.detail) == (RejectReason.BAD_ARGUMENT, detail)
 
 
 async def test_the_firmware_answers_a_repeated_read_it_did_not_keep_by_reading_again(
@@ -452,6 +489,7 @@ async def test_a_frame_that_is_no_command_is_refused_with_the_reason_the_spec_na
         Frame(0x7F, b"", 3),  # no message at all
         Frame(Ping.TYPE, b"\1\2", 4),  # a ping two bytes short
         Frame(QueryZone.TYPE, b"\0\7", 5),  # zone 7
+        Frame(QueryZonePage.TYPE, b"\0\7\0\1", 6),  # zone 7
     ]
     port.write(b"\0" + b"".join(encode_frame(frame) for frame in sent))
     answers = [await asyncio.wait_for(replies.get(), 3) for _ in sent]
@@ -464,4 +502,5 @@ async def test_a_frame_that_is_no_command_is_refused_with_the_reason_the_spec_na
         (3, Rejected(RejectReason.UNKNOWN_COMMAND, 0x7F)),
         (4, Rejected(RejectReason.BAD_ARGUMENT, Ping.TYPE)),
         (5, Rejected(RejectReason.BAD_ARGUMENT, QueryZone.TYPE)),
+        (6, Rejected(RejectReason.BAD_ARGUMENT, QueryZonePage.TYPE)),
     ]

@@ -163,6 +163,21 @@ static mj_reply_t query_zone(const uint8_t *p)
     return reply_of(MJ_MSG_ZONE_INVENTORY, mj_zone_read_payload(p[0], p[1], mj.reply), true);
 }
 
+/* A page of at most MJ_ZONE_PAGE_UIDS UIDs: 68 payload bytes, 79 on the line, longer than a
+ * kept reply; a repeat reads again (the first page reads the antenna anew, a later page
+ * answers from the list the first one kept). */
+static mj_reply_t query_zone_page(const uint8_t *p)
+{
+    if (p[0] >= MJ_SEATS) {
+        return mj_reply_rejected(MJ_REJECT_REASON_BAD_ARGUMENT, p[0]);
+    }
+    if (p[3] < 1 || p[3] > MJ_ZONE_PAGE_UIDS) {
+        return mj_reply_rejected(MJ_REJECT_REASON_BAD_ARGUMENT, p[3]);
+    }
+    return reply_of(MJ_MSG_ZONE_PAGE, mj_zone_page_payload(p[0], p[1], p[2], p[3], mj.reply),
+                    true);
+}
+
 static mj_reply_t query_wall(const uint8_t *p)
 {
     if (p[0] >= MJ_SIDES) {
@@ -190,6 +205,7 @@ static const command_shape_t SHAPES[] = {
     {MJ_MSG_QUERY_STATUS, MJ_QUERY_STATUS_SIZE, 0, 0, 0},
     {MJ_MSG_QUERY_ZONE, MJ_QUERY_ZONE_SIZE, 2, MJ_ZONE_HAND, MJ_ZONE_DISCARD},
     {MJ_MSG_QUERY_WALL, MJ_QUERY_WALL_SIZE, 0, 0, 0},
+    {MJ_MSG_QUERY_ZONE_PAGE, MJ_QUERY_ZONE_PAGE_SIZE, 2, MJ_ZONE_HAND, MJ_ZONE_DISCARD},
     {MJ_MSG_BUILD_WALLS, MJ_BUILD_WALLS_SIZE, 1, MJ_TILE_SET_KIND_WITH_FLOWERS_144,
      MJ_TILE_SET_KIND_SUITS_ONLY_108},
     {MJ_MSG_RAISE_WALLS, MJ_RAISE_WALLS_SIZE, 0, 0, 0},
@@ -244,6 +260,8 @@ mj_reply_t mj_command_run(uint8_t type, const uint8_t *p, uint16_t len)
         return query_zone(p);
     case MJ_MSG_QUERY_WALL:
         return query_wall(p);
+    case MJ_MSG_QUERY_ZONE_PAGE:
+        return query_zone_page(p);
     case MJ_MSG_BUILD_WALLS:
         return build_walls(p);
     case MJ_MSG_RAISE_WALLS:

@@ -22,7 +22,8 @@
 #define MJ_FIRMWARE_PATCH 0
 #define MJ_MODEL 1
 #define MJ_ZONES_PER_SEAT 3
-#define MJ_ANTENNAS (1 + MJ_SEATS * MJ_ZONES_PER_SEAT)
+#define MJ_ZONES (MJ_SEATS * MJ_ZONES_PER_SEAT)
+#define MJ_ANTENNAS (1 + MJ_ZONES)
 #define MJ_REPLY_CACHE (2 * MJ_MAX_WINDOW)
 /* A kept reply: identify_reply (24 payload bytes) is the largest reply a command that acts
  * or starts a session can have; 35 bytes on the line. */
@@ -114,6 +115,10 @@ typedef struct {
     uint32_t next_periodic_ms;
     uint8_t last_read;              /* the antenna read last (one a turn, in turn) */
     uint64_t scratch[MJ_MAX_ZONE_UIDS];
+    /* query_zone_page: each zone's list kept at its last first page (index: antenna - 1) */
+    uint16_t paged;                 /* zones that keep a list (bit n = antenna n) */
+    uint8_t page_count[MJ_ZONES];
+    uint64_t page_uids[MJ_ZONES][MJ_MAX_ZONE_UIDS];
 } mj_zones_t;
 
 typedef struct {
@@ -182,6 +187,8 @@ void mj_zones_tick(uint32_t now);
 void mj_zones_changed(uint8_t antenna);
 bool mj_zones_idle(void);
 uint16_t mj_zone_read_payload(uint8_t seat, uint8_t zone, uint8_t *payload);
+uint16_t mj_zone_page_payload(uint8_t seat, uint8_t zone, uint8_t first, uint8_t count,
+                              uint8_t *payload);
 void mj_walls_clear(uint8_t tiles_per_side, uint8_t layers);
 void mj_walls_record(uint8_t side, uint8_t stack, uint8_t layer, uint64_t uid);
 uint16_t mj_walls_page(uint8_t side, uint8_t first, uint8_t stacks, uint8_t *payload);

@@ -1,9 +1,11 @@
 /* mj_zones.c: the zone antennas and the record of the last build (protocol.md section 4).
  *
  * A zone is reported when what its antenna reads changes (the board says when to read again),
- * every MJ_INVENTORY_PERIOD_MS for every zone, and on request. The firmware keeps no UID list
+ * every MJ_INVENTORY_PERIOD_MS for every zone, and on request. For these it keeps no UID list
  * per zone, only a hash of the list it last reported (4 bytes an antenna): an inventory is read
- * into one scratch list and encoded straight into the frame. */
+ * into one scratch list and encoded straight into the frame. The one exception is
+ * query_zone_page (protocol.md section 2): its first page keeps the zone's list, which the
+ * later pages are answered from (12 lists of 63 UIDs, 6 KiB). */
 #include <string.h>
 
 #include "mj_core.h"
@@ -28,6 +30,7 @@ void mj_zones_boot(void)
     for (int a = 0; a < MJ_ANTENNAS; a++) {
         z->reported[a] = list_hash(NULL, 0);
     }
+    z->paged = 0;
     z->check = 0; /* what the zones hold at boot is reported when it changes, or asked */
     z->report = 0;
     z->next_periodic_ms = hal_now_ms() + mj.inventory_period_ms;
@@ -99,6 +102,36 @@ uint16_t mj_zone_read_payload(uint8_t seat, uint8_t zone, uint8_t *payload)
     mj.zones.check &= (uint16_t)~(1u << antenna);
     mj.zones.report &= (uint16_t)~(1u << antenna);
     return encode_inventory(antenna, count, payload);
+}
+
+uint16_t mj_zone_page_payload(uint8_t seat, uint8_t zone, uint8_t first, uint8_t count,
+                              uint8_t *payload)
+{
+    mj_zones_t *z = &mj.zones;
+    uint8_t antenna = (uint8_t)(1 + seat * MJ_ZONES_PER_SEAT + zone);
+    uint16_t bit = (uint16_t)(1u << antenna);
+    uint64_t *kept = z->page_uids[antenna - 1];
+    if (first == 0 || !(z->paged & bit)) { /* read the antenna now and keep what it reads */
+        int read = read_antenna(antenna);
+        z->reported[antenna] = list_hash(z->scratch, read);
+        z->check &= (uint16_t)~bit;
+        z->report &= (uint16_t)~bit;
+        memcpy(kept, z->scratch, sizeof kept[0] * (size_t)read);
+        z->page_count[antenna - 1] = (uint8_t)read;
+        z->paged |= bit;
+    }
+    int total = z->page_count[antenna - 1];
+    int end = first + count < total ? first + count : total;
+    payload[0] = seat;
+    payload[1] = zone;
+    payload[2] = (uint8_t)total;
+    payload[3] = first;
+    uint16_t len = MJ_ZONE_PAGE_SIZE;
+    for (int i = first; i < end; i++) {
+        mj_put64(payload + len, kept[i]);
+        len = (uint16_t)(len + 8);
+    }
+    return len;
 }
 
 void mj_zones_tick(uint32_t now)
