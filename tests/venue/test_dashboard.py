@@ -209,8 +209,10 @@ async def test_the_event_stream_sends_only_the_parts_that_changed_rendered_once_
             writer.close()
 
 
-async def test_the_login_page_is_not_a_live_view(broker: Broker, tmp_path: Path) -> None:
-    async with site(broker, tmp_path) as s:
+async def test_the_login_page_is_not_a_live_view(
+    broker: Broker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s:
         page = await s.get("/login")
         assert "name=password" in page.body and "data-view" not in page.body
         reader, writer = await _open_stream(s.server.port, "login")

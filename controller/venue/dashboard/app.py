@@ -63,6 +63,7 @@ class Dashboard:
         self.entries: list[Entry] = []
         self.views = RenderCache(self.render)
         self._waiting: set[asyncio.Event] = set()
+        self._shown_down = ""
         self.pushes = 0
 
     def attach(self) -> None:
@@ -70,6 +71,7 @@ class Dashboard:
         self.live.load(self.store)
         self.entries = entries_of(self.store)
         self.recorder.listeners.append(self._recorded)
+        self.recorder.store.listeners.append(self._changed)  # the store's banner
 
     def _recorded(self, messages: list[ResultMessage]) -> None:
         self.live.add(messages)
@@ -108,16 +110,16 @@ class Dashboard:
 
     async def watch(self) -> None:
         """Show the recorder going offline or back (no batch arrives to say so)."""
-        shown = self._state()
         while True:
             await self.recorder.changes.next_change()
-            if self._state() != shown:
-                shown = self._state()
-                self._changed()
+            self._fresh()
 
-    def _state(self) -> tuple[str, object]:
-        """What the views show of the recorder itself: its broker, its store's outage."""
-        return self.hub_down(), self.recorder.store.outage
+    def _fresh(self) -> None:
+        """Views shown from now on say whether the recorder is on the broker (no batch comes
+        to say that it went off)."""
+        if self.hub_down() != self._shown_down:
+            self._shown_down = self.hub_down()
+            self._changed()
 
     def report(self) -> Report | None:
         """The tournament's standings from the recorded results (None: no tournament)."""
@@ -203,6 +205,7 @@ class Dashboard:
         if path == "/":
             return self._page("Floor", "floor", request, who)
         if path == "/kiosk":
+            self._fresh()
             inner = self.views.get("floor").whole()
             return Response(body=pages.page("Floor", "floor", inner, None, kiosk=True).encode())
         if path == "/standings":
@@ -225,6 +228,7 @@ class Dashboard:
     def _page(
         self, title: str, view: str, request: Request, who: str | None, forms: str = ""
     ) -> Response:
+        self._fresh()
         inner = self.views.get(view).whole()
         token = self._token(request) if who else ""
         return Response(body=pages.page(title, view, inner, who, forms, token=token).encode())
