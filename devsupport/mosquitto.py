@@ -135,6 +135,24 @@ class Broker:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
 
+def venue_broker(workdir: Path, certs: Path, deploy: Path) -> Broker:
+    """A broker (not started) configured as the venue's deployed one: the shipped
+    mosquitto.conf and ACL from `deploy`, with its paths moved into `certs` and `workdir`
+    and its TLS listener on a free loopback port."""
+    broker = Broker(workdir)
+    (certs / "acl").write_text((deploy / "acl").read_text())
+    config = (
+        (deploy / "mosquitto.conf")
+        .read_text()
+        .replace("/etc/mosquitto/mahjong/", f"{certs}/")
+        .replace("/var/lib/mosquitto/", f"{broker.workdir / 'data'}/")
+        .replace("listener 8883", f"listener {broker.port} 127.0.0.1")
+        .replace("log_dest syslog", f"log_dest file {broker.log_path}")
+    )
+    broker.config_path.write_text(config + ("user root\n" if os.geteuid() == 0 else ""))
+    return broker
+
+
 def serve(workdir: Path) -> None:
     """Run a broker in `workdir` until SIGTERM/SIGINT; its URL on stdout once it listens."""
     broker = Broker(workdir)

@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import contextlib
 import functools
-import os
 import secrets
 import subprocess
 import sys
@@ -78,19 +77,9 @@ def _certs(certs: Path, tables: list[str]) -> None:
 
 @contextlib.contextmanager
 def _broker(work: Path, certs: Path) -> Iterator[Venue]:
-    from devsupport.mosquitto import Broker  # a rehearsal tool: only a checkout has it
+    from devsupport.mosquitto import venue_broker  # a rehearsal tool: only a checkout has it
 
-    broker = Broker(work / "broker")
-    (certs / "acl").write_text((DEPLOY / "acl").read_text())
-    config = (
-        (DEPLOY / "mosquitto.conf")
-        .read_text()
-        .replace("/etc/mosquitto/mahjong/", f"{certs}/")
-        .replace("/var/lib/mosquitto/", f"{broker.workdir / 'data'}/")
-        .replace("listener 8883", f"listener {broker.port} 127.0.0.1")
-        .replace("log_dest syslog", f"log_dest file {broker.log_path}")
-    )
-    broker.config_path.write_text(config + ("user root\n" if os.geteuid() == 0 else ""))
+    broker = venue_broker(work / "broker", certs, DEPLOY)
     broker.start()
     try:
         yield Venue(f"mqtts://127.0.0.1:{broker.port}", certs)

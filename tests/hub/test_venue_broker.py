@@ -3,7 +3,6 @@ its MQTT user, and ACLs so that a table cannot speak for another or read its com
 
 import asyncio
 import dataclasses
-import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ import pytest
 
 from controller.hub.mqtt.aiomqtt_transport import AiomqttConnector
 from controller.hub.mqtt.transport import BrokerAddress, BrokerDown, MqttSession
-from devsupport.mosquitto import Broker, find_mosquitto
+from devsupport.mosquitto import Broker, find_mosquitto, venue_broker
 from tests.hub.factories import FAST, SessionBook, hand_result
 from tests.hub.helpers import connector, eventually, make_link, make_recorder, running
 
@@ -54,17 +53,7 @@ def venue(tmp_path: Path) -> Iterator[Venue]:
         ["hub"],
     ):
         _make_certs(certs, *args)
-    (certs / "acl").write_text((DEPLOY / "acl").read_text())
-    broker = Broker(tmp_path / "broker")
-    config = (
-        (DEPLOY / "mosquitto.conf")
-        .read_text()
-        .replace("/etc/mosquitto/mahjong/", f"{certs}/")
-        .replace("/var/lib/mosquitto/", f"{broker.workdir / 'data'}/")
-        .replace("listener 8883", f"listener {broker.port} 127.0.0.1")
-        .replace("log_dest syslog", f"log_dest file {broker.log_path}")
-    )
-    broker.config_path.write_text(config + ("user root\n" if os.geteuid() == 0 else ""))
+    broker = venue_broker(tmp_path / "broker", certs, DEPLOY)
     broker.start()
     yield Venue(broker, certs)
     broker.kill()

@@ -16,13 +16,15 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from controller.clock import Clock
 from controller.errors import ConfigError, UsageError
 from controller.venue.dashboard.app import COOKIE, Dashboard
 from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
 from controller.venue.dashboard.http import HttpServer
 from controller.venue.dashboard.options import http_address
+from controller.venue.recorder import Recorder
 from controller.venue.store_view import StoreView
-from controller.venue.tournament.definition import load_tournament
+from controller.venue.tournament.definition import Tournament, load_tournament
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
@@ -72,10 +74,23 @@ async def site(
     recorder = make_recorder(broker.url, tmp_path / "hub.db")
     sessions = Sessions.fresh(load_operators(users)) if users else None
     cup = load_tournament(tournament) if tournament else None
+    async with serving(recorder, sessions, cup) as served:
+        yield served
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    recorder: Recorder,
+    sessions: Sessions | None = None,
+    tournament: Tournament | None = None,
+    clock: Clock | None = None,
+) -> AsyncIterator[Site]:
+    """The recorder running with its dashboard served on a free port, as `hub --http` does:
+    the dashboard reads the store's copy the recorder keeps."""
     view = StoreView()
     await recorder.store.call(view.load)
     recorder.view = view
-    dashboard = Dashboard(recorder, view, sessions, cup)
+    dashboard = Dashboard(recorder, view, sessions, tournament, clock)
     dashboard.attach()
     server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
     started = asyncio.Event()

@@ -5,7 +5,6 @@ unknown name costs the same hashing as a known one, failures are logged once per
 client's address, a log out ends the session on the server, and no form (the login form
 included) is taken without its token."""
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -14,14 +13,11 @@ from pathlib import Path
 import pytest
 
 from controller.clock import ManualClock
-from controller.venue.dashboard.app import Dashboard
 from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
-from controller.venue.dashboard.http import HttpServer
 from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES
-from controller.venue.store_view import StoreView
 from devsupport.mosquitto import Broker
-from tests.hub.helpers import eventually, make_recorder, running
-from tests.venue.test_dashboard import Site, _users, login_form
+from tests.hub.helpers import make_recorder
+from tests.venue.test_dashboard import Site, _users, login_form, serving
 
 pytestmark = pytest.mark.broker
 RIGHT = "correct horse battery"
@@ -30,17 +26,9 @@ RIGHT = "correct horse battery"
 @contextlib.asynccontextmanager
 async def guarded_site(broker: Broker, tmp_path: Path, users: Path) -> AsyncIterator[Site]:
     recorder = make_recorder(broker.url, tmp_path / "hub.db")
-    view = StoreView()
-    await recorder.store.call(view.load)
-    recorder.view = view
-    dashboard = Dashboard(recorder, view, Sessions(load_operators(users), sleep=_held), None, CLOCK)
-    dashboard.attach()
-    server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
-    started = asyncio.Event()
-    async with running(recorder.run()), running(server.serve("127.0.0.1", 0, None, started)):
-        await started.wait()
-        await eventually(recorder.connected.is_set, "recorder online")
-        yield Site(dashboard, server)
+    sessions = Sessions(load_operators(users), sleep=_held)
+    async with serving(recorder, sessions, None, CLOCK) as served:
+        yield served
 
 
 CLOCK = ManualClock()

@@ -18,18 +18,15 @@ import pytest
 from controller.cli import main
 from controller.errors import RuntimeFailure
 from controller.hub.table_side.hub_link import HubLink
-from controller.venue.dashboard.app import Dashboard
-from controller.venue.dashboard.http import HttpServer
 from controller.venue.recorder import Recorder
 from controller.venue.run_state import RunStateFile
 from controller.venue.store import open_store
 from controller.venue.store_engines import FaultKind
-from controller.venue.store_view import StoreView
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
 from tests.venue.postgres import PgCluster
-from tests.venue.test_dashboard import Site
+from tests.venue.test_dashboard import Site, serving
 
 pytestmark = pytest.mark.broker
 
@@ -41,17 +38,8 @@ async def floor(recorder: Recorder, run_dir: Path) -> AsyncIterator[Site]:
     state = RunStateFile(run_dir, "hub", recorder.store, "active", time.time())
     state.write_now()
     state.follow()
-    view = StoreView()
-    await recorder.store.call(view.load)
-    recorder.view = view
-    dashboard = Dashboard(recorder, view)
-    dashboard.attach()
-    server = HttpServer(dashboard.handle, dashboard.stream, {"/events"})
-    started = asyncio.Event()
-    async with running(recorder.run()), running(server.serve("127.0.0.1", 0, None, started)):
-        await started.wait()
-        await eventually(recorder.connected.is_set, "recorder online")
-        yield Site(dashboard, server)
+    async with serving(recorder) as served:
+        yield served
 
 
 def _outage_kind(recorder: Recorder) -> FaultKind | None:
