@@ -8,7 +8,6 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
 
 
 class DaemonEnded(AssertionError):
@@ -16,7 +15,8 @@ class DaemonEnded(AssertionError):
 
 
 class NotifySocket:
-    """A datagram socket where a child started with `env()` sends its notifications."""
+    """A datagram socket where a child started with `env()` sends its notifications (use it
+    with `contextlib.closing`, or call `close`)."""
 
     def __init__(self) -> None:
         # A short folder of its own: a socket path must fit in 108 bytes.
@@ -54,14 +54,3 @@ class NotifySocket:
         """Close the socket and remove its folder."""
         self._socket.close()
         shutil.rmtree(self._folder, ignore_errors=True)
-
-    def __enter__(self) -> "NotifySocket":
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()

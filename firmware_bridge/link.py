@@ -92,6 +92,16 @@ LATE_TRIES = 3
 """Times a state read is asked, while its replies may be older than the events since."""
 
 
+_INTERRUPTED: tuple[type[BaseException], ...] = (
+    LinkDown,
+    McuReset,
+    CommandTimeout,
+    ProtocolMismatch,
+    asyncio.CancelledError,
+)
+"""What interrupts a state re-query: the link reconnects and queries again by itself."""
+
+
 @dataclass(frozen=True)
 class LinkSettings:
     """Timing and reliability policy of the link (seconds)."""
@@ -691,8 +701,7 @@ class Link:
                 return_exceptions=True,
             )
             failures = [error for error in outcomes if isinstance(error, BaseException)]
-            interrupted = (LinkDown, McuReset, CommandTimeout, ProtocolMismatch)
-            if any(isinstance(error, interrupted) for error in failures):
+            if any(isinstance(error, _INTERRUPTED) for error in failures):
                 log.info("state re-query interrupted: %s", failures[0])
                 return  # the link reconnects and re-queries by itself
             if failures and all(isinstance(error, BridgeError) for error in failures):

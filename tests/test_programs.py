@@ -3,6 +3,7 @@ and as it starts on a table, loads no module of the venue hub or of the simulato
 libraries (a Pi installs none of them). The import contracts in pyproject.toml say the same of
 the source; this checks what a real start loads."""
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def test_the_daemon_started_on_a_table_loads_neither(tmp_path: Path) -> None:
         "--config",
         str(config),
     ]
-    with NotifySocket() as notify, log.open("w") as stderr:
+    with contextlib.closing(NotifySocket()) as notify, log.open("w") as stderr:
         process = subprocess.Popen(command, stderr=stderr, env=notify.env())
         try:
             notify.wait_ready(process.pid, within=60)

@@ -57,7 +57,7 @@ def test_socket_is_for_the_group_only(table: Daemon) -> None:
     mode = table.socket.stat().st_mode
     assert stat.S_ISSOCK(mode)
     assert stat.S_IMODE(mode) == 0o660
-    line = next(said for said in table.said if "control socket " in said)
+    line = table.wait_for("control socket ")  # READY=1 may come before stderr is read
     try:
         gid = grp.getgrnam("mahjong").gr_gid
     except KeyError:
