@@ -27,6 +27,7 @@ from controller.sim.hand_play import HandPlay, PlayStyle
 from controller.sim.hardware import Buttons
 from controller.sim.mistakes import Sloppiness
 from controller.sim.moves import Move, Slip, write_jsonl
+from controller.sim.virtual_time import LoopClock
 from controller.table.cycle import Phase, TableView
 from controller.table.runner import TableRunner
 from controller.table.seating import FIRST_ROLLER, draw_order
@@ -273,12 +274,14 @@ class SimulatedPlayers:
         assert self._runner is not None
         clock = self._runner.clock
         start = clock.monotonic()
-        # The injected clock has no event to wait on: sleep on the loop's clock (virtual on
-        # virtual time) in slices of at most a second, so the hand's end is seen; a sleep of
-        # 0 would never let a virtual clock move.
-        while (left := seconds - (clock.monotonic() - start)) > 0 and self.playing():  # noqa: ASYNC110
-            # (never less than 10 ms: a remainder of 1e-14 s is lost in the clock's float)
-            await asyncio.sleep(max(self.habits.think_s, min(max(left, 0.01), 1.0)))
+        # The injected clock has no event to wait on. The loop's own clock (virtual time)
+        # moves only when we sleep on it: in slices of at most a second, so the hand's end is
+        # seen, and never less than 10 ms (a remainder of 1e-14 s is lost in its float).
+        # Another clock (a test's manual one) moves while we yield.
+        on_loop = isinstance(clock, LoopClock)
+        while (left := seconds - (clock.monotonic() - start)) > 0 and self.playing():
+            slice_s = min(max(left, 0.01), 1.0) if on_loop else 0.0
+            await asyncio.sleep(max(self.habits.think_s, slice_s))
 
     async def pace(self, followed: bool = True) -> None:
         """Between two moves: think, and (`wait_for_referee`, a move the table follows)

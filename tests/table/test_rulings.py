@@ -586,3 +586,29 @@ def test_the_result_the_black_box_and_replay_name_the_row_each_ruling_applied(
     assert main(["replay", str(box)]) == 0
     out = capsys.readouterr().out
     assert "incident [R-WRONG-1]: chow on the" in out and "incident [R-CLAIM-6]" in out
+
+
+def test_r_claim_3_in_a_blood_battle_the_voided_sets_tiles_go_back_and_play_goes_on() -> None:
+    # Sichuan: the hand goes on after the win. West's own tiles go back to its hand and the
+    # discard to the winner: none of it is a move out of turn, a stray or a short hand.
+    hands = {
+        0: "5p111m333m444m666m9m",
+        1: "222m555m777m888m9m",
+        2: "55p22s33s44s77s88s9s",
+        3: "46p111s666s999s33p",
+    }
+    table = Table("sichuan", hands)
+    five = table.discard(E, "5p")
+    own = [u for u in sorted(table.zones[(W, Zone.HAND)]) if table.tiles.kind(u) == 13]
+    table.meld(W, "55p", discard_of=E)
+    table.declare(N)
+    table.wait(3.1)
+    play = table.referee.play
+    assert [(w.place, w.discarder) for w in play.wins] == [(N, E)]
+    table.move([five], N, Zone.HAND)
+    table.move(own, W, Zone.HAND)
+    for place in (E, S, W):
+        tsumogiri(table, place)
+    table.wait(12.0)
+    assert kinds(table) == [(W, IncidentKind.CLAIM_VOID, Ruling.WIN_OVER_LAID_SET)]
+    assert play.seats[W].melds == [] and len(play.seats[W].concealed) == 13
