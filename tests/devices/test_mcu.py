@@ -25,7 +25,14 @@ from controller.table.ports import (
     ZonesReadAgain,
 )
 from firmware_bridge.link import Link, LinkSettings
-from firmware_bridge.messages import Fault, FaultCode, MotionDone, Motor, QueryZone, ZoneInventory
+from firmware_bridge.messages import (
+    Fault,
+    FaultCode,
+    MotionDone,
+    Motor,
+    QueryZonePage,
+    ZoneInventory,
+)
 from firmware_bridge.messages import Motion as WireMotion
 from firmware_bridge.messages import Outcome as WireOutcome
 from firmware_bridge.messages import Zone as WireZone
@@ -155,7 +162,8 @@ async def test_a_zone_read_again_reads_every_zone_then_names_its_ask(adapter: Ad
     await mcu.read_zones(7.5)
     async with asyncio.timeout(3):
         await read.wait()
-    queries = [c for c in sim.mcu.commands if isinstance(c, QueryZone)]
+    # Each zone read anew once, page by page: its first page reads the antenna.
+    queries = [c for c in sim.mcu.commands if isinstance(c, QueryZonePage) and c.first == 0]
     assert len(queries) == 4 * len(WireZone)
     reads = [e for e in events if isinstance(e, ZoneRead)]
     assert len(reads) == 4 * len(WireZone)
