@@ -127,6 +127,7 @@ echo "installed mahjong-table into $opt (GPIO backend: $backend)"
 install -d -m 0755 "$share"
 cp -r "$src/hardware/." "$share/"
 cp "$src/README.md" "$share/"
+cp -r "$src/docs" "$share/"
 if [ "$program_only" = 1 ]; then
     echo "installed the program only (no table daemon)"
     exit 0

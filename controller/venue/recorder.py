@@ -14,7 +14,7 @@ import logging
 import random
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import partial
 
@@ -311,7 +311,7 @@ class Recorder:
 
     async def _receive(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
         async for message in session.incoming():
-            inbox.put_nowait(message)
+            inbox.put_nowait(replace(message, received=self.clock.wall()))
 
     async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
         while True:
@@ -407,7 +407,7 @@ class Recorder:
                 alive = self._on_event(table, message.payload)
             elif leaf == "status":
                 batch.presence = True
-                alive = self._on_status(table, message.payload, message.retain)
+                alive = self._on_status(table, message)
             elif leaf == "replies":
                 alive = self._on_reply(table, message.payload)
             else:
@@ -417,7 +417,8 @@ class Recorder:
             self.refusals.refuse(f"table {table}", f"{leaf} message", str(exc))
             return
         if alive is not None:
-            self._alive(table, alive, batch, heard_now=not message.retain)
+            heard = None if message.retain else message.received or self.clock.wall()
+            self._alive(table, alive, batch, heard)
 
     def _on_hub_state(self, payload: bytes, batch: _Batch) -> None:
         """Someone else's state on our topic: put ours back (it replaced ours as retained).
@@ -452,12 +453,13 @@ class Recorder:
             return False
         return any(key.verify_among(payload, table) for table, key in self.keys.keys.items())
 
-    def _alive(self, table: str, message: Envelope, batch: _Batch, heard_now: bool) -> None:
-        """The table is connected: it sent this just now, or its retained status says online
-        (its will would have replaced that status if it had gone)."""
-        if heard_now:
+    def _alive(self, table: str, message: Envelope, batch: _Batch, heard: float | None) -> None:
+        """The table is connected: it sent this at wall time `heard` (the batch may be handled
+        later), or (None) its retained status says online (its will would have replaced that
+        status if it had gone)."""
+        if heard is not None:
             batch.presence = True
-            self._db.heard(table, self.clock.wall())
+            self._db.heard(table, heard)
         if self.keys.get(table) is None:
             return
         outbox = message.outbox or ""
@@ -543,11 +545,12 @@ class Recorder:
             verdict = audit_wall(published, wall.commitment, wall.order, wall.salt)
             self._db.set_audit(result_id, verdict)
 
-    def _on_status(self, table: str, payload: bytes, retained: bool) -> StatusMessage | None:
+    def _on_status(self, table: str, inbound: Inbound) -> StatusMessage | None:
+        payload, retained = inbound.payload, inbound.retain
         message = decode(payload, StatusMessage)
         if message.table != table:
             return None
-        now = self.clock.wall()
+        now = inbound.received or self.clock.wall()
         self._db.set_status(table, payload, now)
         if message.online or retained:
             return message if message.online else None

@@ -117,7 +117,7 @@ def test_a_tile_set_name_is_checked_by_the_sockets_rule_and_cannot_leave_dir(
 
 def test_a_jammed_table_says_so_in_status_and_selftest(tmp_path: Path) -> None:
     with daemon(tmp_path, "--sim-think", "0", "--sim-jam-at", "10") as table:
-        table.wait_for("jammed")
+        table.wait_for("fault: the stacking head jammed")  # (the test's folder says "jammed" too)
         sock = ("--socket", str(table.socket), "--config", str(table.config))
         done = diag("status", *sock)
         assert done.returncode == 1

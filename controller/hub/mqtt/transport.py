@@ -28,6 +28,8 @@ class Inbound:
     topic: str
     payload: bytes
     retain: bool = False
+    received: float | None = None
+    """Wall time it arrived, where the receiver stamps it (its handling may come later)."""
 
 
 @dataclass(frozen=True)
