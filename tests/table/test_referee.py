@@ -173,7 +173,8 @@ def test_a_win_on_the_kong_replacement_and_the_discard_after_a_kong_passes_its_i
     assert cannon.referee.turn == 2, "blood battle: play goes on after the winner"
 
 
-def test_robbing_an_added_kong_wins_and_the_kong_is_never_paid() -> None:
+def robbed_kong() -> Table:
+    """Sichuan: S punged 2s and adds the fourth to it; N takes that tile and declares."""
     table = Table(
         "sichuan",
         {
@@ -195,6 +196,11 @@ def test_robbing_an_added_kong_wins_and_the_kong_is_never_paid() -> None:
     table.move([added], 3, Zone.HAND)
     table.declare(3)
     table.wait(3.1)
+    return table
+
+
+def test_robbing_an_added_kong_wins_and_the_kong_is_never_paid() -> None:
+    table = robbed_kong()
     [win] = table.referee.play.wins
     assert (win.place, win.discarder, win.win_type) == (3, 1, WinType.ROBBING_KONG)
     assert [p.reason for p in table.referee.play.payments] == ["robbing-kong win"]

@@ -15,7 +15,7 @@ from controller.table.referee import EndNow, MoveKind, ReadAgain
 from controller.table.referee.result import result_json
 from controller.table.rulings import Ruling
 from tests.table.scripted import Table
-from tests.table.test_referee import ZJ_E, filler, replays_the_same, tsumogiri
+from tests.table.test_referee import ZJ_E, filler, replays_the_same, robbed_kong, tsumogiri
 
 E, S, W, N = 0, 1, 2, 3
 HANDS = {0: ZJ_E, 1: "22p33p44p66s77s89s7z", 2: "55m2233s778899p1z", 3: "46m77m88m55s9s5566z"}
@@ -169,26 +169,7 @@ def test_r_claim_7_a_quick_draw_ends_the_claims_and_is_no_fault() -> None:
 
 
 def test_r_claim_8_a_win_on_an_added_kongs_tile_robs_the_kong() -> None:
-    table = Table(
-        "sichuan",
-        {
-            0: "2s111m333m444m666m9m",
-            1: "22s555p666p777p89p",
-            2: "55778899m22334p",
-            3: "13s456s789s111p99p",
-        },
-        draws="5s6s7s2s",
-    )
-    table.discard(E, "2s")
-    table.meld(S, "22s", discard_of=E)
-    table.discard(S, "9p")
-    for place in (W, N, E):
-        tsumogiri(table, place)
-    added = table.draw(S)
-    table.move([added], S, Zone.MELD)
-    table.move([added], N, Zone.HAND)
-    table.declare(N)
-    table.wait(3.1)
+    table = robbed_kong()  # S adds a kong's fourth tile; N takes it and declares
     play = table.referee.play
     [win] = play.wins
     assert (win.place, win.discarder, win.win_type.value) == (N, S, "robbing-kong")
