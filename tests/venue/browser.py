@@ -1,11 +1,15 @@
 """Debian's Chromium, headless, driven by selenium through Debian's chromedriver (nothing is
 downloaded: both binaries are named explicitly)."""
 
+import asyncio
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -33,3 +37,23 @@ def open_browser(profile: Path) -> webdriver.Chrome:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
     return webdriver.Chrome(options=options, service=Service(executable_path=found[1]))
+
+
+async def shows(
+    driver: webdriver.Chrome, check: Callable[[webdriver.Chrome], bool], what: str
+) -> None:
+    """Wait (bounded) until the page shows something. The browser tells no one when its page
+    changes, so it is asked again every 0.1 s (as WebDriverWait does), off the loop; an
+    element swapped while it was read counts as not shown yet."""
+    deadline = time.monotonic() + 30
+    while not await asyncio.to_thread(_safely, check, driver):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the dashboard never showed: {what}")
+        await asyncio.sleep(0.1)
+
+
+def _safely(check: Callable[[webdriver.Chrome], bool], driver: webdriver.Chrome) -> bool:
+    try:
+        return check(driver)
+    except StaleElementReferenceException:
+        return False

@@ -5,8 +5,7 @@ with its advice, and a screenshot is kept in the test's tmp dir."""
 
 import asyncio
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from devsupport.mosquitto import Broker, free_port
 from tests.hub.factories import KEY_TEXT, SessionBook
 from tests.hub.helpers import make_link, running
 from tests.sim.test_simulate_hub import RecorderProcess
-from tests.venue.browser import open_browser
+from tests.venue.browser import open_browser, shows
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 ROOT = Path(__file__).parents[2]
@@ -54,16 +53,6 @@ async def _simulate(url: str, keys: Path, hands: int, seed: int) -> None:
     assert process.returncode == 0, out.decode()
 
 
-async def _shows(driver: webdriver.Chrome, check: Callable[[webdriver.Chrome], bool],
-                 what: str) -> None:  # fmt: skip
-    """Wait (bounded) until the page shows something; the browser is asked off the loop."""
-    deadline = time.monotonic() + 30
-    while not await asyncio.to_thread(check, driver):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the dashboard never showed: {what}")
-        await asyncio.sleep(0.1)
-
-
 def _text(driver: webdriver.Chrome, element_id: str) -> str:
     """An element's text ('' while the live script is swapping it for a newer one)."""
     try:
@@ -88,18 +77,18 @@ async def test_the_floor_updates_live_in_a_real_browser(
     try:
         await _simulate(broker.url, keys, hands=2, seed=1)
         await asyncio.to_thread(browser.get, f"http://127.0.0.1:{port}/")
-        await _shows(browser, lambda d: "last result: hand 2" in _card_text(d, "sim-table"),
+        await shows(browser, lambda d: "last result: hand 2" in _card_text(d, "sim-table"),
                      "the simulated table with its two results")  # fmt: skip
         await asyncio.to_thread(browser.execute_script, "window.notReloaded = true;")
 
         await _simulate(broker.url, keys, hands=1, seed=2)
-        await _shows(browser, lambda d: "3 results recorded" in _text(d, "live"),
+        await shows(browser, lambda d: "3 results recorded" in _text(d, "live"),
                      "the third result, pushed without a reload")  # fmt: skip
 
         link = make_link(broker.url, tmp_path / "lift.db", SessionBook(), table="lift-table")
         async with running(link.run()):
             link.update_status(TableStatus(state="fault", fault=ADVICE))
-            await _shows(browser, lambda d: ADVICE in _card_text(d, "lift-table"),
+            await shows(browser, lambda d: ADVICE in _card_text(d, "lift-table"),
                          "the fault with its advice")  # fmt: skip
             card = browser.find_element(By.ID, "table-lift-table")
             assert "fault" in (card.get_attribute("class") or "")

@@ -5,14 +5,12 @@ entered on the standings page change the standings at once."""
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from controller.hub.table_side.hub_link import HubLink
@@ -24,7 +22,7 @@ from controller.venue.tournament.definition import Tournament, load_tournament
 from devsupport.mosquitto import Broker
 from tests.hub.factories import SessionBook, hand_result
 from tests.hub.helpers import eventually, make_link, make_recorder, running
-from tests.venue.browser import open_browser
+from tests.venue.browser import open_browser, shows
 from tests.venue.test_tournament import DEFINITION
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -75,23 +73,6 @@ def browser(tmp_path: Path) -> Iterator[webdriver.Chrome]:
     driver = open_browser(tmp_path / "chromium-profile")
     yield driver
     driver.quit()
-
-
-async def shows(driver: webdriver.Chrome, check: Callable[[webdriver.Chrome], bool],
-                what: str) -> None:  # fmt: skip
-    """Wait (bounded) until the page shows something; the browser is asked off the loop."""
-    deadline = time.monotonic() + 30
-    while not await asyncio.to_thread(_safely, check, driver):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the dashboard never showed: {what}")
-        await asyncio.sleep(0.1)
-
-
-def _safely(check: Callable[[webdriver.Chrome], bool], driver: webdriver.Chrome) -> bool:
-    try:
-        return check(driver)
-    except StaleElementReferenceException:
-        return False
 
 
 def _value(driver: webdriver.Chrome, element_id: str) -> str:
