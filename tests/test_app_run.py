@@ -31,6 +31,22 @@ def _run_sim(config: Path, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
 
 
+def _stopped_after(
+    process: "subprocess.Popen[str]", text: str, within: float
+) -> tuple[int, list[str]]:
+    """Wait for the daemon to say `text`, then stop it as systemd does (SIGTERM): its exit
+    status and the lines it said until `text`."""
+    try:
+        lines = _wait_for(process, text, within=within)
+        process.send_signal(signal.SIGTERM)
+        status = process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return status, lines
+
+
 def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[str]:
     """Lines of stderr up to the first one containing `text`."""
     assert process.stderr is not None
@@ -67,14 +83,7 @@ def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:
         "0",
     ]
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
-    try:
-        lines = _wait_for(process, "hand 1 stored as result", within=30)
-        process.send_signal(signal.SIGTERM)
-        status = process.wait(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    status, lines = _stopped_after(process, "hand 1 stored as result", within=30)
     assert status == 0
     said = "\n".join(lines)
     assert "hand 1: wall checked, raising the walls" in said
@@ -91,14 +100,7 @@ def test_a_session_of_twenty_hands_is_played_with_the_c_firmware_as_the_mcu(
     config = tmp_path / "table.toml"
     config.write_text(CONFIG.replace("hands = 3", "hands = 20"))
     process = _run_sim(config, "--sim-firmware", str(firmware_host))
-    try:
-        lines = _wait_for(process, "over (all 20 hands played)", within=400)
-        process.send_signal(signal.SIGTERM)
-        status = process.wait(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+    status, lines = _stopped_after(process, "over (all 20 hands played)", within=400)
     assert status == 0
     said = "\n".join(lines)
     assert said.count("stored as result") == 20
