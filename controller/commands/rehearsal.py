@@ -35,12 +35,13 @@ from controller.venue.store import ResultStore, open_store
 from controller.venue.tournament.commands import (
     entries_of,
     line_text,
+    report_of,
     round_starts,
     write_audit,
     write_csv,
 )
 from controller.venue.tournament.definition import Tournament, load_tournament
-from controller.venue.tournament.standings import FINAL_ORDER, Report, standings
+from controller.venue.tournament.standings import FINAL_ORDER, Report
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy" / "mosquitto"
@@ -148,12 +149,6 @@ async def _tables(
             await process.wait()
 
 
-def report_now(t: Tournament, store: ResultStore) -> Report:
-    """The standings from what is recorded."""
-    played = [m.result for _, m in decoded(store.results())]
-    return standings(t, played, entries_of(store))
-
-
 def _replies(command: str, store: ResultStore) -> list[bytes]:
     return store.replies(command)
 
@@ -237,14 +232,14 @@ async def rehearse(t: Tournament, tables: int, db: str, work: Path) -> Report:
             async with _tables(venue, work, keys, sessions_per_table(t, names)) as processes:
                 for stage in t.stages:
                     for round_ in range(1, stage.rounds + 1):
-                        report = await store.call(lambda s: report_now(t, s))
+                        report = await store.call(lambda s: report_of(t, s))
                         starts = round_starts(t, report, stage.name, round_)
                         sys.stdout.write(f"{stage.name} round {round_}: {len(starts)} tables\n")
                         sys.stdout.flush()
                         await _play_round(recorder, starts, names)
                 for process in processes:
                     await asyncio.wait_for(process.wait(), 120)
-            return await store.call(lambda s: report_now(t, s))
+            return await store.call(lambda s: report_of(t, s))
         finally:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
