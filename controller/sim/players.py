@@ -15,6 +15,7 @@ in `SimulatedPlayers.moves` and `.slips`.
 """
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import Sequence
@@ -157,10 +158,19 @@ class SimulatedPlayers:
             self.waiting = "the table's next step"
             await self._next_view()
 
-    async def _next_view(self) -> TableView:
+    async def _next_view(self, until: float | None = None) -> TableView:
+        """The table's view once it changes; or as it is at `until` (the table's time), if
+        the table shows nothing new by then (a table that cannot follow a move goes quiet)."""
         assert self._runner is not None
         self._wake.clear()
-        await self._wake.wait()
+        if until is None:
+            await self._wake.wait()
+        else:
+            # The table's clock runs with the loop's (virtual or real): its seconds are the
+            # loop's seconds.
+            left = until - self._runner.clock.monotonic()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(left, 0.0))
         return self._runner.view
 
     async def think(self) -> None:
@@ -236,7 +246,7 @@ class SimulatedPlayers:
             and not all(p in view.declared or p in view.winners for p in places)
             and clock.monotonic() - start < FOLLOW_LIMIT_S  # a press the table never saw
         ):
-            view = await self._next_view()
+            view = await self._next_view(until=start + FOLLOW_LIMIT_S)
         while self.playing() and any(p in view.declared for p in places):
             view = await self._next_view()
         # What the table made of the declaration (the tile taken, the win) is followed: the
@@ -302,5 +312,5 @@ class SimulatedPlayers:
                 and self.playing()
                 and clock.monotonic() - start < FOLLOW_LIMIT_S
             ):
-                view = await self._next_view()
+                view = await self._next_view(until=start + FOLLOW_LIMIT_S)
         self._followed = view.moves
