@@ -14,7 +14,7 @@ def register(commands: Any) -> None:
     """Add the `diag` group and its actions to the CLI."""
     group = commands.add_parser("diag", help="technician diagnostics")
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
-    register_actions(actions)
+    register_actions(actions, group.formatter_class)
     register_link(actions)
 
 
@@ -30,8 +30,9 @@ def _run_link(args: argparse.Namespace) -> int:
     return run_link(args)
 
 
-def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+def _common(formatter: Any) -> argparse.ArgumentParser:
+    # The command line's own formatter: argparse's default one loads `shutil` to size itself.
+    common = argparse.ArgumentParser(add_help=False, formatter_class=formatter)
     common.add_argument("--config", type=Path, help=f"config file (default {paths.CONFIG})")
     common.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
     common.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -46,9 +47,9 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def register_actions(actions: Any) -> None:
-    """Add the diag actions to the `diag` group."""
-    common = _common()
+def register_actions(actions: Any, formatter: Any) -> None:
+    """Add the diag actions to the `diag` group (their help made by `formatter`)."""
+    common = _common(formatter)
 
     def add(name: str, help_: str, description: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = actions.add_parser(

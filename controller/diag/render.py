@@ -1,13 +1,15 @@
 """The diag reports in plain words for a technician's terminal."""
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from controller.diag.config_view import ConfigReport
-from controller.diag.events import EventLine, EventsReport
-from controller.diag.gpio import GpioReport
-from controller.diag.selftest import SelftestReport
-from controller.diag.status import StatusReport
-from controller.diag.tiles import EnrolReport, TilesReport
+if TYPE_CHECKING:  # a client renders one report: it loads no other report's module
+    from controller.diag.config_view import ConfigReport
+    from controller.diag.events import EventLine, EventsReport
+    from controller.diag.gpio import GpioReport
+    from controller.diag.selftest import SelftestReport
+    from controller.diag.status_report import StatusReport
+    from controller.diag.tiles import EnrolReport, TilesReport
 
 
 def _duration(seconds: float) -> str:
@@ -20,7 +22,7 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} ms"
 
 
-def status_text(report: StatusReport) -> str:
+def status_text(report: "StatusReport") -> str:
     """`diag status`."""
     verdict = "OK" if report.healthy else f"PROBLEM ({len(report.problems)})"
     lines = [f"Table {report.table}: {verdict}   [{report.mode}]", f"  {report.headline}"]
@@ -68,7 +70,7 @@ def status_text(report: StatusReport) -> str:
     return "\n".join(lines)
 
 
-def selftest_text(report: SelftestReport) -> str:
+def selftest_text(report: "SelftestReport") -> str:
     """`diag selftest`."""
     lines = []
     for step in report.steps:
@@ -82,7 +84,7 @@ def selftest_text(report: SelftestReport) -> str:
     return "\n".join(lines)
 
 
-def tiles_text(report: TilesReport) -> str:
+def tiles_text(report: "TilesReport") -> str:
     """`diag tiles`."""
     lines = [f"Tile set {report.tileset}:"]
     for s in report.sets:
@@ -100,7 +102,7 @@ def tiles_text(report: TilesReport) -> str:
     return "\n".join(lines)
 
 
-def enrol_text(report: EnrolReport) -> str:
+def enrol_text(report: "EnrolReport") -> str:
     """`diag tiles enroll`."""
     if report.healthy:
         return f"Tile set {report.name}: {report.tiles} tags written to {report.path}"
@@ -109,7 +111,7 @@ def enrol_text(report: EnrolReport) -> str:
     return "\n".join(lines)
 
 
-def gpio_text(report: GpioReport) -> str:
+def gpio_text(report: "GpioReport") -> str:
     """`diag gpio`."""
     lines = [
         f"  {name.replace('_', ' '):<12} {'PRESSED' if on else 'released'}"
@@ -123,7 +125,7 @@ def gpio_text(report: GpioReport) -> str:
     return "Inputs:\n" + "\n".join(lines)
 
 
-def config_text(report: ConfigReport) -> str:
+def config_text(report: "ConfigReport") -> str:
     """`diag config`."""
     lines = [f"# effective configuration ({report.source}); (default) marks defaults"]
     for key in report.keys:
@@ -132,13 +134,13 @@ def config_text(report: ConfigReport) -> str:
     return "\n".join(lines)
 
 
-def event_text(line: EventLine) -> str:
+def event_text(line: "EventLine") -> str:
     """One feed line."""
     at = datetime.fromtimestamp(line.at, UTC).strftime("%H:%M:%S.%f")[:-3]
     return f"{at} {line.source:<5} {line.text}"
 
 
-def events_text(report: EventsReport) -> str:
+def events_text(report: "EventsReport") -> str:
     """`diag events` without --follow."""
     text = "\n".join(event_text(line) for line in report.lines) or "(no events yet)"
     return f"{text}\nPROBLEM: {report.problem}" if report.problem else text

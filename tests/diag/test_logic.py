@@ -6,17 +6,22 @@ from collections import Counter
 from pathlib import Path
 from typing import cast
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.config import TableConfig
+from controller import paths
+from controller.config import TableConfig, load_config
 from controller.diag.config_view import HIDDEN, config_keys
-from controller.diag.ports import BenchMcu, McuFacts
+from controller.diag.ports import BenchMcu
 from controller.diag.selftest import dice_step
 from controller.diag.server import TokenBucket
-from controller.diag.status import HubFacts, StatusSources, problems_of
+from controller.diag.socket_path import configured_socket
+from controller.diag.status import StatusSources, problems_of
+from controller.diag.status_report import HubFacts, McuFacts
 from controller.diag.target import DiagTarget
 from controller.diag.tiles import FACES, TileSetStore, audit_read, copies
+from controller.errors import ConfigError
 from controller.table.core import Phase
 from controller.table.cycle import HandCycle
 from controller.table.settings import CycleSettings
@@ -135,3 +140,34 @@ async def test_motors_move_only_between_hands() -> None:
     assert target.why_not_move() == ""  # a fault before the dice: nobody holds tiles
     async with target.motors:
         assert "another self-test or tile read is running" in target.why_not_move()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        '[table]\nid = "table-03"\n',
+        "[control]\nidle_s = 5.0\n",
+        '[control]\nsocket = "/srv/table/control.sock"\n',
+        '[control]\nsocket = "relative/control.sock"\n',
+    ],
+)
+def test_diag_finds_the_socket_the_daemon_listens_on(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(paths.RUN_DIR_VARIABLE, str(tmp_path / "run"))
+    config = tmp_path / "table.toml"
+    config.write_text(text)
+    assert configured_socket(config) == load_config(config).control.socket
+
+
+@pytest.mark.parametrize("text", ["[control]\nsocket = 7\n", "[control\n", "control = 1\n"])
+def test_a_config_the_quick_reading_cannot_tell_goes_to_the_full_loader(
+    text: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(text)
+    assert configured_socket(config) is None
+    with pytest.raises(ConfigError):  # which names the file's problem
+        load_config(config)
+    assert configured_socket(tmp_path / "missing.toml") is None
