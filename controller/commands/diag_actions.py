@@ -16,8 +16,8 @@ import msgspec
 from controller import paths
 from controller.diag import client, render
 from controller.diag.ports import Prompt
-from controller.diag.protocol import VERSION, Op, Request, name_problem
-from controller.diag.reports import Refused
+from controller.diag.protocol import VERSION, Op, Request, encode, name_problem
+from controller.diag.reports import Refused, report_type
 from controller.diag.socket_path import configured_socket
 from controller.errors import RuntimeFailure, UsageError
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # what only the direct check or one action needs is loaded wh
     from controller.sim.daemon_parts import SimBench
 
 TEXT: dict[Op, Callable[[Any], str]] = {
-    Op.STATUS: render.status_text,
+    Op.STATUS: lambda report: render.status_text(msgspec.to_builtins(report)),
     Op.SELFTEST: render.selftest_text,
     Op.TILES: render.tiles_text,
     Op.ENROLL: render.enrol_text,
@@ -94,8 +94,9 @@ def sim_bench(args: argparse.Namespace) -> "SimBench | None":
     return SimBench(args.sim_seed, faults, tuple(args.sim_stuck))
 
 
-def run_action(args: argparse.Namespace) -> int:
-    """Carry out one diag action and print its report."""
+def run_action(args: argparse.Namespace, daemon: bool = True) -> int:
+    """Carry out one diag action and print its report (`daemon` False: none listens, as
+    `diag_status` found)."""
     request = build_request(args)
     if request.rolls < 1:
         raise UsageError("--rolls must be at least 1")
@@ -104,7 +105,7 @@ def run_action(args: argparse.Namespace) -> int:
         from controller.diag import tiles
 
         enrol_path = tiles.enrol_target(_enrol_dir(args), request.name)
-    report = _report(args, request)
+    report = _report(args, request, daemon)
     if enrol_path is not None:
         from controller.diag.bench import TileSetFiles
 
@@ -128,7 +129,7 @@ def _enrol_dir(args: argparse.Namespace) -> Path:
     return paths.TILESETS
 
 
-def _report(args: argparse.Namespace, request: Request) -> Any:
+def _report(args: argparse.Namespace, request: Request, daemon: bool = True) -> Any:
     """Through the daemon when one listens (a blocking socket: no event loop, no config beyond
     the socket's path); else directly on the hardware or the simulated table."""
     if request.op is Op.MQTT:
@@ -136,14 +137,12 @@ def _report(args: argparse.Namespace, request: Request) -> Any:
     sim = sim_bench(args)
     prompts = _Terminal(args.yes, args.json)
     try:
-        if sim is None:
+        if sim is None and daemon:
             socket = _socket(args)
             try:
                 if request.op is Op.GPIO and request.follow:
                     return _follow_gpio_daemon(socket, request)
-                return client.ask(
-                    socket, request, prompts.answer_now, prompts.show, _printer(args.json)
-                )
+                return _ask(socket, request, prompts, _printer(args.json))
             except client.NoDaemon:
                 pass
         config, source = read_config(args)
@@ -156,6 +155,18 @@ def _report(args: argparse.Namespace, request: Request) -> Any:
         return asyncio.run(_direct(args, config, source, request, sim, prompts))
     except Refused as error:
         raise RuntimeFailure(str(error)) from None
+
+
+def _ask(
+    socket: Path,
+    request: Request,
+    prompts: "_Terminal | None" = None,
+    on_event: "Callable[[EventLine], None] | None" = None,
+) -> Any:
+    """The daemon's report to `request`, typed."""
+    answer, show = (prompts.answer_now, prompts.show) if prompts else (_never, _quiet)
+    data = client.ask(socket, encode(request), answer, show, on_event)
+    return msgspec.convert(data, report_type(request.op))
 
 
 def _socket(args: argparse.Namespace) -> Path:
@@ -213,7 +224,7 @@ async def _open_parts(
 
 def _daemon_status(socket: Path) -> "StatusReport | None":
     try:
-        report: StatusReport = client.ask(socket, Request(VERSION, Op.STATUS), _never, _quiet)
+        report: StatusReport = _ask(socket, Request(VERSION, Op.STATUS))
     except (Refused, RuntimeFailure):
         return None
     return report
@@ -229,13 +240,13 @@ def _follow_gpio_daemon(socket: Path, request: Request) -> Any:
     import time
 
     once = msgspec.structs.replace(request, follow=False)
-    report = client.ask(socket, once, _never, _quiet)
+    report = _ask(socket, once)
     last: dict[str, bool] | None = None
     while True:
         last = _show_change(last, report.inputs)
         time.sleep(FOLLOW_S)
         try:
-            report = client.ask(socket, once, _never, _quiet)
+            report = _ask(socket, once)
         except client.NoDaemon as gone:
             raise RuntimeFailure(f"the daemon stopped: {gone}") from None
 

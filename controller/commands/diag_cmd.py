@@ -1,6 +1,7 @@
 """`mahjong-table diag ...`: technician diagnostics. This module only builds the command line
 (so `diag --help` loads nothing of the table); each action's work is imported when it runs:
-`diag_actions` (status, selftest, tiles, gpio, mqtt, events, config) and `diag_link`."""
+`diag_status` (status from the daemon, light), `diag_actions` (status checked directly,
+selftest, tiles, gpio, mqtt, events, config) and `diag_link`."""
 
 import argparse
 from pathlib import Path
@@ -22,6 +23,12 @@ def _run_action(args: argparse.Namespace) -> int:
     from controller.commands.diag_actions import run_action
 
     return run_action(args)
+
+
+def _run_status(args: argparse.Namespace) -> int:
+    from controller.commands.diag_status import run_status
+
+    return run_status(args)
 
 
 def _run_link(args: argparse.Namespace) -> int:
@@ -63,7 +70,7 @@ def register_actions(actions: Any, formatter: Any) -> None:
         "Everything about the table: "
         "state, session, seats and scores, faults and holds with advice, MCU and hub link, "
         "versions. Exit 1 when something needs a technician.",
-    ).set_defaults(handler=_run_action, op="status")
+    ).set_defaults(handler=_run_status, op="status")
     selftest = add(
         "selftest",
         "exercise each part of the machine",

@@ -1,9 +1,11 @@
-"""The `diag` commands' end of the control socket: send a request, answer prompts, collect
-event lines, decode the report into its type.
+"""The `diag` commands' end of the control socket: send a request line, answer prompts, pass
+event lines on, return the report.
 
-A plain blocking socket: a technician's command does one thing at a time, and a cold start
-that loads no event loop is a quick one (`diag status` is typed while something is wrong).
-The lines are those of `protocol`, the daemon's own definition of the wire.
+A plain blocking socket and the standard library's json (`wire`): a technician's command does
+one thing at a time, and a cold start that loads no event loop and no decoder library is a
+quick one (`diag status` is typed while something is wrong). The report comes back as the
+JSON the daemon sent; callers that need it typed decode it into its report type. Prompts and
+event lines are typed here, loading what they need only when one comes.
 """
 
 import contextlib
@@ -12,18 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from controller.diag import protocol as wire
-from controller.diag.ports import Prompt
-from controller.diag.protocol import Answer, ErrorCode, Kind, Request
-from controller.diag.reports import Refused, report_type
+from controller.diag import wire
+from controller.diag.reports import Refused
 from controller.errors import RuntimeFailure
 
-if TYPE_CHECKING:  # only a live tail decodes event lines
+if TYPE_CHECKING:
     from controller.diag.events import EventLine
+    from controller.diag.ports import Prompt
 
-Answerer = Callable[[Prompt], bool]
+Answerer = Callable[["Prompt"], bool]
 """Shows a prompt and returns the technician's answer (only called when one is needed)."""
 
 
@@ -52,16 +51,16 @@ def _connect(path: Path) -> socket.socket:
 
 def ask(
     path: Path,
-    request: Request,
+    request: bytes,
     answer: Answerer,
-    show: Callable[[Prompt], None],
+    show: "Callable[[Prompt], None]",
     on_event: "Callable[[EventLine], None] | None" = None,
 ) -> Any:
-    """Send one request and return its report (typed); Refused if the daemon refused it,
-    NoDaemon if no daemon listens on `path`."""
+    """Send one request line and return its report as the daemon sent it (JSON values);
+    Refused if the daemon refused it, NoDaemon if no daemon listens on `path`."""
     with _connect(path) as conn, conn.makefile("rb") as replies:
         with contextlib.suppress(ConnectionError):  # the daemon may have said why already
-            conn.sendall(wire.encode(request))
+            conn.sendall(request)
         while True:
             try:
                 line = replies.readline(wire.MAX_REPLY_BYTES + 1)
@@ -71,19 +70,34 @@ def ask(
                 ) from None
             if not line:
                 raise RuntimeFailure("the daemon closed the connection without an answer")
-            if len(line) > wire.MAX_REPLY_BYTES:
-                raise RuntimeFailure(f"the daemon's reply is longer than {wire.MAX_REPLY_BYTES}")
-            reply = wire.decode_reply(line)
-            if reply.kind is Kind.RESULT:
-                return msgspec.json.decode(reply.data, type=report_type(request.op))
-            if reply.kind is Kind.ERROR:
-                raise Refused(reply.code or ErrorCode.FAILED, reply.message)
-            if reply.kind is Kind.EVENT and on_event is not None:
-                from controller.diag.events import EventLine  # a live tail only
-
-                on_event(msgspec.json.decode(reply.data, type=EventLine))
-            elif reply.kind is Kind.PROMPT:
-                prompt = msgspec.json.decode(reply.data, type=Prompt)
+            try:
+                reply = wire.read_reply(line)
+            except ValueError as error:
+                raise RuntimeFailure(f"the daemon's reply cannot be read: {error}") from None
+            if reply.kind is wire.Kind.RESULT:
+                return reply.data
+            if reply.kind is wire.Kind.ERROR:
+                raise Refused(reply.code or wire.ErrorCode.FAILED, reply.message)
+            if reply.kind is wire.Kind.EVENT and on_event is not None:
+                on_event(_typed_event(reply.data))
+            elif reply.kind is wire.Kind.PROMPT:
+                prompt = _typed_prompt(reply.data)
                 show(prompt)
                 if prompt.answer:
-                    conn.sendall(wire.encode(Answer(wire.VERSION, answer(prompt))))
+                    conn.sendall(wire.answer_line(answer(prompt)))
+
+
+def _typed_prompt(data: Any) -> "Prompt":
+    import msgspec  # only a request with prompts (a self-test, an enrolment) needs it
+
+    from controller.diag.ports import Prompt
+
+    return msgspec.convert(data, Prompt)
+
+
+def _typed_event(data: Any) -> "EventLine":
+    import msgspec  # only a live tail needs it
+
+    from controller.diag.events import EventLine
+
+    return msgspec.convert(data, EventLine)

@@ -3,12 +3,13 @@
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from controller.diag.status_view import StatusData, healthy
+
 if TYPE_CHECKING:  # a client renders one report: it loads no other report's module
     from controller.diag.config_view import ConfigReport
     from controller.diag.events import EventLine, EventsReport
     from controller.diag.gpio import GpioReport
     from controller.diag.selftest import SelftestReport
-    from controller.diag.status_report import StatusReport
     from controller.diag.tiles import EnrolReport, TilesReport
 
 
@@ -22,51 +23,57 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} ms"
 
 
-def status_text(report: "StatusReport") -> str:
-    """`diag status`."""
-    verdict = "OK" if report.healthy else f"PROBLEM ({len(report.problems)})"
-    lines = [f"Table {report.table}: {verdict}   [{report.mode}]", f"  {report.headline}"]
-    if report.problems:
+def status_text(report: "StatusData") -> str:
+    """`diag status` (the report as JSON values: a client renders it without decoding it)."""
+    problems = report["problems"]
+    verdict = "OK" if healthy(report) else f"PROBLEM ({len(problems)})"
+    lines = [f"Table {report['table']}: {verdict}   [{report['mode']}]", f"  {report['headline']}"]
+    if problems:
         lines.append("What is wrong:")
-        lines += [f"  - {problem}" for problem in report.problems]
-    if report.session:
-        paused = ", paused" if report.paused else ""
-        hand = f"hand {report.hand}" if report.hand else "between hands"
-        lines.append(f"Session {report.session}: {hand}, {report.hands_played} played{paused}")
-        lines += [f"  {s.seat} {s.player:<16} {s.score:+d}" for s in report.seats]
-    mcu = report.mcu
-    if mcu.connected:
+        lines += [f"  - {problem}" for problem in problems]
+    if report["session"]:
+        paused = ", paused" if report["paused"] else ""
+        hand = f"hand {report['hand']}" if report["hand"] else "between hands"
+        played = report["hands_played"]
+        lines.append(f"Session {report['session']}: {hand}, {played} played{paused}")
+        lines += [f"  {s['seat']} {s['player']:<16} {s['score']:+d}" for s in report["seats"]]
+    mcu = report["mcu"]
+    if mcu["connected"]:
         lines.append(
-            f"MCU: connected, firmware {mcu.firmware}, protocol {mcu.protocol}, boot "
-            f"#{mcu.boot_count} ({mcu.reset_cause}), up {_duration(mcu.uptime_s)}"
+            f"MCU: connected, firmware {mcu['firmware']}, protocol {mcu['protocol']}, boot "
+            f"#{mcu['boot_count']} ({mcu['reset_cause']}), up {_duration(mcu['uptime_s'])}"
         )
     else:
-        lines.append(f"MCU: NOT connected ({mcu.problem})")
+        lines.append(f"MCU: NOT connected ({mcu['problem']})")
     lines.append(
-        f"  link: round trip {_ms(mcu.rtt_ms_p50)} median, {_ms(mcu.rtt_ms_p99)} p99; "
-        f"{mcu.crc_errors} damaged frames, {mcu.retransmits} resent, {mcu.reconnects} reconnects"
+        f"  link: round trip {_ms(mcu['rtt_ms_p50'])} median, {_ms(mcu['rtt_ms_p99'])} p99; "
+        f"{mcu['crc_errors']} damaged frames, {mcu['retransmits']} resent, "
+        f"{mcu['reconnects']} reconnects"
     )
-    hub = report.hub
-    if not hub.configured:
+    hub = report["hub"]
+    if not hub["configured"]:
         lines.append("Hub: not configured (results go to the log)")
     else:
-        state = "connected" if hub.connected else "NOT connected"
-        recorder = "recorder online" if hub.hub_online else "recorder offline"
-        oldest = f", oldest unacked {hub.oldest_unacked}" if hub.oldest_unacked else ""
+        state = "connected" if hub["connected"] else "NOT connected"
+        recorder = "recorder online" if hub["hub_online"] else "recorder offline"
+        oldest = f", oldest unacked {hub['oldest_unacked']}" if hub["oldest_unacked"] else ""
         lines.append(
-            f"Hub: {state}, {recorder}; outbox {hub.outbox_depth} waiting{oldest}; "
-            f"{hub.refused_results} refused"
+            f"Hub: {state}, {recorder}; outbox {hub['outbox_depth']} waiting{oldest}; "
+            f"{hub['refused_results']} refused"
         )
-    pressed = [name for name, on in report.inputs.items() if on]
-    if report.inputs:
+    inputs = report["inputs"]
+    pressed = [name for name, on in inputs.items() if on]
+    if inputs:
         lines.append(f"Panel: {'pressed: ' + ', '.join(pressed) if pressed else 'all released'}")
-    v = report.versions
+    v = report["versions"]
     lines.append(
-        f"Versions: daemon {v.daemon}, firmware {v.firmware or 'n/a'}, protocol "
-        f"{v.protocol or 'n/a'}, ruleset {v.ruleset} (data {v.ruleset_data})"
+        f"Versions: daemon {v['daemon']}, firmware {v['firmware'] or 'n/a'}, protocol "
+        f"{v['protocol'] or 'n/a'}, ruleset {v['ruleset']} (data {v['ruleset_data']})"
     )
-    refused = f"; {report.control_refused} diag requests refused" if report.control_refused else ""
-    lines.append(f"Up {_duration(report.uptime_s)}; MCU boot counter {report.boot_count}{refused}")
+    refused = report["control_refused"]
+    said = f"; {refused} diag requests refused" if refused else ""
+    boots = report["boot_count"]
+    lines.append(f"Up {_duration(report['uptime_s'])}; MCU boot counter {boots}{said}")
     return "\n".join(lines)
 
 

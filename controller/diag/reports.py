@@ -5,7 +5,7 @@ it without the operations themselves, and loads only the report type of the op i
 from importlib import import_module
 from typing import Any
 
-from controller.diag.protocol import ErrorCode, Op
+from controller.diag.wire import ErrorCode, Op
 from controller.errors import TableError
 
 REPORTS: dict[Op, tuple[str, str]] = {
