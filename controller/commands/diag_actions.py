@@ -166,7 +166,7 @@ def _ask(
     """The daemon's report to `request`, typed."""
     answer, show = (prompts.answer_now, prompts.show) if prompts else (_never, _quiet)
     data = client.ask(socket, encode(request), answer, show, on_event)
-    return msgspec.convert(data, report_type(request.op))
+    return client.typed(data, report_type(request.op))
 
 
 def _socket(args: argparse.Namespace) -> Path:

@@ -88,16 +88,25 @@ def ask(
 
 
 def _typed_prompt(data: Any) -> "Prompt":
-    import msgspec  # only a request with prompts (a self-test, an enrolment) needs it
+    from controller.diag.ports import Prompt  # only a self-test or an enrolment prompts
 
-    from controller.diag.ports import Prompt
-
-    return msgspec.convert(data, Prompt)
+    prompt: Prompt = typed(data, Prompt)
+    return prompt
 
 
 def _typed_event(data: Any) -> "EventLine":
-    import msgspec  # only a live tail needs it
+    from controller.diag.events import EventLine  # only a live tail needs it
 
-    from controller.diag.events import EventLine
+    line: EventLine = typed(data, EventLine)
+    return line
 
-    return msgspec.convert(data, EventLine)
+
+def typed(data: Any, kind: type[Any]) -> Any:
+    """The daemon's JSON as `kind` (msgspec, loaded here when a client needs a type);
+    RuntimeFailure if it is not one."""
+    import msgspec
+
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as error:
+        raise RuntimeFailure(f"the daemon's answer cannot be read: {error}") from None

@@ -80,7 +80,10 @@ def read_reply(line: bytes) -> ReplyLine:
     daemon, but a line it cannot read is still said, not a crash)."""
     if len(line) > MAX_REPLY_BYTES:
         raise ValueError(f"a reply line is at most {MAX_REPLY_BYTES} bytes")
-    value = json.loads(line)
+    try:
+        value = json.loads(line)
+    except RecursionError:  # nested deeper than the parser goes
+        raise ValueError("a reply nested too deep") from None
     if not isinstance(value, dict) or value.get("v") != VERSION:
         raise ValueError(f"not a reply of protocol version {VERSION}")
     code = value.get("code")

@@ -1,6 +1,7 @@
 """The pure parts of diag: what status calls a problem, the dice check, the tile audit, the
 socket's rate limit, hidden secrets, and when motors may move."""
 
+import contextlib
 import dataclasses
 from collections import Counter
 from pathlib import Path
@@ -253,3 +254,9 @@ def test_the_status_a_client_reads_has_the_fields_the_daemon_sends() -> None:
     )
     seen = msgspec.json.decode(msgspec.json.encode(report), type=StatusData)  # checks types
     assert status_healthy(seen) is report.healthy is False
+
+
+@given(st.binary(max_size=256) | st.integers(1, 5000).map(lambda n: b"[" * n + b"]" * n))
+def test_a_reply_line_the_client_cannot_read_is_a_value_error(line: bytes) -> None:
+    with contextlib.suppress(ValueError):  # the client says it cannot read the reply
+        wire.read_reply(line)
