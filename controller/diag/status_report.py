@@ -1,5 +1,6 @@
-"""What `diag status` answers with: the report and its parts, typed. Light (msgspec only): the
-`diag` client decodes a report into these without loading what builds one (`status`)."""
+"""What `diag status` answers with: the report and its parts, typed, as the daemon (or a direct
+check) makes and encodes them. Light (msgspec only): `diag mqtt` decodes a daemon's status into
+these without loading what builds one (`status`); `status_view` reads the same JSON keys."""
 
 import msgspec
 
