@@ -5,7 +5,8 @@
 Prints the median wall time of `python -c pass` (the baseline), `mahjong-table --version`,
 `mahjong-table rules score ...`, `mahjong-table diag --help` and `mahjong-table diag status`
 (asking a simulated table's daemon, started for the bench, over its control socket), each as
-absolute ms and as a ratio to the baseline; the goals are 3x, 6x, 4x and 4x. All run from the
+absolute ms and as a ratio to the baseline, with the spread of the runs (the middle half, as
+ratios to the baseline's median); the goals are 3x, 6x, 4x and 4x. All run from the
 interpreter this script runs under, in one run.
 """
 
@@ -35,8 +36,8 @@ def _console_script() -> list[str]:
     return [found] if found else [sys.executable, "-m", "controller"]
 
 
-def _medians_ms(commands: list[list[str]], runs: int) -> list[float]:
-    """Median wall time of each command; the commands take turns, so a busy moment of the
+def _times_ms(commands: list[list[str]], runs: int) -> list[list[float]]:
+    """Each command's wall times, sorted; the commands take turns, so a busy moment of the
     machine weighs on all of them alike."""
     for command in commands:  # warm the file cache and write the .pyc files
         if subprocess.run(command, stdout=subprocess.DEVNULL).returncode > 1:  # 1: a problem
@@ -46,8 +47,8 @@ def _medians_ms(commands: list[list[str]], runs: int) -> list[float]:
         for command, seen in zip(commands, times, strict=True):
             start = time.perf_counter()
             subprocess.run(command, stdout=subprocess.DEVNULL)
-            seen.append(time.perf_counter() - start)
-    return [statistics.median(seen) * 1000 for seen in times]
+            seen.append((time.perf_counter() - start) * 1000)
+    return [sorted(seen) for seen in times]
 
 
 @contextmanager
@@ -79,7 +80,7 @@ def main() -> None:
     runs = parser.parse_args().runs
     cli = _console_script()
     with _daemon(cli) as status:
-        base, version, score, help_, asked = _medians_ms(
+        times = _times_ms(
             [
                 [sys.executable, "-c", "pass"],
                 [*cli, "--version"],
@@ -89,18 +90,17 @@ def main() -> None:
             ],
             runs,
         )
-    rows = [
-        ("python -c pass", base, None),
-        ("--version", version, GOALS["--version"]),
-        ("rules score", score, GOALS["rules score"]),
-        ("diag --help", help_, GOALS["diag --help"]),
-        ("diag status", asked, GOALS["diag status"]),
-    ]
+    names = ["python -c pass", "--version", "rules score", "diag --help", "diag status"]
+    base = statistics.median(times[0])
     print(f"cold start, median of {runs} runs, {' '.join(cli)}")
-    print(f"{'command':<16} {'ms':>8} {'x baseline':>11} {'goal':>6}")
-    for name, ms, goal in rows:
+    print(f"{'command':<16} {'ms':>8} {'x baseline':>11} {'middle half':>14} {'goal':>6}")
+    for name, seen in zip(names, times, strict=True):
+        median = statistics.median(seen)
+        low, high = seen[len(seen) // 4] / base, seen[(3 * len(seen)) // 4] / base
+        goal = GOALS.get(name)
         goal_text = f"{goal:.0f}x" if goal else ""
-        print(f"{name:<16} {ms:8.1f} {ms / base:10.2f}x {goal_text:>6}")
+        spread = f"{low:.2f}-{high:.2f}x"
+        print(f"{name:<16} {median:8.1f} {median / base:10.2f}x {spread:>14} {goal_text:>6}")
 
 
 if __name__ == "__main__":

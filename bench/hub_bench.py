@@ -61,7 +61,7 @@ WINDOW = TIMING.window
 def fill_outbox(path: Path, table: str, count: int) -> list[bytes]:
     """Put `count` signed results into a table's outbox; returns their payloads."""
     path.parent.mkdir(exist_ok=True)
-    outbox, key, clock = Outbox(path), TableKey(KEY_TEXT), SystemClock()
+    outbox, key, clock = Outbox(path).open(), TableKey(KEY_TEXT), SystemClock()
     payloads: list[bytes] = []
     for hand in range(1, count + 1):
 

@@ -163,7 +163,7 @@ async def through_writer(
     path: Path, held: Held, events: int, pause_s: float, blocking: bool
 ) -> int:
     """The same writes through the outbox (results blocking until on disk, or awaited)."""
-    outbox = Outbox(path)
+    outbox = Outbox(path).open()
     commits = _counting(outbox.file)
     for n in range(1, events + 1):
         held(outbox.add_feed, FeedKind.EVENT, "e", _event)

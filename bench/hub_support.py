@@ -50,4 +50,4 @@ class IdleTable:
 
 def make_link(url: str, outbox: Path, table: str, timing: LinkTiming) -> HubLink:
     """A benchmark table's hub link with its own outbox file."""
-    return table_link(url, Outbox(outbox), IdleTable(), table, timing)
+    return table_link(url, Outbox(outbox).open(), IdleTable(), table, timing)

@@ -149,9 +149,8 @@ class TableApp:
         margin = config.session.last_hand_margin_minutes * 60.0
         self.control = RunnerControl(self.ruleset, margin, __version__)
         self.hub: HubLink | None = None
-        self.sink = sink or self._sink()
-        if wrap_sink is not None:  # a watcher sees every report on its way (simulate's tally)
-            self.sink = wrap_sink(self.sink)
+        self._wrap_sink = wrap_sink
+        self.sink = self._wrapped(sink or self._sink())
         self.blackboxes = BlackBoxFiles(
             config.outbox.path.parent / "blackbox", config.outbox.blackbox_days, self.disk, files
         )
@@ -172,6 +171,10 @@ class TableApp:
         """A ruleset by name, with the venue's house rules laid over it if configured."""
         return get_ruleset(name, self.config.table.ruleset_file)
 
+    def _wrapped(self, sink: ResultSink) -> ResultSink:
+        """A watcher sees every report on its way (simulate's tally)."""
+        return sink if self._wrap_sink is None else self._wrap_sink(sink)
+
     def _sink(self) -> ResultSink:
         if not self.config.mqtt.result_key:
             log.warning("no mqtt.result_key: hand results go to the log only, not to a hub")
@@ -188,6 +191,7 @@ class TableApp:
         self.cycle.tiles, problem = load_tiles(self.hardware.tileset)
         self.setup_problem = problem or self.setup_problem
         try:
+            await self._open_outbox()
             async with asyncio.TaskGroup() as group:
                 group.create_task(self._supervise("table MCU link", self.mcu.run))
                 group.create_task(self.runner.run(self.tick_s), name="table")
@@ -205,6 +209,20 @@ class TableApp:
         finally:
             self.notifier.stopping()
             await self._close()
+
+    async def _open_outbox(self) -> None:
+        """Open the hub link's outbox on the disk thread (a new boot), before anything is sent.
+        An outbox that cannot be opened is a setup problem; results then go to the log."""
+        if self.hub is None:
+            return
+        try:
+            await self.disk.call(self.hub.outbox.open)
+        except TableError as error:
+            self.setup_problem = self.setup_problem or f"the hub link cannot start: {error}"
+            self.hub.outbox.close()
+            self.hub = None
+            self.sink = self._wrapped(LogSink())
+            self.runner.sink = self.sink
 
     def _bind(self, service: Service) -> Callable[[], Coroutine[Any, Any, None]]:
         return lambda: service(self.runner)

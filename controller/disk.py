@@ -10,7 +10,7 @@ touched by two threads at once. The daemon makes one worker and passes it to eac
 import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
 
@@ -87,19 +87,21 @@ class DiskWorker:
         """True while a job is queued or running."""
         return self.in_flight > 0
 
-    def post(self, job: Callable[[], T]) -> "Future[T]":
-        """Queue a job after those given before it; its future says how it went."""
+    def post(self, job: Callable[[], T]) -> "asyncio.Future[T]":
+        """Queue a job after those given before it (from the event loop); its future says how
+        it went. Given through the loop's `run_in_executor`, so a loop on virtual time counts
+        it as real work in flight and does not jump its clock past it."""
         with self._lock:
             self.in_flight += 1
-        future = self.executor.submit(job)
+        future = asyncio.get_running_loop().run_in_executor(self.executor, job)
         future.add_done_callback(self._done)
         return future
 
     async def call(self, job: Callable[[], T]) -> T:
         """Run a job after those given before it; the event loop runs on meanwhile."""
-        return await asyncio.wrap_future(self.post(job))
+        return await self.post(job)
 
-    def _done(self, _: "Future[Any]") -> None:
+    def _done(self, _: "asyncio.Future[Any]") -> None:
         with self._lock:
             self.in_flight -= 1
 

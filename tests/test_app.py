@@ -9,13 +9,23 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import MqttSection, OutboxSection, SessionSection, TableConfig, TableSection
+from controller.app import TableApp, serial_hardware
+from controller.config import (
+    GpioSection,
+    MqttSection,
+    OutboxSection,
+    SerialSection,
+    SessionSection,
+    TableConfig,
+    TableSection,
+)
 from controller.hub.contract.envelopes import ResultMessage, decode
 from controller.hub.contract.hub_commands import StartSession
 from controller.hub.table_side.dispatcher import CommandRefused
 from controller.hub.table_side.table_report import HubSink
 from controller.systemd import SystemdNotifier
 from controller.table.cycle import Phase
+from controller.table.log_sink import LogSink
 from controller.table.ports import StatusPattern
 from controller.table.runner import TableRunner
 from devsupport.mosquitto import free_port
@@ -118,6 +128,41 @@ async def test_a_bad_tile_set_file_is_a_fault_not_a_crash(
         await rig.quiet()
         assert rig.view.phase is Phase.FAULT
         assert rig.view.notice.endswith("fix it and restart the daemon")
+
+
+def test_making_the_daemon_touches_no_file(tmp_path: Path) -> None:
+    outbox = tmp_path / "var" / "outbox.sqlite3"
+    config = TableConfig(
+        mqtt=MqttSection(url=f"mqtt://127.0.0.1:{free_port()}", result_key=KEY),
+        outbox=OutboxSection(path=outbox),
+        serial=SerialSection(port=str(tmp_path / "no-mcu")),
+        gpio=GpioSection(enabled=False),
+    )
+    app = TableApp(config, serial_hardware(config))
+    hub = app.hub
+    try:
+        assert hub is not None, "the hub link is made, its outbox not yet opened"
+        assert list(tmp_path.iterdir()) == [], "no outbox, no black box folder"
+    finally:
+        if hub is not None:
+            hub.outbox.close()
+        app.disk.shutdown()
+
+
+async def test_an_outbox_that_cannot_be_opened_is_a_setup_fault_and_results_go_to_the_log(
+    tmp_path: Path, pins: MockFactory
+) -> None:
+    folder = tmp_path / "outbox.sqlite3"
+    folder.mkdir()  # a folder where the file should be: SQLite cannot open it
+    config = TableConfig(
+        mqtt=MqttSection(url=f"mqtt://127.0.0.1:{free_port()}", result_key=KEY),
+        outbox=OutboxSection(path=folder),
+    )
+    async with Rig(tmp_path, hands=1, config=config, app_sink=True) as rig:
+        view = await rig.until_phase(Phase.FAULT)
+        assert rig.app.hub is None and isinstance(rig.app.sink, LogSink)
+        assert rig.app.runner.sink is rig.app.sink
+        assert view.fault is not None and str(folder) in view.fault
 
 
 async def test_a_failing_service_restarts_but_a_bug_ends_the_daemon(

@@ -6,7 +6,6 @@ problem found (or a failure), 2 usage.
 """
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,24 +14,22 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from controller import paths
-from controller.config import DEFAULT_PATH, TableConfig, load_config
-from controller.diag import render, tiles
-from controller.diag.client import ask, daemon_listening
-from controller.diag.config_view import config_report
-from controller.diag.events import EventLine
-from controller.diag.gpio import GpioReport
+from controller.diag import client, render
 from controller.diag.ports import Prompt
-from controller.diag.protocol import VERSION, Op, Request, name_problem
-from controller.diag.reports import Refused
-from controller.diag.status import StatusReport
+from controller.diag.protocol import VERSION, Op, Request, encode, name_problem
+from controller.diag.reports import Refused, report_type
+from controller.diag.socket_path import configured_socket
 from controller.errors import RuntimeFailure, UsageError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what only the direct check or one action needs is loaded when it runs
+    from controller.config import TableConfig
     from controller.diag.direct import DirectParts
+    from controller.diag.events import EventLine
+    from controller.diag.status_report import StatusReport
     from controller.sim.daemon_parts import SimBench
 
 TEXT: dict[Op, Callable[[Any], str]] = {
-    Op.STATUS: render.status_text,
+    Op.STATUS: lambda report: render.status_text(msgspec.to_builtins(report)),
     Op.SELFTEST: render.selftest_text,
     Op.TILES: render.tiles_text,
     Op.ENROLL: render.enrol_text,
@@ -43,8 +40,10 @@ TEXT: dict[Op, Callable[[Any], str]] = {
 }
 
 
-def read_config(args: argparse.Namespace) -> tuple[TableConfig, str]:
+def read_config(args: argparse.Namespace) -> "tuple[TableConfig, str]":
     """The config file (the defaults when none is given and the default file is absent)."""
+    from controller.config import DEFAULT_PATH, TableConfig, load_config
+
     if args.config is not None:
         return load_config(args.config), str(args.config)
     if DEFAULT_PATH.exists():
@@ -95,14 +94,18 @@ def sim_bench(args: argparse.Namespace) -> "SimBench | None":
     return SimBench(args.sim_seed, faults, tuple(args.sim_stuck))
 
 
-def run_action(args: argparse.Namespace) -> int:
-    """Carry out one diag action and print its report."""
-    config, source = read_config(args)
+def run_action(args: argparse.Namespace, daemon: bool = True) -> int:
+    """Carry out one diag action and print its report (`daemon` False: none listens, as
+    `diag_status` found)."""
     request = build_request(args)
     if request.rolls < 1:
         raise UsageError("--rolls must be at least 1")
-    enrol_path = tiles.enrol_target(_enrol_dir(args), request.name) if request.name else None
-    report = asyncio.run(_report(args, config, source, request))
+    enrol_path = None
+    if request.name:
+        from controller.diag import tiles
+
+        enrol_path = tiles.enrol_target(_enrol_dir(args), request.name)
+    report = _report(args, request, daemon)
     if enrol_path is not None:
         from controller.diag.bench import TileSetFiles
 
@@ -126,40 +129,89 @@ def _enrol_dir(args: argparse.Namespace) -> Path:
     return paths.TILESETS
 
 
-async def _report(
-    args: argparse.Namespace, config: TableConfig, source: str, request: Request
-) -> Any:
-    socket = args.socket or config.control.socket
-    sim = sim_bench(args)
-    daemon = sim is None and await daemon_listening(socket)
+def _report(args: argparse.Namespace, request: Request, daemon: bool = True) -> Any:
+    """Through the daemon when one listens (a blocking socket: no event loop, no config beyond
+    the socket's path); else directly on the hardware or the simulated table."""
     if request.op is Op.MQTT:
-        from controller.diag.mqtt_check import check_mqtt
-
-        status = await _daemon_status(socket) if daemon else None
-        return await check_mqtt(config, args.timeout, status)
-    if request.op is Op.CONFIG and not daemon:
-        return config_report(config, source)
-    if request.op is Op.GPIO and request.follow:
-        return await _follow_gpio(args, config, source, request, socket, daemon, sim)
+        return _mqtt(args)
+    sim = sim_bench(args)
     prompts = _Terminal(args.yes, args.json)
     try:
-        if daemon:
-            return await ask(socket, request, prompts.answer, prompts.show, _printer(args.json))
-        import tempfile
+        if sim is None and daemon:
+            socket = _socket(args)
+            try:
+                if request.op is Op.GPIO and request.follow:
+                    return _follow_gpio_daemon(socket, request)
+                return _ask(socket, request, prompts, _printer(args.json))
+            except client.NoDaemon:
+                pass
+        config, source = read_config(args)
+        if request.op is Op.CONFIG:
+            from controller.diag.config_view import config_report
 
-        from controller.diag.direct import direct_target
+            return config_report(config, source)
+        import asyncio
 
-        with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
-            parts = await _open_parts(config, sim, Path(scratch))
-            async with direct_target(config, source, parts) as target:
-                from controller.diag.service import carry_out
-
-                return await carry_out(target, request, prompts, _async_printer(args.json))
+        return asyncio.run(_direct(args, config, source, request, sim, prompts))
     except Refused as error:
         raise RuntimeFailure(str(error)) from None
 
 
-async def _open_parts(config: TableConfig, sim: "SimBench | None", scratch: Path) -> "DirectParts":
+def _ask(
+    socket: Path,
+    request: Request,
+    prompts: "_Terminal | None" = None,
+    on_event: "Callable[[EventLine], None] | None" = None,
+) -> Any:
+    """The daemon's report to `request`, typed."""
+    answer, show = (prompts.answer_now, prompts.show) if prompts else (_never, _quiet)
+    data = client.ask(socket, encode(request), answer, show, on_event)
+    return client.typed(data, report_type(request.op))
+
+
+def _socket(args: argparse.Namespace) -> Path:
+    """--socket, else `[control] socket` of the config (read alone when it can be)."""
+    if args.socket is not None:
+        return Path(args.socket)
+    found = configured_socket(args.config)
+    return found if found is not None else read_config(args)[0].control.socket
+
+
+def _mqtt(args: argparse.Namespace) -> Any:
+    import asyncio
+
+    from controller.diag.mqtt_check import check_mqtt
+
+    config, _ = read_config(args)
+    status = None if args.sim else _daemon_status(args.socket or config.control.socket)
+    return asyncio.run(check_mqtt(config, args.timeout, status))
+
+
+async def _direct(
+    args: argparse.Namespace,
+    config: "TableConfig",
+    source: str,
+    request: Request,
+    sim: "SimBench | None",
+    prompts: "_Terminal",
+) -> Any:
+    """The request carried out on the hardware opened directly (or the simulated table)."""
+    import tempfile
+
+    from controller.diag.direct import direct_target
+    from controller.diag.service import carry_out
+
+    with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
+        parts = await _open_parts(config, sim, Path(scratch))
+        async with direct_target(config, source, parts) as target:
+            if request.op is Op.GPIO and request.follow:
+                return await _follow_gpio_direct(target, request)
+            return await carry_out(target, request, prompts, _async_printer(args.json))
+
+
+async def _open_parts(
+    config: "TableConfig", sim: "SimBench | None", scratch: Path
+) -> "DirectParts":
     """The simulated table's parts with --sim, else the real table's."""
     if sim is None:
         from controller.diag.direct import table_parts
@@ -170,48 +222,49 @@ async def _open_parts(config: TableConfig, sim: "SimBench | None", scratch: Path
     return await simulated_parts(config, sim, scratch)
 
 
-async def _daemon_status(socket: Path) -> StatusReport | None:
-    async def never(_: Prompt) -> bool:
-        return False
-
+def _daemon_status(socket: Path) -> "StatusReport | None":
     try:
-        report: StatusReport = await ask(socket, Request(VERSION, Op.STATUS), never, _quiet)
+        report: StatusReport = _ask(socket, Request(VERSION, Op.STATUS))
     except (Refused, RuntimeFailure):
         return None
     return report
 
 
-async def _follow_gpio(
-    args: argparse.Namespace,
-    config: TableConfig,
-    source: str,
-    request: Request,
-    socket: Path,
-    daemon: bool,
-    sim: "SimBench | None",
-) -> Any:
-    """A live view: the inputs again whenever one changes (a terminal tool; Ctrl-C ends)."""
+FOLLOW_S = 0.2
+"""How often `gpio --follow` reads the inputs again."""
+
+
+def _follow_gpio_daemon(socket: Path, request: Request) -> Any:
+    """A live view through the daemon: the inputs again whenever one changes (a terminal
+    tool; Ctrl-C ends). NoDaemon when none listens."""
+    import time
+
+    once = msgspec.structs.replace(request, follow=False)
+    report = _ask(socket, once)
+    last: dict[str, bool] | None = None
+    while True:
+        last = _show_change(last, report.inputs)
+        time.sleep(FOLLOW_S)
+        try:
+            report = _ask(socket, once)
+        except client.NoDaemon as gone:
+            raise RuntimeFailure(f"the daemon stopped: {gone}") from None
+
+
+async def _follow_gpio_direct(target: Any, request: Request) -> Any:
+    """As `_follow_gpio_daemon`, on the hardware opened directly."""
+    import asyncio
+
+    from controller.diag.gpio import GpioReport
+    from controller.diag.service import carry_out
+
     once = msgspec.structs.replace(request, follow=False)
     last: dict[str, bool] | None = None
-    import tempfile
-
-    from controller.diag.direct import direct_target
-
-    with tempfile.TemporaryDirectory(prefix="mahjong-diag-") as scratch:
-        if daemon:
-            while True:
-                report = await ask(socket, once, _never, _quiet)
-                last = _show_change(last, report.inputs)
-                await asyncio.sleep(0.2)
-        parts = await _open_parts(config, sim, Path(scratch))
-        async with direct_target(config, source, parts) as target:
-            while True:
-                from controller.diag.service import carry_out
-
-                report = await carry_out(target, once, _Terminal(True, True))
-                assert isinstance(report, GpioReport)
-                last = _show_change(last, report.inputs)
-                await asyncio.sleep(0.2)
+    while True:
+        report = await carry_out(target, once, _Terminal(True, True))
+        assert isinstance(report, GpioReport)
+        last = _show_change(last, report.inputs)
+        await asyncio.sleep(FOLLOW_S)
 
 
 def _show_change(last: dict[str, bool] | None, now: dict[str, bool]) -> dict[str, bool]:
@@ -221,7 +274,7 @@ def _show_change(last: dict[str, bool] | None, now: dict[str, bool]) -> dict[str
     return now
 
 
-async def _never(_: Prompt) -> bool:
+def _never(_: Prompt) -> bool:
     return False
 
 
@@ -229,18 +282,18 @@ def _quiet(_: Prompt) -> None:
     pass
 
 
-def _printer(as_json: bool) -> Callable[[EventLine], None]:
-    def show(line: EventLine) -> None:
+def _printer(as_json: bool) -> "Callable[[EventLine], None]":
+    def show(line: "EventLine") -> None:
         text = msgspec.json.encode(line).decode() if as_json else render.event_text(line)
         print(text, flush=True)
 
     return show
 
 
-def _async_printer(as_json: bool) -> Callable[[EventLine], Any]:
+def _async_printer(as_json: bool) -> "Callable[[EventLine], Any]":
     show = _printer(as_json)
 
-    async def print_line(line: EventLine) -> None:
+    async def print_line(line: "EventLine") -> None:
         show(line)
 
     return print_line
@@ -258,14 +311,22 @@ class _Terminal:
         suffix = " [Enter: done, n: no]" if prompt.answer and not self.yes else ""
         print(f">> {prompt.text}{suffix}", file=sys.stderr, flush=True)
 
-    async def answer(self, prompt: Prompt) -> bool:
-        """The technician's answer."""
+    def answer_now(self, prompt: Prompt) -> bool:
+        """The technician's answer (blocks until they give it)."""
         if self.yes:
             return True
-        line = await asyncio.to_thread(sys.stdin.readline)
+        line = sys.stdin.readline()
         if not line:
             return False
         return line.strip().lower() not in ("n", "no")
+
+    async def answer(self, prompt: Prompt) -> bool:
+        """The technician's answer, while the event loop runs on (direct mode)."""
+        if self.yes:
+            return True
+        import asyncio
+
+        return await asyncio.to_thread(self.answer_now, prompt)
 
     async def tell(self, prompt: Prompt) -> None:
         """A prompt with no answer (direct mode)."""

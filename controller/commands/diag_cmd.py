@@ -1,6 +1,7 @@
 """`mahjong-table diag ...`: technician diagnostics. This module only builds the command line
 (so `diag --help` loads nothing of the table); each action's work is imported when it runs:
-`diag_actions` (status, selftest, tiles, gpio, mqtt, events, config) and `diag_link`."""
+`diag_status` (status from the daemon, light), `diag_actions` (status checked directly,
+selftest, tiles, gpio, mqtt, events, config) and `diag_link`."""
 
 import argparse
 from pathlib import Path
@@ -14,7 +15,7 @@ def register(commands: Any) -> None:
     """Add the `diag` group and its actions to the CLI."""
     group = commands.add_parser("diag", help="technician diagnostics")
     actions = group.add_subparsers(dest="action", metavar="ACTION", required=True)
-    register_actions(actions)
+    register_actions(actions, group.formatter_class)
     register_link(actions)
 
 
@@ -24,14 +25,21 @@ def _run_action(args: argparse.Namespace) -> int:
     return run_action(args)
 
 
+def _run_status(args: argparse.Namespace) -> int:
+    from controller.commands.diag_status import run_status
+
+    return run_status(args)
+
+
 def _run_link(args: argparse.Namespace) -> int:
     from controller.commands.diag_link import run_link
 
     return run_link(args)
 
 
-def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+def _common(formatter: Any) -> argparse.ArgumentParser:
+    # The command line's own formatter: argparse's default one loads `shutil` to size itself.
+    common = argparse.ArgumentParser(add_help=False, formatter_class=formatter)
     common.add_argument("--config", type=Path, help=f"config file (default {paths.CONFIG})")
     common.add_argument("--socket", type=Path, help="control socket (default [control] socket)")
     common.add_argument("--json", action="store_true", help="one JSON object on stdout")
@@ -46,9 +54,9 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
-def register_actions(actions: Any) -> None:
-    """Add the diag actions to the `diag` group."""
-    common = _common()
+def register_actions(actions: Any, formatter: Any) -> None:
+    """Add the diag actions to the `diag` group (their help made by `formatter`)."""
+    common = _common(formatter)
 
     def add(name: str, help_: str, description: str) -> argparse.ArgumentParser:
         parser: argparse.ArgumentParser = actions.add_parser(
@@ -62,7 +70,7 @@ def register_actions(actions: Any) -> None:
         "Everything about the table: "
         "state, session, seats and scores, faults and holds with advice, MCU and hub link, "
         "versions. Exit 1 when something needs a technician.",
-    ).set_defaults(handler=_run_action, op="status")
+    ).set_defaults(handler=_run_status, op="status")
     selftest = add(
         "selftest",
         "exercise each part of the machine",

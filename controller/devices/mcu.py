@@ -96,17 +96,39 @@ MOTOR_WORDS = {
     Motor.DICE: "dice spinner",
     Motor.PLATFORM: "platform",
 }
-REFUSED = {wire: CommandFailure[wire.name] for wire in RejectReason}
-"""The MCU's reject codes as the table's typed command failures (same names)."""
 REFUSALS = {
-    RejectReason.ESTOP: "the emergency stop is pressed",
-    RejectReason.LID_OPEN: "the lid is open",
-    RejectReason.BUSY: "another movement is still running",
-    RejectReason.NO_TILES: "the hopper is empty",
-    RejectReason.FAULT_ACTIVE: "a fault is still active",
-    RejectReason.BAD_ARGUMENT: "the table cannot do that with these tiles",
-    RejectReason.UNKNOWN_COMMAND: "the firmware does not know this command",
+    CommandFailure.ESTOP: "the emergency stop is pressed",
+    CommandFailure.LID_OPEN: "the lid is open",
+    CommandFailure.BUSY: "another movement is still running",
+    CommandFailure.NO_TILES: "the hopper is empty",
+    CommandFailure.FAULT_ACTIVE: "a fault is still active",
+    CommandFailure.NO_WALLS_BELOW: "no complete walls are waiting under the table",
+    CommandFailure.SURFACE_HOLDS_TILES: "the playing surface still holds tiles",
+    CommandFailure.WALLS_DO_NOT_FIT: "it cannot build walls of that layout from its tile set",
+    CommandFailure.BAD_ARGUMENT: "the firmware does not take the command as it was sent",
+    CommandFailure.UNKNOWN_COMMAND: "the firmware does not know this command",
 }
+"""Each refusal of the MCU in words (the advice follows from the same failure)."""
+SURFACE_HOLDS_TILES = 1
+"""The detail of `raise_walls` refused NOT_READY when the surface still holds tiles (0: no
+complete walls below), as the protocol (hardware/protocol.md, section 4) defines it."""
+
+
+def refused_as(command: Command[Accepted], error: CommandRejected) -> CommandFailure:
+    """The table's failure for the MCU's refusal of `command`: the reject code, told apart by
+    its detail where one code covers causes a technician fixes differently."""
+    reason = RejectReason(error.reason)  # decoded: a known code
+    if reason is RejectReason.NOT_READY:
+        if error.detail == SURFACE_HOLDS_TILES:
+            return CommandFailure.SURFACE_HOLDS_TILES
+        return CommandFailure.NO_WALLS_BELOW
+    if (
+        reason is RejectReason.BAD_ARGUMENT
+        and isinstance(command, BuildWalls)
+        and error.detail == command.tiles_per_side != 0
+    ):
+        return CommandFailure.WALLS_DO_NOT_FIT  # the layout refused (detail: tiles_per_side)
+    return CommandFailure[reason.name]
 
 
 def part_words(code: FaultCode, detail: int) -> str:
@@ -128,15 +150,6 @@ def antenna_words(antenna: int) -> str:
     if seat >= len(SEATS):
         return f"antenna {antenna}"
     return f"{WireZone(zone).name} antenna of seat {SEATS[seat]}"
-
-
-def refusal_words(error: CommandRejected) -> str:
-    """Why the MCU refused, in words."""
-    if error.reason == RejectReason.NOT_READY:
-        if error.detail == 1:
-            return "the playing surface still holds tiles"
-        return "no complete walls are waiting under the table"
-    return REFUSALS.get(RejectReason(error.reason), error.reason_name.lower())
 
 
 class LinkMcu:
@@ -228,8 +241,8 @@ class LinkMcu:
         try:
             await self.link.request(command)
         except CommandRejected as error:
-            failure = REFUSED[RejectReason(error.reason)]  # decoded: a known code
-            words = f"the table refused: {refusal_words(error)}"
+            failure = refused_as(command, error)
+            words = f"the table refused: {REFUSALS[failure]}"
             raise McuCommandFailed(what, failure, words) from error
         except (CommandTimeout, McuReset) as error:
             words = f"the table MCU did not answer ({error})"

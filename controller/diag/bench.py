@@ -13,7 +13,8 @@ import msgspec
 from controller.devices.mcu import TILE_SETS, antenna_words, part_words
 from controller.devices.panel import TEST_BLINK_S, GpioPanel
 from controller.diag.events import Words
-from controller.diag.ports import McuFacts, Part, PartResult
+from controller.diag.ports import Part, PartResult
+from controller.diag.status_report import McuFacts
 from controller.errors import RuntimeFailure
 from controller.table.ports import SEATS, DeclarePressed, DicePressed, EmergencyStop, PanelEvent
 from firmware_bridge.errors import CommandRejected, LinkError

@@ -1,84 +1,112 @@
-"""The `diag` commands' end of the control socket: send a request, answer prompts, collect
-event lines, decode the report into its type."""
+"""The `diag` commands' end of the control socket: send a request line, answer prompts, pass
+event lines on, return the report.
 
-import asyncio
+A plain blocking socket and the standard library's json (`wire`): a technician's command does
+one thing at a time, and a cold start that loads no event loop and no decoder library is a
+quick one (`diag status` is typed while something is wrong). The report comes back as the
+JSON the daemon sent; callers that need it typed decode it into its report type. Prompts and
+event lines are typed here, loading what they need only when one comes.
+"""
+
 import contextlib
-from collections.abc import Awaitable, Callable
+import socket
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import msgspec
-
-from controller.diag import protocol as wire
-from controller.diag.events import EventLine
-from controller.diag.ports import Prompt
-from controller.diag.protocol import Answer, ErrorCode, Kind, Request
-from controller.diag.reports import REPORTS, Refused
+from controller.diag import wire
+from controller.diag.reports import Refused
 from controller.errors import RuntimeFailure
 
-Answerer = Callable[[Prompt], Awaitable[bool]]
+if TYPE_CHECKING:
+    from controller.diag.events import EventLine
+    from controller.diag.ports import Prompt
+
+Answerer = Callable[["Prompt"], bool]
 """Shows a prompt and returns the technician's answer (only called when one is needed)."""
 
 
-async def daemon_listening(path: Path) -> bool:
-    """A daemon answers on this socket."""
+class NoDaemon(RuntimeFailure):
+    """No daemon listens on the socket (no such socket, or nobody behind it)."""
+
+
+def _connect(path: Path) -> socket.socket:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        _, writer = await asyncio.open_unix_connection(path)
+        conn.connect(str(path))
     except (FileNotFoundError, ConnectionRefusedError):
-        return False
+        conn.close()
+        raise NoDaemon(f"no daemon answers on {path}") from None
     except PermissionError:
+        conn.close()
         raise RuntimeFailure(
             f"{path}: permission denied: ask to be added to the group 'mahjong' "
             "(sudo usermod -aG mahjong $USER, then log in again)"
         ) from None
-    writer.close()
-    with contextlib.suppress(ConnectionError):
-        await writer.wait_closed()
-    return True
+    except OSError:
+        conn.close()
+        raise
+    return conn
 
 
-async def ask(
+def ask(
     path: Path,
-    request: Request,
+    request: bytes,
     answer: Answerer,
-    show: Callable[[Prompt], None],
-    on_event: Callable[[EventLine], None] | None = None,
+    show: "Callable[[Prompt], None]",
+    on_event: "Callable[[EventLine], None] | None" = None,
 ) -> Any:
-    """Send one request and return its report (typed); Refused if the daemon refused it."""
-    try:
-        reader, writer = await asyncio.open_unix_connection(path, limit=wire.MAX_REPLY_BYTES)
-    except (FileNotFoundError, ConnectionRefusedError):
-        raise RuntimeFailure(f"no daemon answers on {path}") from None
-    except PermissionError:
-        raise RuntimeFailure(f"{path}: permission denied: join the group 'mahjong'") from None
-    try:
+    """Send one request line and return its report as the daemon sent it (JSON values);
+    Refused if the daemon refused it, NoDaemon if no daemon listens on `path`."""
+    with _connect(path) as conn, conn.makefile("rb") as replies:
         with contextlib.suppress(ConnectionError):  # the daemon may have said why already
-            writer.write(wire.encode(request))
-            await writer.drain()
+            conn.sendall(request)
         while True:
             try:
-                line = await reader.readline()
+                line = replies.readline(wire.MAX_REPLY_BYTES + 1)
             except ConnectionError as error:
                 raise RuntimeFailure(
                     f"the daemon closed the connection without an answer ({error.strerror})"
                 ) from None
             if not line:
                 raise RuntimeFailure("the daemon closed the connection without an answer")
-            reply = wire.decode_reply(line)
-            if reply.kind is Kind.RESULT:
-                return msgspec.json.decode(reply.data, type=REPORTS[request.op])
-            if reply.kind is Kind.ERROR:
-                raise Refused(reply.code or ErrorCode.FAILED, reply.message)
-            if reply.kind is Kind.EVENT and on_event is not None:
-                on_event(msgspec.json.decode(reply.data, type=EventLine))
-            elif reply.kind is Kind.PROMPT:
-                prompt = msgspec.json.decode(reply.data, type=Prompt)
+            try:
+                reply = wire.read_reply(line)
+            except ValueError as error:
+                raise RuntimeFailure(f"the daemon's reply cannot be read: {error}") from None
+            if reply.kind is wire.Kind.RESULT:
+                return reply.data
+            if reply.kind is wire.Kind.ERROR:
+                raise Refused(reply.code or wire.ErrorCode.FAILED, reply.message)
+            if reply.kind is wire.Kind.EVENT and on_event is not None:
+                on_event(_typed_event(reply.data))
+            elif reply.kind is wire.Kind.PROMPT:
+                prompt = _typed_prompt(reply.data)
                 show(prompt)
                 if prompt.answer:
-                    yes = await answer(prompt)
-                    writer.write(wire.encode(Answer(wire.VERSION, yes)))
-                    await writer.drain()
-    finally:
-        writer.close()
-        with contextlib.suppress(ConnectionError):
-            await writer.wait_closed()
+                    conn.sendall(wire.answer_line(answer(prompt)))
+
+
+def _typed_prompt(data: Any) -> "Prompt":
+    from controller.diag.ports import Prompt  # only a self-test or an enrolment prompts
+
+    prompt: Prompt = typed(data, Prompt)
+    return prompt
+
+
+def _typed_event(data: Any) -> "EventLine":
+    from controller.diag.events import EventLine  # only a live tail needs it
+
+    line: EventLine = typed(data, EventLine)
+    return line
+
+
+def typed(data: Any, kind: type[Any]) -> Any:
+    """The daemon's JSON as `kind` (msgspec, loaded here when a client needs a type);
+    RuntimeFailure if it is not one."""
+    import msgspec
+
+    try:
+        return msgspec.convert(data, kind)
+    except msgspec.ValidationError as error:
+        raise RuntimeFailure(f"the daemon's answer cannot be read: {error}") from None

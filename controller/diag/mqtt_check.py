@@ -16,7 +16,7 @@ import aiomqtt
 import msgspec
 
 from controller.config import TableConfig
-from controller.diag.status import StatusReport
+from controller.diag.status_report import StatusReport
 from controller.errors import UsageError
 from controller.hub.mqtt.tls import TlsFileRefused, tls_context
 from controller.hub.mqtt.transport import parse_broker_url

@@ -7,12 +7,15 @@ simulated table's technician lives in `controller/sim/technician.py`.
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
 from controller.diag import vocabulary
-from controller.diag.events import Words
+from controller.diag.status_report import McuFacts
+
+if TYPE_CHECKING:  # the feed itself (asyncio) is the daemon's: a client needs only a prompt
+    from controller.diag.events import Words
 
 SEAT_NAMES = ("E", "S", "W", "N")
 ZONE_NAMES = ("hand", "meld", "discard")
@@ -37,30 +40,6 @@ class PartResult:
 
     passed: bool
     what: str = ""
-
-
-class McuFacts(msgspec.Struct, frozen=True, kw_only=True):
-    """The MCU link and what the MCU says of itself."""
-
-    connected: bool
-    firmware: str = ""
-    protocol: int = 0
-    message_table_matches: bool = True
-    model: str = ""
-    boot_count: int = 0
-    reset_cause: str = ""
-    uptime_s: float = 0.0
-    lid_open: bool = False
-    estop: bool = False
-    faults: list[str] = []
-    """The MCU's active faults in words (a part named)."""
-    rtt_ms_p50: float | None = None
-    rtt_ms_p99: float | None = None
-    crc_errors: int = 0
-    retransmits: int = 0
-    reconnects: int = 0
-    problem: str = ""
-    """Why the link is down, when it is."""
 
 
 class BenchMcu(Protocol):
@@ -94,7 +73,7 @@ class BenchMcu(Protocol):
         """Drop every tile on the surface into the hopper."""
         ...
 
-    def watch(self, callback: Callable[[Words], None]) -> Callable[[], None]:
+    def watch(self, callback: "Callable[[Words], None]") -> Callable[[], None]:
         """Call `callback` with each MCU event's words (made when called: an event feed
         nobody reads formats nothing); returns the way to stop."""
         ...

@@ -1,4 +1,6 @@
-"""The control socket's wire: one JSON object per line, typed on both ends, versioned.
+"""The control socket's wire: one JSON object per line, typed on both ends, versioned. The
+version, the bounds and the names of ops, kinds and error codes are `wire`'s (the standard
+library's codec a light client speaks); these are the typed messages built on them.
 
 A client sends a `Request` line; the daemon answers with `Reply` lines: any number of `prompt`
 (a technician must act; the client answers with an `Answer` line) and `event` lines (a live
@@ -6,16 +8,32 @@ tail), then one `result` or `error`. Everything the daemon reads goes through `d
 or `decode_answer`, which bound the size and turn any failure into a `Refusal`.
 """
 
-import enum
 from typing import Annotated, Any
 
 import msgspec
 
-VERSION = 1
-MAX_LINE_BYTES = 4096
-"""The longest request line the daemon reads; a longer one is refused unread."""
-MAX_REPLY_BYTES = 1 << 20
-"""The longest reply line a client reads (a status or an audit fits many times)."""
+from controller.diag.wire import MAX_LINE_BYTES, MAX_REPLY_BYTES, VERSION, ErrorCode, Kind, Op
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "MAX_REPLY_BYTES",
+    "MOVES_MOTORS",
+    "VERSION",
+    "Answer",
+    "ErrorCode",
+    "Kind",
+    "Name",
+    "Op",
+    "Refusal",
+    "Reply",
+    "Request",
+    "decode_answer",
+    "decode_request",
+    "encode",
+    "error_reply",
+    "name_problem",
+    "reply",
+]
 
 NAME_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$"
 """A name a client gives (a tile set, a component, an LED): it becomes part of a file name,
@@ -31,19 +49,6 @@ def name_problem(name: str) -> str:
     except msgspec.ValidationError:
         return f"{name!r} is not a name: use {NAME_WORDS}"
     return ""
-
-
-class Op(enum.Enum):
-    """What a request asks for."""
-
-    STATUS = "status"
-    SELFTEST = "selftest"
-    TILES = "tiles"
-    ENROLL = "enroll"
-    GPIO = "gpio"
-    MQTT = "mqtt"
-    EVENTS = "events"
-    CONFIG = "config"
 
 
 MOVES_MOTORS = frozenset({Op.SELFTEST, Op.TILES, Op.ENROLL})
@@ -75,31 +80,6 @@ class Answer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(max_length=200)] = ""
 
 
-class Kind(enum.Enum):
-    """What a reply line is."""
-
-    PROMPT = "prompt"
-    EVENT = "event"
-    RESULT = "result"
-    ERROR = "error"
-
-
-class ErrorCode(enum.Enum):
-    """Why a request failed, for scripts (the message says it in words)."""
-
-    BAD_REQUEST = "bad_request"
-    TOO_LARGE = "too_large"
-    TOO_FAST = "too_fast"
-    VERSION = "version"
-    BUSY = "busy"
-    """A hand is in play, or another motor request is running."""
-    IDLE = "idle"
-    """No whole request line came in time: the connection is closed."""
-    UNAVAILABLE = "unavailable"
-    """The part asked about is not there (no hub link configured, unknown component)."""
-    FAILED = "failed"
-
-
 class Reply(msgspec.Struct, frozen=True, omit_defaults=True):
     """One line from the daemon."""
 
@@ -120,7 +100,6 @@ class Refusal(msgspec.Struct, frozen=True):
 
 _requests = msgspec.json.Decoder(Request)
 _answers = msgspec.json.Decoder(Answer)
-_replies = msgspec.json.Decoder(Reply)
 _encoder = msgspec.json.Encoder()
 
 
@@ -150,11 +129,6 @@ def decode_answer(line: bytes) -> Answer | Refusal:
     """An answer line to a prompt, or why it is refused."""
     value: Answer | Refusal = _decode(line, _answers)
     return value
-
-
-def decode_reply(line: bytes) -> Reply:
-    """A reply line from the daemon (a client trusts its own daemon, but still bounds it)."""
-    return _replies.decode(line)
 
 
 def encode(value: msgspec.Struct) -> bytes:

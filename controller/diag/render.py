@@ -1,13 +1,16 @@
 """The diag reports in plain words for a technician's terminal."""
 
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from controller.diag.config_view import ConfigReport
-from controller.diag.events import EventLine, EventsReport
-from controller.diag.gpio import GpioReport
-from controller.diag.selftest import SelftestReport
-from controller.diag.status import StatusReport
-from controller.diag.tiles import EnrolReport, TilesReport
+from controller.diag.status_view import StatusData, healthy
+
+if TYPE_CHECKING:  # a client renders one report: it loads no other report's module
+    from controller.diag.config_view import ConfigReport
+    from controller.diag.events import EventLine, EventsReport
+    from controller.diag.gpio import GpioReport
+    from controller.diag.selftest import SelftestReport
+    from controller.diag.tiles import EnrolReport, TilesReport
 
 
 def _duration(seconds: float) -> str:
@@ -20,55 +23,61 @@ def _ms(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} ms"
 
 
-def status_text(report: StatusReport) -> str:
-    """`diag status`."""
-    verdict = "OK" if report.healthy else f"PROBLEM ({len(report.problems)})"
-    lines = [f"Table {report.table}: {verdict}   [{report.mode}]", f"  {report.headline}"]
-    if report.problems:
+def status_text(report: "StatusData") -> str:
+    """`diag status` (the report as JSON values: a client renders it without decoding it)."""
+    problems = report["problems"]
+    verdict = "OK" if healthy(report) else f"PROBLEM ({len(problems)})"
+    lines = [f"Table {report['table']}: {verdict}   [{report['mode']}]", f"  {report['headline']}"]
+    if problems:
         lines.append("What is wrong:")
-        lines += [f"  - {problem}" for problem in report.problems]
-    if report.session:
-        paused = ", paused" if report.paused else ""
-        hand = f"hand {report.hand}" if report.hand else "between hands"
-        lines.append(f"Session {report.session}: {hand}, {report.hands_played} played{paused}")
-        lines += [f"  {s.seat} {s.player:<16} {s.score:+d}" for s in report.seats]
-    mcu = report.mcu
-    if mcu.connected:
+        lines += [f"  - {problem}" for problem in problems]
+    if report["session"]:
+        paused = ", paused" if report["paused"] else ""
+        hand = f"hand {report['hand']}" if report["hand"] else "between hands"
+        played = report["hands_played"]
+        lines.append(f"Session {report['session']}: {hand}, {played} played{paused}")
+        lines += [f"  {s['seat']} {s['player']:<16} {s['score']:+d}" for s in report["seats"]]
+    mcu = report["mcu"]
+    if mcu["connected"]:
         lines.append(
-            f"MCU: connected, firmware {mcu.firmware}, protocol {mcu.protocol}, boot "
-            f"#{mcu.boot_count} ({mcu.reset_cause}), up {_duration(mcu.uptime_s)}"
+            f"MCU: connected, firmware {mcu['firmware']}, protocol {mcu['protocol']}, boot "
+            f"#{mcu['boot_count']} ({mcu['reset_cause']}), up {_duration(mcu['uptime_s'])}"
         )
     else:
-        lines.append(f"MCU: NOT connected ({mcu.problem})")
+        lines.append(f"MCU: NOT connected ({mcu['problem']})")
     lines.append(
-        f"  link: round trip {_ms(mcu.rtt_ms_p50)} median, {_ms(mcu.rtt_ms_p99)} p99; "
-        f"{mcu.crc_errors} damaged frames, {mcu.retransmits} resent, {mcu.reconnects} reconnects"
+        f"  link: round trip {_ms(mcu['rtt_ms_p50'])} median, {_ms(mcu['rtt_ms_p99'])} p99; "
+        f"{mcu['crc_errors']} damaged frames, {mcu['retransmits']} resent, "
+        f"{mcu['reconnects']} reconnects"
     )
-    hub = report.hub
-    if not hub.configured:
+    hub = report["hub"]
+    if not hub["configured"]:
         lines.append("Hub: not configured (results go to the log)")
     else:
-        state = "connected" if hub.connected else "NOT connected"
-        recorder = "recorder online" if hub.hub_online else "recorder offline"
-        oldest = f", oldest unacked {hub.oldest_unacked}" if hub.oldest_unacked else ""
+        state = "connected" if hub["connected"] else "NOT connected"
+        recorder = "recorder online" if hub["hub_online"] else "recorder offline"
+        oldest = f", oldest unacked {hub['oldest_unacked']}" if hub["oldest_unacked"] else ""
         lines.append(
-            f"Hub: {state}, {recorder}; outbox {hub.outbox_depth} waiting{oldest}; "
-            f"{hub.refused_results} refused"
+            f"Hub: {state}, {recorder}; outbox {hub['outbox_depth']} waiting{oldest}; "
+            f"{hub['refused_results']} refused"
         )
-    pressed = [name for name, on in report.inputs.items() if on]
-    if report.inputs:
+    inputs = report["inputs"]
+    pressed = [name for name, on in inputs.items() if on]
+    if inputs:
         lines.append(f"Panel: {'pressed: ' + ', '.join(pressed) if pressed else 'all released'}")
-    v = report.versions
+    v = report["versions"]
     lines.append(
-        f"Versions: daemon {v.daemon}, firmware {v.firmware or 'n/a'}, protocol "
-        f"{v.protocol or 'n/a'}, ruleset {v.ruleset} (data {v.ruleset_data})"
+        f"Versions: daemon {v['daemon']}, firmware {v['firmware'] or 'n/a'}, protocol "
+        f"{v['protocol'] or 'n/a'}, ruleset {v['ruleset']} (data {v['ruleset_data']})"
     )
-    refused = f"; {report.control_refused} diag requests refused" if report.control_refused else ""
-    lines.append(f"Up {_duration(report.uptime_s)}; MCU boot counter {report.boot_count}{refused}")
+    refused = report["control_refused"]
+    said = f"; {refused} diag requests refused" if refused else ""
+    boots = report["boot_count"]
+    lines.append(f"Up {_duration(report['uptime_s'])}; MCU boot counter {boots}{said}")
     return "\n".join(lines)
 
 
-def selftest_text(report: SelftestReport) -> str:
+def selftest_text(report: "SelftestReport") -> str:
     """`diag selftest`."""
     lines = []
     for step in report.steps:
@@ -82,7 +91,7 @@ def selftest_text(report: SelftestReport) -> str:
     return "\n".join(lines)
 
 
-def tiles_text(report: TilesReport) -> str:
+def tiles_text(report: "TilesReport") -> str:
     """`diag tiles`."""
     lines = [f"Tile set {report.tileset}:"]
     for s in report.sets:
@@ -100,7 +109,7 @@ def tiles_text(report: TilesReport) -> str:
     return "\n".join(lines)
 
 
-def enrol_text(report: EnrolReport) -> str:
+def enrol_text(report: "EnrolReport") -> str:
     """`diag tiles enroll`."""
     if report.healthy:
         return f"Tile set {report.name}: {report.tiles} tags written to {report.path}"
@@ -109,7 +118,7 @@ def enrol_text(report: EnrolReport) -> str:
     return "\n".join(lines)
 
 
-def gpio_text(report: GpioReport) -> str:
+def gpio_text(report: "GpioReport") -> str:
     """`diag gpio`."""
     lines = [
         f"  {name.replace('_', ' '):<12} {'PRESSED' if on else 'released'}"
@@ -123,7 +132,7 @@ def gpio_text(report: GpioReport) -> str:
     return "Inputs:\n" + "\n".join(lines)
 
 
-def config_text(report: ConfigReport) -> str:
+def config_text(report: "ConfigReport") -> str:
     """`diag config`."""
     lines = [f"# effective configuration ({report.source}); (default) marks defaults"]
     for key in report.keys:
@@ -132,13 +141,13 @@ def config_text(report: ConfigReport) -> str:
     return "\n".join(lines)
 
 
-def event_text(line: EventLine) -> str:
+def event_text(line: "EventLine") -> str:
     """One feed line."""
     at = datetime.fromtimestamp(line.at, UTC).strftime("%H:%M:%S.%f")[:-3]
     return f"{at} {line.source:<5} {line.text}"
 
 
-def events_text(report: EventsReport) -> str:
+def events_text(report: "EventsReport") -> str:
     """`diag events` without --follow."""
     text = "\n".join(event_text(line) for line in report.lines) or "(no events yet)"
     return f"{text}\nPROBLEM: {report.problem}" if report.problem else text

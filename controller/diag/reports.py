@@ -1,28 +1,30 @@
 """What a diag request answers with: the report type of each op (a client decodes into it),
 and `Refused`, a request the daemon will not carry out now. Light: the `diag` client imports
-it without the operations themselves."""
+it without the operations themselves, and loads only the report type of the op it asked."""
 
+from importlib import import_module
 from typing import Any
 
-from controller.diag.config_view import ConfigReport
-from controller.diag.events import EventsReport
-from controller.diag.gpio import GpioReport
-from controller.diag.protocol import ErrorCode, Op
-from controller.diag.selftest import SelftestReport
-from controller.diag.status import StatusReport
-from controller.diag.tiles import EnrolReport, TilesReport
+from controller.diag.wire import ErrorCode, Op
 from controller.errors import TableError
 
-REPORTS: dict[Op, type[Any]] = {
-    Op.STATUS: StatusReport,
-    Op.SELFTEST: SelftestReport,
-    Op.TILES: TilesReport,
-    Op.ENROLL: EnrolReport,
-    Op.GPIO: GpioReport,
-    Op.EVENTS: EventsReport,
-    Op.CONFIG: ConfigReport,
+REPORTS: dict[Op, tuple[str, str]] = {
+    Op.STATUS: ("controller.diag.status_report", "StatusReport"),
+    Op.SELFTEST: ("controller.diag.selftest", "SelftestReport"),
+    Op.TILES: ("controller.diag.tiles", "TilesReport"),
+    Op.ENROLL: ("controller.diag.tiles", "EnrolReport"),
+    Op.GPIO: ("controller.diag.gpio", "GpioReport"),
+    Op.EVENTS: ("controller.diag.events", "EventsReport"),
+    Op.CONFIG: ("controller.diag.config_view", "ConfigReport"),
 }
-"""The report type each op answers with (the client decodes into it)."""
+"""The report type each op answers with, by module and name (`report_type` loads it)."""
+
+
+def report_type(op: Op) -> type[Any]:
+    """The report type `op` answers with (its module is loaded now, and only it)."""
+    module, name = REPORTS[op]
+    found: type[Any] = getattr(import_module(module), name)
+    return found
 
 
 class Refused(TableError):

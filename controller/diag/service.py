@@ -14,7 +14,8 @@ from controller.diag.ports import Prompt
 from controller.diag.protocol import MOVES_MOTORS, ErrorCode, Op, Request
 from controller.diag.reports import Refused
 from controller.diag.selftest import Prompter
-from controller.diag.status import StatusReport, build_status
+from controller.diag.status import build_status
+from controller.diag.status_report import StatusReport
 from controller.diag.target import DiagTarget
 from controller.errors import UsageError
 from controller.table.core import Phase

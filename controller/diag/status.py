@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-import msgspec
-
-from controller.diag.ports import SEAT_NAMES, McuFacts
+from controller.diag.ports import SEAT_NAMES
+from controller.diag.status_report import HubFacts, McuFacts, Seat, StatusReport, Versions
 
 if TYPE_CHECKING:  # the daemon's side only: a client decodes a report without the table
     from controller.table.core import TableView
@@ -67,70 +66,6 @@ class HubLinkLike(Protocol):
     def attention(self) -> str:
         """What a technician must do about the link."""
         ...
-
-
-class Seat(msgspec.Struct, frozen=True):
-    """One seat: its wind, its player and score."""
-
-    seat: str
-    player: str
-    score: int
-
-
-class HubFacts(msgspec.Struct, frozen=True, kw_only=True):
-    """The link to the venue hub."""
-
-    configured: bool
-    connected: bool = False
-    hub_online: bool = False
-    outbox_depth: int = 0
-    oldest_unacked: str | None = None
-    refused_results: int = 0
-    attention: str = ""
-
-
-class Versions(msgspec.Struct, frozen=True, kw_only=True):
-    """What runs where."""
-
-    daemon: str
-    firmware: str
-    protocol: int
-    ruleset: str
-    ruleset_data: str
-    """The first 12 hex digits of the SHA-256 of the ruleset data (and the venue's overlay)."""
-
-
-class StatusReport(msgspec.Struct, frozen=True, kw_only=True):
-    """`diag status`."""
-
-    table: str
-    mode: str
-    """daemon (through the socket) or direct (the daemon is not running)."""
-    state: str
-    phase: str
-    headline: str
-    fault: str | None
-    holds: list[str]
-    notice: str
-    session: str | None
-    hand: int | None
-    hands_played: int
-    paused: bool
-    seats: list[Seat]
-    mcu: McuFacts
-    hub: HubFacts
-    inputs: dict[str, bool]
-    versions: Versions
-    uptime_s: float
-    boot_count: int
-    control_refused: int
-    problems: list[str]
-    """Everything that needs a technician, with what to do; empty when healthy."""
-
-    @property
-    def healthy(self) -> bool:
-        """Nothing needs a technician."""
-        return not self.problems
 
 
 @dataclass

@@ -5,7 +5,8 @@
 - `mqtt/`: plumbing both use (the MQTT session port and aiomqtt adapter, reconnect, timing,
   input refusals, change signals).
 - `table_side/`: the daemon's end. `wiring.build_hub_link(config, control)` gives a
-  `hub_link.HubLink`; run `await link.run()` as a task; `table_report.HubSink` is the table's
+  `hub_link.HubLink`; open its outbox (`link.outbox.open`, on the disk thread), then run
+  `await link.run()` as a task; `table_report.HubSink` is the table's
   results sink on top of it and `runner_control.RunnerControl` carries out hub commands.
 
 The venue's end (recorder, store, dashboard, tournaments) is its own program, `controller.venue`.

@@ -7,11 +7,11 @@ dispute) runs on the daemon's disk worker. The table runner calls `flush` at eve
 times a second): the lines so far go to the worker, one batch at a time, so a slow card delays
 the file, never the table, and a crash loses at most the lines of the last batches."""
 
+import asyncio
 import contextlib
 import logging
 import re
 import zlib
-from concurrent.futures import Future
 from pathlib import Path
 from typing import BinaryIO
 
@@ -43,7 +43,7 @@ class BlackBoxFiles:
         self.failures = 0
         self._lines: list[tuple[str, bytes, float]] = []
         """Lines written and not yet handed to the worker."""
-        self._batch: Future[None] | None = None
+        self._batch: asyncio.Future[None] | None = None
         # The rest is touched by the worker thread only.
         self._current = ""
         self._pruned_at: float | None = None

@@ -212,11 +212,16 @@ COMMAND_ADVICE = {
     CommandFailure.ESTOP: "release the emergency stop",
     CommandFailure.NO_TILES: "put the tiles into the hopper",
     CommandFailure.FAULT_ACTIVE: "clear the fault the table reports",
-    CommandFailure.NOT_READY: "clear the playing surface and check the walls under the table",
+    CommandFailure.NO_WALLS_BELOW: "nothing to fix by hand: going on builds the walls again",
+    CommandFailure.SURFACE_HOLDS_TILES: "take every tile off the playing surface",
     CommandFailure.NO_ANSWER: _CABLE,
     CommandFailure.LINK_DOWN: _CABLE,
     CommandFailure.UNKNOWN_COMMAND: "update the table's firmware to match this daemon",
-    CommandFailure.BAD_ARGUMENT: "check that [table] ruleset uses the tile set in this table",
+    CommandFailure.BAD_ARGUMENT: "update the table's firmware to match this daemon",
+    CommandFailure.WALLS_DO_NOT_FIT: (
+        "check [wall] of the house rules ([table] ruleset_file), if any, and update the table's "
+        "firmware to match this daemon"
+    ),
     CommandFailure.NO_SUCH_SET: "check that [table] ruleset uses the tile set in this table",
 }
 """What the technician does about each failure before pressing the dice button."""

@@ -318,14 +318,22 @@ class McuCommand(enum.Enum):
 
 class CommandFailure(enum.Enum):
     """Why a command to the table MCU failed, typed: the MCU's refusals (its protocol's reject
-    codes, by the same names) and the link's own failures. Faults and advice follow from it."""
+    codes, by the same names, where one code means one thing to do; split by the refusal's
+    detail where it does not) and the link's own failures. Faults and advice follow from it."""
 
     UNKNOWN_COMMAND = "unknown_command"
     BAD_ARGUMENT = "bad_argument"
+    """The firmware does not take the command as this daemon sent it (a field out of range)."""
+    WALLS_DO_NOT_FIT = "walls_do_not_fit"
+    """BAD_ARGUMENT to a build, naming its layout: the table cannot stack the walls asked for
+    (more layers than it stacks, or a tile set of another size in its firmware)."""
     BUSY = "busy"
     LID_OPEN = "lid_open"
     ESTOP = "estop"
-    NOT_READY = "not_ready"
+    NO_WALLS_BELOW = "no_walls_below"
+    """NOT_READY, detail 0, to a raise: no complete walls wait under the table."""
+    SURFACE_HOLDS_TILES = "surface_holds_tiles"
+    """NOT_READY, detail 1, to a raise: tiles are still lying on the playing surface."""
     NO_TILES = "no_tiles"
     FAULT_ACTIVE = "fault_active"
     NO_ANSWER = "no_answer"

@@ -3,11 +3,12 @@ becomes plain words."""
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 
 import pytest
 
-from controller.devices.mcu import LinkMcu, antenna_words, translate
+from controller.devices.mcu import REFUSALS, LinkMcu, antenna_words, refused_as, translate
+from controller.table.mcu_events import COMMAND_ADVICE
 from controller.table.ports import (
     CommandFailure,
     McuCommandFailed,
@@ -24,6 +25,7 @@ from controller.table.ports import (
     ZoneRead,
     ZonesReadAgain,
 )
+from firmware_bridge.errors import CommandRejected
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
     Fault,
@@ -31,6 +33,9 @@ from firmware_bridge.messages import (
     MotionDone,
     Motor,
     QueryZonePage,
+    RaiseWalls,
+    RejectReason,
+    RollDice,
     ZoneInventory,
 )
 from firmware_bridge.messages import Motion as WireMotion
@@ -168,3 +173,48 @@ async def test_a_zone_read_again_reads_every_zone_then_names_its_ask(adapter: Ad
     reads = [e for e in events if isinstance(e, ZoneRead)]
     assert len(reads) == 4 * len(WireZone)
     assert events[-1] == ZonesReadAgain(7.5), "after the reads, naming the ask"
+
+
+async def _refused(command: Awaitable[None]) -> CommandFailure:
+    with pytest.raises(McuCommandFailed) as refused:
+        await command
+    return refused.value.failure
+
+
+async def test_a_refused_raise_or_build_is_told_apart_by_what_to_do(adapter: Adapter) -> None:
+    """hardware/protocol.md, section 4: a raise is refused NOT_READY with detail 0 when no
+    complete walls are below, detail 1 when the surface still holds tiles; a build whose layout
+    the table cannot stack is refused BAD_ARGUMENT naming its tiles_per_side."""
+    mcu, _, _, built = adapter
+    assert await _refused(mcu.raise_walls(30.0)) is CommandFailure.NO_WALLS_BELOW
+    assert await _refused(mcu.build_walls(108, 27, 4, 60.0)) is CommandFailure.WALLS_DO_NOT_FIT
+    raised = asyncio.Event()
+    mcu.subscribe(lambda e: raised.set() if e == MotionEnded(Motion.RAISE, Outcome.DONE) else None)
+    await mcu.build_walls(108, 27, 2, 60.0)
+    await built.wait()
+    await mcu.raise_walls(30.0)
+    await raised.wait()  # the first set now lies on the surface
+    built.clear()
+    await mcu.build_walls(108, 27, 2, 60.0)
+    await built.wait()
+    assert await _refused(mcu.raise_walls(30.0)) is CommandFailure.SURFACE_HOLDS_TILES
+    assert (
+        COMMAND_ADVICE[CommandFailure.SURFACE_HOLDS_TILES]
+        != (COMMAND_ADVICE[CommandFailure.NO_WALLS_BELOW])
+    )
+
+
+async def test_a_field_the_firmware_does_not_take_is_a_bad_argument(adapter: Adapter) -> None:
+    mcu = adapter[0]
+    zero = RollDice(max_duration_ms=0)  # refused BAD_ARGUMENT, detail 0
+    with pytest.raises(CommandRejected) as refused:
+        await mcu.link.request(zero)
+    assert refused_as(zero, refused.value) is CommandFailure.BAD_ARGUMENT
+
+
+@pytest.mark.parametrize("reason", list(RejectReason))
+def test_every_reject_code_has_words_and_advice(reason: RejectReason) -> None:
+    for detail in (0, 1):
+        error = CommandRejected("raise_walls", reason, reason.name, detail)
+        failure = refused_as(RaiseWalls(1000), error)
+        assert failure in REFUSALS and failure in COMMAND_ADVICE

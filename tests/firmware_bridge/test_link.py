@@ -18,10 +18,11 @@ from firmware_bridge.events import (
     Subscription,
     ZonesRead,
 )
-from firmware_bridge.fields import decode_payload
+from firmware_bridge.fields import decode_payload, encode_payload
 from firmware_bridge.frame import Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
+    SIDES,
     ZONE_PAGE_UIDS,
     BuildWalls,
     Dice,
@@ -36,6 +37,7 @@ from firmware_bridge.messages import (
     Ping,
     Pong,
     QueryStatus,
+    QueryWall,
     QueryZone,
     QueryZonePage,
     RaiseWalls,
@@ -51,10 +53,13 @@ from firmware_bridge.messages import (
     ZoneInventory,
     ZonePage,
 )
-from firmware_bridge.port import PortListener
+from firmware_bridge.port import Port, PortListener
 from firmware_bridge.sim.faults import Faults
 from firmware_bridge.sim.table import SimulatedTable
 from tests.firmware_bridge.conftest import FAST, settings_for
+
+LOST = 3
+"""How often the reply to the held query is lost before one gets through."""
 
 
 async def test_handshake_reports_who_the_mcu_is(hardware_link: Link) -> None:
@@ -504,3 +509,97 @@ async def test_a_frame_that_is_no_command_is_refused_with_the_reason_the_spec_na
         (5, Rejected(RejectReason.BAD_ARGUMENT, QueryZone.TYPE)),
         (6, Rejected(RejectReason.BAD_ARGUMENT, QueryZonePage.TYPE)),
     ]
+
+
+async def test_a_re_query_is_asked_again_only_once_its_whole_batch_is_answered(
+    software_sim: SimulatedTable,
+) -> None:
+    """One query of a state re-query fails (the MCU refuses a zone's page) while another query
+    of the same batch is still unanswered (the reply to the last wall query is lost on the
+    line, three times): the re-query is asked again, but only once every query of the first
+    batch has its answer. Never two batches on the line at once: a second one would read each
+    zone's antenna again while the first batch still joins that zone's pages."""
+    sim = software_sim
+    armed = False
+    held: list[int] = []
+    """The last wall query of the first batch, while its reply is kept off the line."""
+    sent: dict[int, int] = {}
+    """How often the host sent each command (by sequence number) since armed."""
+    statuses: list[int] = []
+    """The status queries the host sent: the first command of each batch."""
+    while_unanswered: list[int] = []
+    refused: list[int] = []
+
+    def unanswered() -> bool:
+        return bool(held) and sent[held[0]] < LOST + 1
+
+    class Replies:  # the MCU's line to the host
+        def __init__(self, listener: PortListener) -> None:
+            self.listener = listener
+            self.decoder = FrameDecoder()
+
+        def data_received(self, data: bytes) -> None:
+            for frame in self.decoder.feed(data):
+                assert isinstance(frame, Frame), "a clean line"
+                if (passed := self.changed(frame)) is not None:
+                    self.listener.data_received(encode_frame(passed))
+
+        def changed(self, frame: Frame) -> Frame | None:
+            if not (armed and frame.flags & Flag.RESPONSE):
+                return frame
+            if frame.type == ZonePage.TYPE and not refused:
+                refused.append(frame.seq)  # the first zone page asked: refused
+                payload = encode_payload(Rejected(RejectReason.BAD_ARGUMENT, 0))
+                return frame._replace(type=Rejected.TYPE, payload=payload)
+            if held and frame.seq == held[0] and unanswered():
+                return None  # lost: the host sends the query again
+            return frame
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self.listener.connection_lost(exc)
+
+    class Commands:  # the host's line to the MCU
+        def __init__(self, port: Port) -> None:
+            self.port = port
+            self.decoder = FrameDecoder()
+
+        def write(self, data: bytes) -> None:
+            for frame in self.decoder.feed(data):
+                if armed and isinstance(frame, Frame) and not frame.flags & Flag.UNSEQUENCED:
+                    self.sent(frame)
+            self.port.write(data)
+
+        def sent(self, frame: Frame) -> None:
+            first_time = frame.seq not in sent
+            sent[frame.seq] = sent.get(frame.seq, 0) + 1
+            if frame.type == QueryStatus.TYPE and first_time:
+                if unanswered():
+                    while_unanswered.append(frame.seq)
+                statuses.append(frame.seq)
+            elif frame.type == QueryWall.TYPE and not held and _side(frame) == SIDES - 1:
+                held.append(frame.seq)
+
+        def close(self) -> None:
+            self.port.close()
+
+    opener = sim.opener()
+
+    async def watched(listener: PortListener) -> Port:
+        return Commands(await opener(Replies(listener)))
+
+    async with Link(watched, FAST) as link:
+        events = link.subscribe(Resynced)
+        armed = True
+        link.resync("a test")
+        await events.next(Resynced, within=5)
+    assert refused and held, "a query of the first batch failed while another was unanswered"
+    assert sent[held[0]] == LOST + 1, "the held query was answered once sent again"
+    assert while_unanswered == [], "a second batch went out while the first was in flight"
+    assert len(statuses) == 2, "the re-query was asked again, once"
+
+
+def _side(frame: Frame) -> int:
+    """The side a wall query asks about."""
+    query = decode_payload(frame.type, frame.payload)
+    assert isinstance(query, QueryWall)
+    return query.side

@@ -102,7 +102,7 @@ def make_link(
 
 def opened(path: Path, keep_acked: int = 10_000) -> Outbox:
     """An outbox that the test's teardown closes (its writer thread stops)."""
-    OPENED.append(Outbox(path, keep_acked=keep_acked))
+    OPENED.append(Outbox(path, keep_acked=keep_acked).open())
     return OPENED[-1]
 
 

@@ -12,7 +12,7 @@ from tests.hub.factories import KEY_TEXT, hand_result
 
 
 def main(path: Path, count: int) -> None:
-    outbox = Outbox(path)
+    outbox = Outbox(path).open()
     key, clock = TableKey(KEY_TEXT), SystemClock()
     for hand in range(1, count + 1):
 

@@ -59,7 +59,7 @@ def link_side() -> LinkSide:
 def dispatcher(
     tmp_path: Path, book: SessionBook, link_side: LinkSide, clock: ManualClock
 ) -> Iterator[CommandDispatcher]:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
     yield CommandDispatcher("t1", TableKey(KEY_TEXT), book, link_side, outbox, clock)
     outbox.close()
 
@@ -190,7 +190,7 @@ async def test_malformed_commands_get_an_error_and_the_table_keeps_serving(
     tmp_path: Path, fields: dict[str, Any], signed: bool
 ) -> None:
     book, link_side = SessionBook(), LinkSide()
-    outbox = Outbox(tmp_path / f"{id(fields)}-{signed}.db")
+    outbox = Outbox(tmp_path / f"{id(fields)}-{signed}.db").open()
     dispatcher = CommandDispatcher("t1", TableKey(KEY_TEXT), book, link_side, outbox, CLOCK)
     # Re-signing lets only the schema check refuse it; a broken `sig` itself is sent as is.
     resigned = signed and isinstance(fields.get("sig"), str)
@@ -210,7 +210,7 @@ async def test_any_bytes_get_an_answer_never_an_exception(
     tmp_path_factory: Any, junk: bytes
 ) -> None:
     book = SessionBook()
-    outbox = Outbox(tmp_path_factory.mktemp("o") / "o.db")
+    outbox = Outbox(tmp_path_factory.mktemp("o") / "o.db").open()
     dispatcher = CommandDispatcher("t1", TableKey(KEY_TEXT), book, LinkSide(), outbox, CLOCK)
     try:
         answer = await dispatcher.handle(junk)

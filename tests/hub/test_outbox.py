@@ -21,10 +21,10 @@ def _add(outbox: Outbox, n: int) -> list[str]:
 
 
 def test_sequence_numbers_and_boot_survive_a_restart(tmp_path: Path) -> None:
-    first = Outbox(tmp_path / "o.db")
+    first = Outbox(tmp_path / "o.db").open()
     _add(first, 3)
     first.close()
-    second = Outbox(tmp_path / "o.db")
+    second = Outbox(tmp_path / "o.db").open()
     assert second.boot == 2
     assert second.add_result(lambda seq: ("f" * 32, b"{}"), 0.0) == 4
     assert [r.seq for r in second.pending_results(10)] == [1, 2, 3, 4]
@@ -33,7 +33,7 @@ def test_sequence_numbers_and_boot_survive_a_restart(tmp_path: Path) -> None:
 def test_a_result_leaves_only_when_acked_and_a_resend_request_brings_it_back(
     tmp_path: Path,
 ) -> None:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
     ids = _add(outbox, 4)
     assert outbox.mark_acked(ids[:2], 1.0) == 2
     assert outbox.mark_acked(ids[:2], 2.0) == 0
@@ -43,7 +43,7 @@ def test_a_result_leaves_only_when_acked_and_a_resend_request_brings_it_back(
 
 
 def test_only_the_newest_acked_results_are_kept(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "o.db", keep_acked=2)
+    outbox = Outbox(tmp_path / "o.db", keep_acked=2).open()
     ids = _add(outbox, 5)
     outbox.mark_acked(ids, 1.0)
     assert outbox.reopen(1, None, _same) == Reopened(acked=2, refused=0, oldest=4)
@@ -58,7 +58,7 @@ def _constant(payload: bytes) -> Callable[[int], bytes]:
 
 
 def test_the_feed_drops_oldest_first_and_counts_it(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "o.db", max_feed=10)
+    outbox = Outbox(tmp_path / "o.db", max_feed=10).open()
     for i in range(25):
         outbox.add_feed(FeedKind.EVENT, "e", _constant(b"%d" % i))
     outbox.flush()
@@ -67,7 +67,7 @@ def test_the_feed_drops_oldest_first_and_counts_it(tmp_path: Path) -> None:
 
 
 def test_a_new_status_replaces_the_one_still_waiting(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
     outbox.add_feed(FeedKind.STATUS, "s", lambda seq: b"old", retain=True)
     outbox.add_feed(FeedKind.EVENT, "e", lambda seq: b"move")
     outbox.add_feed(FeedKind.STATUS, "s", lambda seq: b"new", retain=True)
@@ -80,7 +80,7 @@ def test_a_new_status_replaces_the_one_still_waiting(tmp_path: Path) -> None:
 
 
 def test_a_failed_build_leaves_no_trace(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
 
     def broken(seq: int) -> tuple[str, bytes]:
         raise ValueError("referee bug")
@@ -105,7 +105,7 @@ def test_kill_9_while_writing_loses_nothing_that_was_reported_on_disk(tmp_path: 
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     db.close()
-    outbox = Outbox(path)
+    outbox = Outbox(path).open()
     held = [r.seq for r in outbox.pending_results(1_000_000)]
     assert held == list(range(1, len(held) + 1)), "sequence numbers have no hole"
     assert set(reported) <= set(held)
@@ -115,7 +115,7 @@ def test_kill_9_while_writing_loses_nothing_that_was_reported_on_disk(tmp_path: 
 async def test_events_status_and_acks_never_wait_for_the_disk_in_the_event_loop(
     tmp_path: Path,
 ) -> None:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
     commits: list[str] = []
 
     def watch(sql: str) -> None:
@@ -144,8 +144,8 @@ async def test_events_status_and_acks_never_wait_for_the_disk_in_the_event_loop(
 
 
 def test_only_an_outbox_file_made_by_this_run_counts_as_new(tmp_path: Path) -> None:
-    first = Outbox(tmp_path / "outbox.db")
+    first = Outbox(tmp_path / "outbox.db").open()
     first.close()
-    again = Outbox(tmp_path / "outbox.db")
+    again = Outbox(tmp_path / "outbox.db").open()
     again.close()
     assert (first.is_new, again.is_new) == (True, False)

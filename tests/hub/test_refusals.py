@@ -150,14 +150,14 @@ def _result(outbox: Outbox, key: str, version: int = 1) -> tuple[int, str]:
 def test_a_refusal_stays_on_disk_until_someone_asks_and_the_result_goes_out_re_signed(
     tmp_path: Path,
 ) -> None:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
     seq, result_id = _result(outbox, OTHER_KEY_TEXT)
     _result(outbox, KEY_TEXT)
     assert outbox.mark_refused(result_id, "bad signature", 5.0) is not None
     assert outbox.mark_refused(result_id, "bad signature", 6.0) is None, "only once"
     assert [r.seq for r in outbox.pending_results(10)] == [2]
     outbox.close()
-    again = Outbox(tmp_path / "o.db")
+    again = Outbox(tmp_path / "o.db").open()
     assert [(r.seq, r.reason) for r in again.refused] == [(1, "bad signature")]
     key = TableKey(KEY_TEXT)
     reopened = again.reopen(1, None, lambda p: key.resigned(p, ResultMessage), acked=False)

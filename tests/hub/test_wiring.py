@@ -20,10 +20,17 @@ def _config(tmp_path: Path, **mqtt: object) -> TableConfig:
     )
 
 
-async def test_the_link_is_built_from_the_config(tmp_path: Path) -> None:
+def test_the_link_is_built_from_the_config_and_its_outbox_opened_apart(
+    tmp_path: Path,
+) -> None:
     link = build_hub_link(_config(tmp_path), SessionBook())
-    assert link.settings.table == "table-01"
-    assert link.outbox.boot == 1 and link.outbox.keep_acked == 10_000
+    assert link.settings.table == "table-01" and link.outbox.keep_acked == 10_000
+    assert list(tmp_path.iterdir()) == [], "building the link touches no file"
+    link.outbox.open()  # the daemon does it on its disk thread when it starts
+    try:
+        assert link.outbox.boot == 1 and (tmp_path / "outbox.db").exists()
+    finally:
+        link.outbox.close()
 
 
 def test_an_empty_result_key_is_named(tmp_path: Path) -> None:

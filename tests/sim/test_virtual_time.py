@@ -1,11 +1,13 @@
 """The virtual-time loop: idle time is jumped over, timers keep their order, and real work in
-flight (an executor job, a thread declared with hold_while) is never jumped past."""
+flight (an executor job, a job on the daemon's disk thread, a thread declared with hold_while)
+is never jumped past."""
 
 import asyncio
 import hashlib
 import threading
 import time
 
+from controller.disk import DiskWorker
 from controller.sim.virtual_time import LoopClock, VirtualTimeLoop, run_virtual
 
 HOUR = 3600.0
@@ -55,6 +57,28 @@ def test_time_does_not_jump_past_an_executor_job() -> None:
     at_job_end, at_timer = run_virtual(main)
     assert at_job_end < HOUR
     assert at_timer == HOUR
+
+
+def test_time_does_not_jump_past_a_job_on_the_daemons_disk_thread() -> None:
+    """A black box line or an outbox file written on the disk thread takes real time: a timer
+    of the simulated table (a turn clock, a hub timeout) must not fire before it is done."""
+
+    async def main() -> tuple[bool, bool]:
+        disk = DiskWorker.single_thread()
+        try:
+            timer = asyncio.ensure_future(asyncio.sleep(HOUR))
+            await disk.call(_real_work)
+            timer_first = timer.done()
+            await timer
+            posted = disk.post(_real_work)  # a flush nobody awaits (the black box's lines)
+            await asyncio.sleep(HOUR)
+            return timer_first, posted.done()
+        finally:
+            disk.shutdown()
+
+    timer_first, posted_done = run_virtual(main)
+    assert not timer_first, "the timer fired while the awaited disk job ran"
+    assert posted_done, "the timer fired while a posted disk job ran"
 
 
 def test_time_does_not_jump_while_a_hold_says_real_work_is_in_flight() -> None:

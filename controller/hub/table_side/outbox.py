@@ -71,7 +71,9 @@ class Reopened:
 
 
 class Outbox:
-    """One table's outbox file; opening it starts a new boot."""
+    """One table's outbox file. Made without touching the disk; `open` (blocking: the daemon
+    runs it on its disk thread) opens the file, which starts a new boot, and loads what the
+    file holds. Nothing else may be asked of it before."""
 
     def __init__(
         self,
@@ -84,23 +86,46 @@ class Outbox:
         self.path = path
         self.max_feed = max_feed
         self.keep_acked = keep_acked
-        self.file = OutboxFile(path)
-        try:
-            with self.file.transaction():
-                self.boot = self.file.bump("boot")
-                self.is_new = not self.file.has_identity()
-                self.id = self.file.identity(time.time())
-            held = self.file.contents()
-            self._acked_on_disk = self.file.count_acked()
-        except sqlite3.Error as exc:
-            self.file.close()
-            raise RuntimeFailure(f"outbox {path}: {exc}") from exc
-        self.writer = DurableWriter(self.file.transaction, executor=executor)
+        self._file: OutboxFile | None = None
+        self.boot = 0
+        """This start's number (1 for the file's first); known once open."""
+        self.is_new = False
+        """The file did not exist before this start (known once open)."""
+        self.id = ""
+        """The outbox's random id (known once open)."""
+        self._acked_on_disk = 0
+        self.writer = DurableWriter(self._transaction, executor=executor)
         self.writer.after_batch = self._batch_done
         self.on_commit: Callable[[], None] = _nothing
         self._job_failure = ""
         self._pending: dict[int, PendingResult] = {}
         self._order: list[int] = []
+        self._refused: dict[int, RefusedResult] = {}
+        self._seq_of: dict[str, int] = {}
+        self._feed: dict[int, FeedItem] = {}
+        self._status_n: int | None = None
+        self._feed_seq = 0
+        self._dropped = 0
+        self._written_feed = self._committed_feed = 0
+        self._closed = False
+
+    def open(self) -> "Outbox":
+        """Open the file, count a new boot and take what it holds into memory (blocking);
+        returns the outbox. RuntimeFailure names the file and what is wrong with it."""
+        if self._file is not None:
+            raise RuntimeError(f"outbox {self.path} is open already")
+        file = OutboxFile(self.path)
+        try:
+            with file.transaction():
+                self.boot = file.bump("boot")
+                self.is_new = not file.has_identity()
+                self.id = file.identity(time.time())
+            held = file.contents()
+            self._acked_on_disk = file.count_acked()
+        except sqlite3.Error as exc:
+            file.close()
+            raise RuntimeFailure(f"outbox {self.path}: {exc}") from exc
+        self._file = file
         self._refused = {r.seq: r for r in held.refused}
         self._seq_of = {r.id: r.seq for r in held.refused}
         for result in held.pending:
@@ -110,14 +135,25 @@ class Outbox:
         self._feed_seq = max([held.feed_seq, *self._feed])
         self._dropped = held.dropped
         self._written_feed = self._committed_feed = self._feed_seq
-        self._closed = False
+        return self
+
+    @property
+    def file(self) -> OutboxFile:
+        """The open file (RuntimeError before `open`: a mistake of the program)."""
+        if self._file is None:
+            raise RuntimeError(f"outbox {self.path} is not open")
+        return self._file
+
+    def _transaction(self) -> contextlib.AbstractContextManager[None]:
+        return self.file.transaction()
 
     def close(self) -> None:
         """Write what is queued and close the file."""
         if not self._closed:
             self._closed = True
             self.writer.close()
-            self.file.close()
+            if self._file is not None:
+                self._file.close()
 
     async def flushed(self) -> None:
         """Return once everything queued so far is on disk."""

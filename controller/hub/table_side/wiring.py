@@ -29,9 +29,9 @@ def broker_address(config: TableConfig) -> BrokerAddress:
     )
 
 
-def open_outbox(config: TableConfig, executor: Executor | None = None) -> Outbox:
-    """The outbox file of [outbox] (opening it counts a new boot), written on `executor`
-    (the daemon's disk thread; None: a thread of its own)."""
+def outbox_of(config: TableConfig, executor: Executor | None = None) -> Outbox:
+    """The outbox of [outbox], not open yet (`Outbox.open` counts a new boot), written on
+    `executor` (the daemon's disk thread; None: a thread of its own)."""
     box = config.outbox
     return Outbox(
         box.path,
@@ -47,7 +47,8 @@ def build_hub_link(
     clock: Clock | None = None,
     executor: Executor | None = None,
 ) -> HubLink:
-    """A ready-to-run HubLink; UsageError if mqtt.result_key is too short to sign with."""
+    """A HubLink, ready to run once its outbox is open (`link.outbox.open`, on the disk thread);
+    UsageError if mqtt.result_key is too short to sign with. Touches no file."""
     timing = LinkTiming(keepalive_s=config.mqtt.keepalive_s)
     try:
         key = TableKey(config.mqtt.result_key)
@@ -60,4 +61,4 @@ def build_hub_link(
         timing=timing,
     )
     connector = AiomqttConnector(broker_address(config), timing)
-    return HubLink(settings, open_outbox(config, executor), connector, control, clock)
+    return HubLink(settings, outbox_of(config, executor), connector, control, clock)
