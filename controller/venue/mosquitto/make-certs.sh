@@ -1,0 +1,1 @@
+../../../deploy/mosquitto/make-certs.sh
