@@ -381,12 +381,14 @@ class Dashboard:
                   "session": found.session, "hand": str(hand), "reason": why}  # fmt: skip
         return entry_from_form(fields, who, self.clock.wall())
 
-    async def stream(self, request: Request, events: EventStream) -> None:
+    async def stream(self, request: Request, events: EventStream) -> Response | None:
         """Send the view now, then after every batch the recorder commits only the parts of
-        it that changed (each rendered once for all viewers)."""
+        it that changed (each rendered once for all viewers). A view that is not a live view
+        is refused (404) before anything is streamed."""
         view = request.query.get("view", "")[:200]
         if not live_view(view):
-            return
+            said = f"no live view {view[:40]!r}: the live views are {LIVE_VIEWS}\n"
+            return Response(404, said.encode(), "text/plain")
         changed = asyncio.Event()
         self._waiting.add(changed)
         shown: Rendered | None = None
@@ -403,9 +405,12 @@ class Dashboard:
                 if not changed.is_set():
                     await events.comment()
         except (ConnectionError, RuntimeError):
-            return
+            return None
         finally:
             self._waiting.discard(changed)
+
+
+LIVE_VIEWS = "floor, table:ID, standings[:STAGE] and notices"
 
 
 def live_view(view: str) -> bool:

@@ -91,8 +91,8 @@ SCRIPT = """
     for(var id in parts){var el=document.getElementById(id);
       if(el&&!editing(el)){el.outerHTML=parts[id];}}stamp();});
   es.onopen=function(){badge.textContent='live';document.body.classList.remove('hub-down');};
-  es.onerror=function(){badge.textContent='reconnecting\\u2026';
-    document.body.classList.add('hub-down');};
+  es.onerror=function(){document.body.classList.add('hub-down');
+    badge.textContent=es.readyState===2?'not live: reload the page':'reconnecting\\u2026';};
 })();
 """
 
