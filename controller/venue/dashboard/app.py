@@ -33,6 +33,7 @@ from controller.venue.store_view import StoreView
 from controller.venue.tournament.commands import entries_of
 from controller.venue.tournament.definition import Tournament
 from controller.venue.tournament.entries import Entry, describe, encode_entry, entry_from_form
+from controller.venue.tournament.plan import planned_hands
 from controller.venue.tournament.standings import Report, standings
 
 _log = logging.getLogger(__name__)
@@ -40,7 +41,6 @@ COOKIE = "mahjong_operator"
 KEEPALIVE_S = 15.0
 _TABLE_PATH = re.compile(r"^/tables/([a-z0-9][a-z0-9_-]{0,31})(/command)?$")
 _MESSAGE_ID = re.compile(r"^[0-9a-f]{32}$")
-_ROUND = re.compile(r"^r(\d{1,4})\.")
 
 
 class Dashboard:
@@ -89,15 +89,11 @@ class Dashboard:
         return [card(p, self.live, self._planned) for p in self.store.presence()]
 
     def _planned(self, session: str) -> int | None:
-        """Hands a tournament session is to play (None: not a scheduled tournament session)."""
+        """Hands a tournament session is to play, make-up sessions included (None: not a
+        session of the tournament's draws)."""
         if self.tournament is None:
             return None
-        for stage in self.tournament.stages:
-            rest = session.removeprefix(self.tournament.session_prefix(stage.name))
-            match = _ROUND.match(rest) if rest != session else None
-            if match and int(match.group(1)) <= stage.rounds:
-                return stage.hands
-        return None
+        return planned_hands(self.tournament, session, self.live.all_results(), self.entries)
 
     def hub_down(self) -> str:
         """What keeps the recorder from recording, in words ('' : it records)."""
