@@ -22,6 +22,7 @@ from controller.venue.dashboard.app import COOKIE, LIVE_VIEWS, Dashboard
 from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
 from controller.venue.dashboard.http import HttpServer
 from controller.venue.dashboard.options import http_address
+from controller.venue.dashboard.pages import SESSION_ENDED
 from controller.venue.recorder import Recorder
 from controller.venue.store_view import StoreView
 from controller.venue.tournament.definition import Tournament, load_tournament
@@ -176,6 +177,13 @@ async def test_an_operator_starts_and_pauses_a_session(
         bad = await s.send("POST", "/tables/t1/command", {"action": "start", "token": token,
                                                     "players": "ann"}, cookie)  # fmt: skip
         assert bad.status == 400 and "start:" in bad.body
+        # The recorder restarts (sessions live in its memory): the old cookie is refused, and
+        # says why.
+        assert s.dashboard.sessions is not None
+        s.dashboard.sessions = Sessions.fresh({})
+        late = await s.send("POST", "/tables/t1/command", {"action": "resume", "token": token},
+                            cookie)  # fmt: skip
+        assert late.status == 403 and late.body == f"{SESSION_ENDED}\n"
 
 
 async def _open_stream(port: int, view: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
