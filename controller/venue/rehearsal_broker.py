@@ -1,8 +1,9 @@
 """A mosquitto of its own on a free loopback port, for a rehearsal (and the test suite).
 
 `venue_broker` configures one as the venue's deployed broker: the shipped mosquitto.conf and
-ACL (deploy/mosquitto, installed with the package under controller/venue/mosquitto), with
-their paths moved into a work folder, TLS with client certificates on a free loopback port.
+ACL (in the package, beside this module, so that an installed wheel has them; deploy/mosquitto
+links to them), with their paths moved into a work folder, TLS with client certificates on a
+free loopback port.
 `make_certs` makes the CA and certificates with the shipped make-certs.sh (bash, openssl).
 Only mosquitto itself must be installed (Debian: apt install mosquitto).
 """
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 SHIPPED = Path(__file__).resolve().parent / "mosquitto"
-"""The shipped broker configuration, ACL and make-certs.sh (copies of deploy/mosquitto)."""
+"""The shipped broker configuration, ACL and make-certs.sh (deploy/mosquitto links here)."""
 MOSQUITTO_CANDIDATES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")
 
 
