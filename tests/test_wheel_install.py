@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from csv import DictReader
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,44 @@ def test_a_plain_install_is_the_daemon_alone_and_the_hub_names_its_extra(install
         "mahjong-table: error: a PostgreSQL store needs psycopg 3: "
         "pip install 'mahjong-table[venue]'\n"
     )
+
+
+CLUB = """\
+[tournament]
+name = "club"
+ruleset = "zung-jung"
+tables = ["t1"]
+seed = 7
+
+[[stages]]
+name = "final"
+rounds = 1
+hands = 1
+
+[prizes]
+bands = ["1", "2-4"]
+""" + "".join(f'\n[[players]]\nid = "p{n}"\nname = "Player {n}"\n' for n in range(1, 5))
+
+
+@pytest.mark.slow
+@pytest.mark.broker
+@pytest.mark.timeout(300)  # with the module's wheel and venv when it runs first
+def test_the_installed_package_rehearses_a_tournament(installed: Path, tmp_path: Path) -> None:
+    """A venue rehearses from the wheel alone: the shipped broker configuration, ACL and
+    make-certs.sh come with the package (only mosquitto, bash and openssl from the system)."""
+    (tmp_path / "club.toml").write_text(CLUB)
+    command = [str(installed / "mahjong-table"), "hub", "rehearse", "club.toml"]
+    result = subprocess.run(
+        [*command, "--work", "work"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "1 results;" in result.stdout
+    with (tmp_path / "work" / "tournament.csv").open(newline="", encoding="utf-8") as f:
+        order = [row for row in DictReader(f) if row["stage"] == "final order"]
+    assert [row["prize"] for row in order] == ["1", "2-4", "2-4", "2-4"]
+    assert (tmp_path / "work" / "certs" / "t1.crt").exists()  # its own certificate, over TLS

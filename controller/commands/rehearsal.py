@@ -1,13 +1,14 @@
 """`mahjong-table hub rehearse TOURNAMENT.toml`: a whole tournament played by simulated
 tables before the day, through the venue's real parts.
 
-In a work folder it makes a venue CA and certificates (deploy/mosquitto/make-certs.sh), runs
-a mosquitto with the shipped configuration and ACLs, a recorder with the hub's certificate
+In a work folder it makes a venue CA and certificates (the shipped make-certs.sh), runs a
+mosquitto with the shipped configuration and ACLs, a recorder with the hub's certificate
 (recording to SQLite, or to PostgreSQL with --db postgresql://...), and one `simulate` per
 table with its own certificate and key, idle until the hub starts its sessions. Then, stage
 by stage and round by round, it draws the round, sends each table its start command, and
 waits until every hand of the round is recorded; the standings decide each cut. It ends with
-the standings and the CSV export. A source checkout is needed (deploy/ and mosquitto).
+the standings and the CSV export. It runs from the installed package; it needs mosquitto,
+bash and openssl.
 """
 
 import argparse
@@ -15,7 +16,6 @@ import asyncio
 import contextlib
 import functools
 import secrets
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -31,6 +31,13 @@ from controller.venue.async_store import AsyncStore
 from controller.venue.export import decoded
 from controller.venue.keyring import KeyRing
 from controller.venue.recorder import Recorder, RecorderSettings
+from controller.venue.rehearsal_broker import (
+    BrokerFailed,
+    CertificatesFailed,
+    MosquittoMissing,
+    make_certs,
+    venue_broker,
+)
 from controller.venue.store import ResultStore, open_store
 from controller.venue.tournament.commands import (
     entries_of,
@@ -43,8 +50,6 @@ from controller.venue.tournament.commands import (
 from controller.venue.tournament.definition import Tournament, load_tournament
 from controller.venue.tournament.standings import FINAL_ORDER, Report
 
-ROOT = Path(__file__).resolve().parents[2]
-DEPLOY = ROOT / "deploy" / "mosquitto"
 ROUND_LIMIT_S = 600.0
 """The longest one round may take before the rehearsal gives up (it names the tables)."""
 
@@ -66,22 +71,24 @@ class Venue:
 
 
 def _certs(certs: Path, tables: list[str]) -> None:
-    if not (DEPLOY / "make-certs.sh").exists():
-        raise UsageError("hub rehearse needs a source checkout (deploy/mosquitto is missing)")
     for args in (["ca"], ["broker", "127.0.0.1", "localhost"], ["table", *tables], ["hub"]):
-        done = subprocess.run(
-            [str(DEPLOY / "make-certs.sh"), str(certs), *args], capture_output=True, text=True
-        )
-        if done.returncode:
-            raise RuntimeFailure(f"make-certs.sh {args[0]}: {done.stderr.strip()}")
+        try:
+            make_certs(certs, *args)
+        except CertificatesFailed as e:
+            raise RuntimeFailure(str(e)) from None
 
 
 @contextlib.contextmanager
 def _broker(work: Path, certs: Path) -> Iterator[Venue]:
-    from devsupport.mosquitto import venue_broker  # a rehearsal tool: only a checkout has it
-
-    broker = venue_broker(work / "broker", certs, DEPLOY)
-    broker.start()
+    try:
+        broker = venue_broker(work / "broker", certs)
+    except MosquittoMissing as e:
+        raise UsageError(f"hub rehearse needs mosquitto: {e}") from None
+    try:
+        broker.start()
+    except BrokerFailed as e:
+        broker.kill()
+        raise RuntimeFailure(str(e)) from None
     try:
         yield Venue(f"mqtts://127.0.0.1:{broker.port}", certs)
     finally:
@@ -137,7 +144,7 @@ async def _tables(
                 "60",
                 stdout=log,
                 stderr=log,
-                cwd=ROOT,
+                cwd=work,
             )
         )
     try:
@@ -253,7 +260,8 @@ def _run_rehearse(args: argparse.Namespace) -> int:
     from controller.venue import export
 
     t = load_tournament(args.tournament)
-    work = args.work or Path(tempfile.mkdtemp(prefix="mahjong-rehearsal-"))
+    # Absolute: the simulated tables run in it and are given paths into it.
+    work = (args.work or Path(tempfile.mkdtemp(prefix="mahjong-rehearsal-"))).absolute()
     work.mkdir(parents=True, exist_ok=True)
     db = args.db or str(work / "rehearsal.sqlite3")
     report = asyncio.run(rehearse(t, args.tables or len(t.tournament.tables), db, work))
@@ -286,7 +294,7 @@ def register(actions: Any) -> None:
         description="Make a venue CA and certificates, run mosquitto with the shipped ACLs, "
         "a recorder and one simulated table per table (each with its own certificate), draw "
         "and start every round, cut, and end with the standings and the CSV export "
-        "(needs a source checkout with mosquitto installed).",
+        "(needs mosquitto installed).",
     )
     re_.add_argument("tournament", type=Path, help="tournament definition file (TOML)")
     re_.add_argument("--tables", type=int, help="simulated tables (default: all the file names)")

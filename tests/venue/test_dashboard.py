@@ -18,10 +18,11 @@ import pytest
 from controller.cli import main
 from controller.clock import Clock
 from controller.errors import ConfigError, UsageError
-from controller.venue.dashboard.app import COOKIE, Dashboard
+from controller.venue.dashboard.app import COOKIE, LIVE_VIEWS, Dashboard
 from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
 from controller.venue.dashboard.http import HttpServer
 from controller.venue.dashboard.options import http_address
+from controller.venue.dashboard.pages import SESSION_ENDED
 from controller.venue.recorder import Recorder
 from controller.venue.store_view import StoreView
 from controller.venue.tournament.definition import Tournament, load_tournament
@@ -176,6 +177,13 @@ async def test_an_operator_starts_and_pauses_a_session(
         bad = await s.send("POST", "/tables/t1/command", {"action": "start", "token": token,
                                                     "players": "ann"}, cookie)  # fmt: skip
         assert bad.status == 400 and "start:" in bad.body
+        # The recorder restarts (sessions live in its memory): the old cookie is refused, and
+        # says why.
+        assert s.dashboard.sessions is not None
+        s.dashboard.sessions = Sessions.fresh({})
+        late = await s.send("POST", "/tables/t1/command", {"action": "resume", "token": token},
+                            cookie)  # fmt: skip
+        assert late.status == 403 and late.body == f"{SESSION_ENDED}\n"
 
 
 async def _open_stream(port: int, view: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -230,9 +238,18 @@ async def test_the_login_page_is_not_a_live_view(
     async with site(broker, tmp_path, _users(tmp_path, monkeypatch)) as s:
         page = await s.get("/login")
         assert "name=password" in page.body and "data-view" not in page.body
-        reader, writer = await _open_stream(s.server.port, "login")
-        assert await asyncio.wait_for(reader.read(), 10) == b""  # closed, no floor streamed
-        writer.close()
+        # Refused with a status, so that a browser's EventSource gives up instead of
+        # reconnecting to an empty stream for ever.
+        for view in ("login", "table", "floor:x", "nonsense"):
+            reader, writer = await asyncio.open_connection("127.0.0.1", s.server.port)
+            writer.write(f"GET /events?view={view} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+            assert answer.startswith(b"HTTP/1.1 404 Not Found\r\n"), answer
+            said = f"no live view {view!r}: the live views are {LIVE_VIEWS}\n"
+            assert answer.endswith(said.encode())
+        assert LIVE_VIEWS == "floor, table:ID, standings[:STAGE] and notices"
+        assert s.server.counters.refused == 4 and s.server.counters.streams == 0
 
 
 async def test_the_standings_page_ranks_the_recorded_hands(broker: Broker, tmp_path: Path) -> None:

@@ -15,12 +15,15 @@ from controller.hub.contract.result import Incident
 from controller.hub.contract.table_events import TableStatus
 from controller.venue.dashboard.pages import CSS
 from controller.venue.dashboard.pattern_names import shown
+from controller.venue.export import decoded
+from controller.venue.store import open_store
+from controller.venue.tournament.commands import report_of, round_starts
 from controller.venue.tournament.definition import load_tournament
 from devsupport.mosquitto import Broker
 from tests.hub.factories import START, hand_result
 from tests.hub.helpers import eventually
 from tests.venue.test_operator_browser import Floor, playing_floor
-from tests.venue.test_tournament import DEFINITION
+from tests.venue.test_tournament import DEFINITION, _play
 
 pytestmark = [pytest.mark.broker]
 PLAYERS = ("p01", "p02", "p03", "p04")
@@ -49,7 +52,8 @@ async def _status(floor: Floor, table: str, status: TableStatus, state: str) -> 
     for _ in range(50):
         version = floor.dashboard.views.version
         page = await _get(floor, "/")
-        if f'class="card {state}"' in _card(page, table):
+        shown = f'id="table-{table}"' in page  # a table known only by its status: once heard
+        if shown and f'class="card {state}"' in _card(page, table):
             return _card(page, table)
         await eventually(lambda v=version: floor.dashboard.views.version > v, "a recorder batch")  # type: ignore[misc]
     raise AssertionError(f"{table} never showed {state}")
@@ -101,3 +105,20 @@ def test_pattern_names_show_the_english_beside_the_chinese_and_fonts_fall_back()
     assert shown("清一色") == "清一色 (Pure One-Suit)"
     assert shown("All Chows") == "All Chows"
     assert '"Noto Sans CJK SC"' in CSS and '"Microsoft YaHei"' in CSS and "sans-serif" in CSS
+
+
+async def test_a_make_up_session_shows_hand_n_of_m(broker: Broker, tmp_path: Path) -> None:
+    definition = tmp_path / "cup.toml"
+    definition.write_text(DEFINITION)
+    t = load_tournament(definition)
+    store = open_store(str(tmp_path / "hub.db"))  # what the recorder will find at start
+    _play(t, store, "qualifying", 1, forfeit_at="t1")  # three players are left a hand short
+    _play(t, store, "qualifying", 2)
+    played = [m.result for _, m in decoded(store.results())]
+    (start,) = round_starts(t, report_of(t, store), "qualifying", 3, played)
+    store.close()
+    assert start.hands == 1
+    async with playing_floor(broker, tmp_path, t) as floor:
+        playing = TableStatus(state="playing", session=start.session, hand=1,
+                              players=start.players)  # fmt: skip
+        assert "hand 1 of 1" in await _status(floor, "t1", playing, "playing")

@@ -15,6 +15,7 @@ from controller.venue.store import ResultStore, open_store
 from controller.venue.tournament.commands import entries_of, report_of, round_starts
 from controller.venue.tournament.definition import load_tournament
 from controller.venue.tournament.entries import Entry, encode_entry
+from controller.venue.tournament.plan import planned_hands
 from tests.venue.test_tournament import DEFINITION, _play, _record, _session
 
 
@@ -64,4 +65,25 @@ def test_q5_an_override_ranks_a_player_and_keeps_them_out_of_make_up(tmp_path: P
     assert p08.rank is not None and p08.override == "went to hospital"
     (start,) = round_starts(t, report, "qualifying", 3, _played(store))
     assert "p08" not in start.players and {"p07", "p11"} <= set(start.players)
+    store.close()
+
+
+def test_a_make_up_session_is_planned_with_the_hands_it_was_drawn_with(tmp_path: Path) -> None:
+    """The floor's "hand N of M": a scheduled session plays the stage's hands; a make-up
+    session the hands its round was drawn with, also once its own hands are recorded."""
+    path = tmp_path / "cup.toml"
+    path.write_text(DEFINITION)
+    t = load_tournament(path)
+    store = open_store(str(tmp_path / "hub.sqlite3"))
+    _play(t, store, "qualifying", 1, forfeit_at="t1")
+    _play(t, store, "qualifying", 2)
+    (start,) = round_starts(t, report_of(t, store), "qualifying", 3, _played(store))
+    assert planned_hands(t, start.session, _played(store), entries_of(store)) == start.hands == 1
+    _record(store, _session(start.players, start.session)[:1])
+    assert planned_hands(t, start.session, _played(store), entries_of(store)) == 1
+    assert planned_hands(t, "cup.qualifying.r2.t4", _played(store), []) == 2
+    assert planned_hands(t, "cup.final.r1.t1", _played(store), []) == 2
+    # Nobody needs hands after round 3: a round 4 was never drawn, so it has no plan.
+    assert planned_hands(t, "cup.qualifying.r4.t1", _played(store), []) is None
+    assert planned_hands(t, "friendly.r1.t1", _played(store), []) is None
     store.close()

@@ -179,3 +179,36 @@ async def test_an_operator_logs_in_starts_a_table_and_enters_a_forfeit_and_a_cor
             in audit
         )
         assert "p01: forfeit (left_hand) of hand 5 of cup.qualifying.r1.t1" in audit
+
+
+async def test_an_operator_whose_session_ended_is_told_to_log_in_again(
+    broker: Broker, browser: webdriver.Chrome, tmp_path: Path
+) -> None:
+    async with playing_floor(broker, tmp_path) as floor:
+
+        def play(hand: int) -> None:
+            for n, table in enumerate(TABLES):
+                players = tuple(f"p{4 * n + k:02d}" for k in range(1, 5))
+                floor.links[table].record_result(hand_result(hand, f"s.{table}", players))
+
+        await log_in(browser, floor, play)
+        await asyncio.to_thread(browser.get, floor.url("/tables/t1"))
+        await shows(browser, lambda d: "log out" in d.find_element(By.TAG_NAME, "header").text,
+                    "the logged-in header on the table page")  # fmt: skip
+        # The recorder restarts: the operators' sessions (kept in its memory) are gone.
+        floor.dashboard.sessions = Sessions.fresh({"referee": hash_password(PASSWORD)})
+        play(2)
+        ended = "your operator session ended (the recorder restarted or it expired): log in again"
+        await shows(browser, lambda d: d.find_element(By.TAG_NAME, "header").text.endswith(
+                    f"Notices\n{ended}\nlive"), "the header logged out, saying why")  # fmt: skip
+        buttons = await asyncio.to_thread(browser.find_elements, By.CSS_SELECTOR, "form button")
+        assert buttons and not any(
+            await asyncio.to_thread(lambda: [b.is_enabled() for b in buttons])
+        )
+        # A page loaded with the old cookie says so once, then forgets the cookie.
+        await asyncio.to_thread(browser.get, floor.url("/"))
+        header = await asyncio.to_thread(lambda: browser.find_element(By.TAG_NAME, "header").text)
+        assert ended in header and "log out" not in header
+        await asyncio.to_thread(browser.get, floor.url("/"))
+        header = await asyncio.to_thread(lambda: browser.find_element(By.TAG_NAME, "header").text)
+        assert "operator log in" in header and ended not in header

@@ -33,14 +33,15 @@ from controller.venue.store_view import StoreView
 from controller.venue.tournament.commands import entries_of
 from controller.venue.tournament.definition import Tournament
 from controller.venue.tournament.entries import Entry, describe, encode_entry, entry_from_form
+from controller.venue.tournament.plan import planned_hands
 from controller.venue.tournament.standings import Report, standings
 
 _log = logging.getLogger(__name__)
 COOKIE = "mahjong_operator"
+_COOKIE_FLAGS = "Path=/; HttpOnly; SameSite=Strict"
 KEEPALIVE_S = 15.0
 _TABLE_PATH = re.compile(r"^/tables/([a-z0-9][a-z0-9_-]{0,31})(/command)?$")
 _MESSAGE_ID = re.compile(r"^[0-9a-f]{32}$")
-_ROUND = re.compile(r"^r(\d{1,4})\.")
 
 
 class Dashboard:
@@ -89,15 +90,11 @@ class Dashboard:
         return [card(p, self.live, self._planned) for p in self.store.presence()]
 
     def _planned(self, session: str) -> int | None:
-        """Hands a tournament session is to play (None: not a scheduled tournament session)."""
+        """Hands a tournament session is to play, make-up sessions included (None: not a
+        session of the tournament's draws)."""
         if self.tournament is None:
             return None
-        for stage in self.tournament.stages:
-            rest = session.removeprefix(self.tournament.session_prefix(stage.name))
-            match = _ROUND.match(rest) if rest != session else None
-            if match and int(match.group(1)) <= stage.rounds:
-                return stage.hands
-        return None
+        return planned_hands(self.tournament, session, self.live.all_results(), self.entries)
 
     def hub_down(self) -> str:
         """What keeps the recorder from recording, in words ('' : it records)."""
@@ -231,7 +228,19 @@ class Dashboard:
         self._fresh()
         inner = self.views.get(view).whole()
         token = self._token(request) if who else ""
-        return Response(body=pages.page(title, view, inner, who, forms, token=token).encode())
+        ended = self._ended(request)
+        body = pages.page(title, view, inner, who, forms, token=token, ended=ended)
+        # Said once: the cookie of the ended session is dropped.
+        headers = {"Set-Cookie": f"{COOKIE}=; {_COOKIE_FLAGS}; Max-Age=0"} if ended else {}
+        return Response(body=body.encode(), headers=headers)
+
+    def _ended(self, request: Request) -> bool:
+        """The browser holds an operator session cookie the recorder no longer knows (it
+        restarted, or the session expired)."""
+        cookie = request.cookies.get(COOKIE)
+        if self.sessions is None or not cookie:
+            return False
+        return self.sessions.token(cookie, self.clock.wall()) is None
 
     def _token(self, request: Request) -> str:
         """The form token of the request's operator session ('' : not logged in)."""
@@ -258,14 +267,15 @@ class Dashboard:
             return Response(404, b"not found\n", "text/plain")
         cookie = request.cookies.get(COOKIE, "")
         if who is None or self.sessions is None:
-            return Response(403, b"log in as an operator first\n", "text/plain")
+            said = pages.SESSION_ENDED if self._ended(request) else "log in as an operator first"
+            return Response(403, f"{said}\n".encode(), "text/plain")
         token = self.sessions.token(cookie, self.clock.wall())
         if token is None or not hmac.compare_digest(request.form.get("token", ""), token):
             return Response(403, b"this form is stale: reload the page\n", "text/plain")
         if logout:
             self.sessions.logout(cookie)
             _log.info("dashboard: operator %s logged out (from %s)", who, request.client)
-            return _redirect("/", f"{COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
+            return _redirect("/", f"{COOKIE}=; {_COOKIE_FLAGS}; Max-Age=0")
         if entry:
             return await self._enter(request.form, who)
         assert match is not None
@@ -309,7 +319,7 @@ class Dashboard:
         if token is None:
             cookie = self.sessions.begin(now)
             token = self.sessions.token(cookie, now) or ""
-            headers["Set-Cookie"] = f"{COOKIE}={cookie}; Path=/; HttpOnly; SameSite=Strict"
+            headers["Set-Cookie"] = f"{COOKIE}={cookie}; {_COOKIE_FLAGS}"
         body = pages.page("Log in", None, pages.login(error, token), None)
         return Response(status, body.encode(), headers=headers)
 
@@ -328,9 +338,7 @@ class Dashboard:
         match result.outcome:
             case Outcome.IN:
                 _log.info("dashboard: operator %s logged in from %s", form["name"], request.client)
-                return _redirect(
-                    "/", f"{COOKIE}={result.cookie}; Path=/; HttpOnly; SameSite=Strict"
-                )
+                return _redirect("/", f"{COOKIE}={result.cookie}; {_COOKIE_FLAGS}")
             case Outcome.WRONG:
                 return self._login_form(request, "Wrong name or password.", 403)
             case Outcome.TOO_EARLY:
@@ -381,18 +389,25 @@ class Dashboard:
                   "session": found.session, "hand": str(hand), "reason": why}  # fmt: skip
         return entry_from_form(fields, who, self.clock.wall())
 
-    async def stream(self, request: Request, events: EventStream) -> None:
+    async def stream(self, request: Request, events: EventStream) -> Response | None:
         """Send the view now, then after every batch the recorder commits only the parts of
-        it that changed (each rendered once for all viewers)."""
+        it that changed (each rendered once for all viewers). A view that is not a live view
+        is refused (404) before anything is streamed. A page shown to an operator (`operator`)
+        whose session ends (the recorder restarted, or it expired) is told so, once."""
         view = request.query.get("view", "")[:200]
         if not live_view(view):
-            return
+            said = f"no live view {view[:40]!r}: the live views are {LIVE_VIEWS}\n"
+            return Response(404, said.encode(), "text/plain")
+        operator = request.query.get("operator", "")[:64]
         changed = asyncio.Event()
         self._waiting.add(changed)
         shown: Rendered | None = None
         try:
             while True:
                 changed.clear()
+                if operator and self._who(request) != operator:
+                    await events.send("account", pages.account(None, ended=True))
+                    operator = ""
                 shown, event = self.views.since(view, shown)
                 if event is not None:
                     await events.send(*event)
@@ -403,9 +418,12 @@ class Dashboard:
                 if not changed.is_set():
                     await events.comment()
         except (ConnectionError, RuntimeError):
-            return
+            return None
         finally:
             self._waiting.discard(changed)
+
+
+LIVE_VIEWS = "floor, table:ID, standings[:STAGE] and notices"
 
 
 def live_view(view: str) -> bool:

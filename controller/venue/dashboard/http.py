@@ -67,25 +67,36 @@ class Response:
 
 
 class EventStream:
-    """An open server-sent event stream to one browser."""
+    """A server-sent event stream to one browser, opened (its 200 head sent) by the first
+    event or comment."""
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self.opened = False
+
+    def _open(self) -> None:
+        if not self.opened:
+            self.opened = True
+            self._writer.write(_head(200, "text/event-stream", {"Cache-Control": "no-store"}))
 
     async def send(self, event: str, data: str) -> None:
         """One event; raises ConnectionError once the browser is gone."""
+        self._open()
         lines = "".join(f"data: {line}\n" for line in data.split("\n"))
         self._writer.write(f"event: {event}\n{lines}\n".encode())
         await self._writer.drain()
 
     async def comment(self) -> None:
         """A keep-alive line the browser ignores."""
+        self._open()
         self._writer.write(b": alive\n\n")
         await self._writer.drain()
 
 
 Handler = Callable[[Request], Awaitable[Response]]
-StreamHandler = Callable[[Request, EventStream], Awaitable[None]]
+StreamHandler = Callable[[Request, EventStream], Awaitable[Response | None]]
+"""Serves one event stream until the browser goes; a Response returned before the first
+event refuses the stream (a browser's EventSource stops on a status other than 200)."""
 
 
 @dataclass
@@ -126,9 +137,7 @@ class HttpServer:
             except TimeoutError:
                 raise BadRequest(408, "the request did not arrive in time") from None
             if request.path in self.stream_paths and request.method == "GET":
-                self.counters.streams += 1
-                writer.write(_head(200, "text/event-stream", {"Cache-Control": "no-store"}))
-                await self.stream(request, EventStream(writer))
+                await self._stream(request, writer)
                 return
             response = await self.handle(request)
             self.counters.served += 1
@@ -146,6 +155,17 @@ class HttpServer:
             writer.close()
             with contextlib.suppress(ConnectionError, ssl.SSLError):
                 await writer.wait_closed()
+
+    async def _stream(self, request: Request, writer: asyncio.StreamWriter) -> None:
+        events = EventStream(writer)
+        refused = await self.stream(request, events)
+        if refused is None or events.opened:
+            self.counters.streams += 1
+            return
+        self.counters.refused += 1
+        _log.warning("dashboard refused an event stream: %s", refused.body.decode().strip())
+        _write(writer, refused)
+        await writer.drain()
 
 
 async def read_request(reader: asyncio.StreamReader) -> Request:

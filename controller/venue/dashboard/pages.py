@@ -33,6 +33,8 @@ header{background:#1d4d3a;color:#fff;padding:.5em 1em;display:flex;gap:1.2em;ali
 flex-wrap:wrap}
 header a{color:#fff;text-decoration:none;font-weight:600}
 header .live{margin-left:auto;font-size:.85em;opacity:.85}
+#account{display:contents}#account .ended{background:#fff4d6;color:#6b4b00;padding:0 .4em;
+border-radius:.3em}
 main{padding:.6em}
 .banner{background:#c0392b;color:#fff;padding:.5em 1em;font-weight:600;display:none}
 .banner.on,body.hub-down #conn-lost{display:block}
@@ -85,20 +87,43 @@ SCRIPT = """
   function editing(el){var a=document.activeElement;return a&&a!==document.body&&a!==el&&
     el.contains(a)&&/^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName);}
   function stamp(){tick();document.body.dataset.updated=String(Date.now());}
-  var es=new EventSource('/events?view='+encodeURIComponent(live.dataset.view));
+  var account=document.getElementById('account'),who=account&&account.dataset.operator;
+  var es=new EventSource('/events?view='+encodeURIComponent(live.dataset.view)+
+    (who?'&operator='+encodeURIComponent(who):''));
   es.addEventListener('view',function(e){if(!editing(live)){live.innerHTML=e.data;stamp();}});
   es.addEventListener('parts',function(e){var parts=JSON.parse(e.data);
     for(var id in parts){var el=document.getElementById(id);
       if(el&&!editing(el)){el.outerHTML=parts[id];}}stamp();});
+  es.addEventListener('account',function(e){var a=document.getElementById('account');
+    if(a){a.outerHTML=e.data;}
+    document.querySelectorAll('form button').forEach(function(b){b.disabled=true;});});
   es.onopen=function(){badge.textContent='live';document.body.classList.remove('hub-down');};
-  es.onerror=function(){badge.textContent='reconnecting\\u2026';
-    document.body.classList.add('hub-down');};
+  es.onerror=function(){document.body.classList.add('hub-down');
+    badge.textContent=es.readyState===2?'not live: reload the page':'reconnecting\\u2026';};
 })();
 """
 
 
 def _e(value: object) -> str:
     return escape(str(value), quote=True)
+
+
+SESSION_ENDED = "your operator session ended (the recorder restarted or it expired): log in again"
+
+
+def account(who: str | None, token: str = "", ended: bool = False) -> str:
+    """The header's operator part: who is logged in with the log out button; or the log in
+    link, saying so when the browser's session ended (the recorder keeps sessions in memory,
+    so a restart ends them)."""
+    if who:
+        return (
+            f'<span id=account data-operator="{_e(who)}"><span>{_e(who)}</span>'
+            '<form method="post" action="/logout" style="margin:0"><input type=hidden '
+            f'name=token value="{_e(token)}"><button>log out</button></form></span>'
+        )
+    if ended:
+        return f'<span id=account><a href="/login" class=ended>{SESSION_ENDED}</a></span>'
+    return '<span id=account><a href="/login">operator log in</a></span>'
 
 
 def page(
@@ -109,17 +134,12 @@ def page(
     forms: str = "",
     kiosk: bool = False,
     token: str = "",
+    ended: bool = False,
 ) -> str:
     """A whole page: its live part (`view`, kept up to date by the event stream; None: a page
     that does not change, like the login form) and the forms after it, which live updates
-    never touch (`token`: the operator's form token)."""
-    account = '<a href="/login">operator log in</a>'
-    if who:
-        account = (
-            f'<span>{_e(who)}</span><form method="post" action="/logout" '
-            f'style="margin:0"><input type=hidden name=token value="{_e(token)}">'
-            "<button>log out</button></form>"
-        )
+    never touch (`token`: the operator's form token; `ended`: the browser's operator session
+    is no longer known, see `account`)."""
     live = f' data-view="{_e(view)}"' if view else ""
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
@@ -130,7 +150,8 @@ def page(
             "<header><span class=live id=conn>connecting</span></header>"
             if kiosk
             else '<header><a href="/">Floor</a><a href="/standings">Standings</a>'
-            f'<a href="/notices">Notices</a>{account}<span class=live id=conn>connecting</span>'
+            f'<a href="/notices">Notices</a>{account(who, token, ended)}'
+            "<span class=live id=conn>connecting</span>"
             "</header>"
         )
         + "<div class=banner id=conn-lost>The connection to the hub is lost: what this "
