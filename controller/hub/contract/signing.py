@@ -72,7 +72,9 @@ class TableKey:
         return hmac.compare_digest(mine, self._digest(fields))
 
     def _digest(self, fields: dict[str, Any]) -> str:
-        unsigned = {k: v for k, v in fields.items() if k not in _SIGNATURES}
+        unsigned = dict(fields)
+        for name in _SIGNATURES:
+            unsigned.pop(name, None)
         canonical = msgspec.json.encode(unsigned, order="sorted")
         return hmac.new(self._secret, canonical, hashlib.sha256).hexdigest()
 
