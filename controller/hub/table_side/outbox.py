@@ -101,6 +101,10 @@ class Outbox:
         self._job_failure = ""
         self._pending: dict[int, PendingResult] = {}
         self._order: list[int] = []
+        self._newest = 0
+        self.backfills = 0
+        """Results held again below the newest ever held (put back by a resend request, or
+        stored out of turn): a sender that keeps track of how far it has sent looks again."""
         self._refused = {r.seq: r for r in held.refused}
         self._seq_of = {r.id: r.seq for r in held.refused}
         for result in held.pending:
@@ -183,6 +187,8 @@ class Outbox:
     def _hold(self, result: PendingResult) -> PendingResult:
         if result.seq not in self._pending:
             bisect.insort(self._order, result.seq)
+            self.backfills += result.seq <= self._newest
+            self._newest = max(self._newest, result.seq)
         self._pending[result.seq] = result
         self._seq_of[result.id] = result.seq
         return result
@@ -197,6 +203,15 @@ class Outbox:
         """Results to send (not acknowledged, not refused), in sequence order."""
         start = bisect.bisect_right(self._order, after_seq)
         return [self._pending[seq] for seq in self._order[start : start + limit]]
+
+    def pending_through(self, seq: int) -> int:
+        """How many results to send have a sequence number up to `seq`."""
+        return bisect.bisect_right(self._order, seq)
+
+    def pending_result(self, result_id: str) -> PendingResult | None:
+        """The result with this id if it is still to be sent (not acknowledged, not refused)."""
+        seq = self._seq_of.get(result_id)
+        return None if seq is None else self._pending.get(seq)
 
     def pending_count(self) -> int:
         """How many results wait to be sent or acknowledged (refused ones not counted)."""
