@@ -142,7 +142,8 @@ class HubLink:
         again = reopened.refused
         if again:
             _log.warning("sending %d results the hub refused before once more (re-signed)", again)
-        resigned = await self.outbox.resign_pending_async(self.messages.resign)
+        signer = self.settings.key.fingerprint()
+        resigned = await self.outbox.resign_pending_async(self.messages.resign, signer)
         if resigned:
             _log.warning("%d waiting results were signed with another key: signed anew", resigned)
 

@@ -41,6 +41,8 @@ __all__ = [
     "Reopened",
 ]
 T = TypeVar("T")
+SIGNER = "signer"
+"""The fingerprint of the key every waiting result is signed with, noted in the file."""
 
 
 class OutboxCannotStore(RuntimeFailure):
@@ -274,15 +276,18 @@ class Outbox:
         with self.file.transaction():
             again = self.file.reopen_acked(since, until) if acked else []
             retried = self.file.retry_refused(since, until, resign)
+            if again:  # signed with the key of their day: the next start looks at them all
+                self.file.put(SIGNER, 0)
         self._acked_on_disk -= len(again)
         return again, retried, self.file.oldest_seq()
 
-    async def resign_pending_async(self, resign: Callable[[bytes], bytes]) -> int:
+    async def resign_pending_async(self, resign: Callable[[bytes], bytes], signer: int) -> int:
         """Sign every pending result again with `resign` (those already signed so stay as
-        they are); returns how many changed, once they are on disk. The signing and the
-        writing run on the writer's thread."""
+        they are) unless the file says they all are (`signer`, the fingerprint of the key
+        `resign` signs with, is the one noted after the last time); returns how many changed,
+        once they are on disk. The signing and the writing run on the writer's thread."""
         pending = list(self._pending.values())
-        job = self._guarded(partial(_resign, self.file, pending, resign))
+        job = self._guarded(partial(_resign, self.file, pending, resign, signer))
         return self._resigned(await self.writer.call(job))
 
     def _resigned(self, changed: list[tuple[int, bytes]]) -> int:
@@ -392,11 +397,16 @@ def _nothing() -> None:
 
 
 def _resign(
-    file: OutboxFile, pending: list[PendingResult], resign: Callable[[bytes], bytes]
+    file: OutboxFile, pending: list[PendingResult], resign: Callable[[bytes], bytes], signer: int
 ) -> list[tuple[int, bytes]]:
-    """Sign the pending results again and store those whose signature changed."""
+    """Sign the pending results again and store those whose signature changed, unless they
+    are all signed by `signer` already; note `signer` (every result stored from now on is
+    signed with its key)."""
+    if file.get(SIGNER) == signer:
+        return []
     changed = [(r.seq, fresh) for r in pending if (fresh := resign(r.payload)) != r.payload]
     with file.transaction():
         for seq, payload in changed:
             file.replace_payload(seq, payload)
+        file.put(SIGNER, signer)
     return changed
