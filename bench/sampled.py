@@ -7,6 +7,10 @@ A sampler, not a tracer: the code runs at full speed (one thread wakes 1000 time
 time spent waiting (select, fsync, locks) shows as plainly as time spent computing. Per thread:
 the share of samples in each function itself ("self") and in it or what it called ("total").
 bench/hub_bench.py --profile uses it on the recorder's process.
+
+It says where each thread waits, not what costs CPU: the sampler runs only when it gets the
+GIL, so its samples land where the other threads let go of it (select, SQLite calls, fsync)
+and pure-Python work is under-counted. For CPU by function, cProfile the code in one process.
 """
 
 import collections
