@@ -3,7 +3,7 @@ and how long the outbox's disk writes hold up the table's event loop.
 
     .venv/bin/python bench/hub_bench.py [--results 1000] [--rounds 3] [--tables 50]
                                         [--per-table 100] [--events 2000] [--rate 200]
-                                        [--only stalls|delivery]
+                                        [--only stalls|delivery] [--profile DIR]
 
 1. One table: --results signed results wait in a table's outbox; the link sends them and the
    recorder (`mahjong-table hub`, its own process) verifies, records and acks each. Baseline
