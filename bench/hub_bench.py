@@ -3,7 +3,7 @@ and how long the outbox's disk writes hold up the table's event loop.
 
     .venv/bin/python bench/hub_bench.py [--results 1000] [--rounds 3] [--tables 50]
                                         [--per-table 100] [--events 2000] [--rate 200]
-                                        [--only stalls|delivery]
+                                        [--only stalls|delivery] [--profile DIR]
 
 1. One table: --results signed results wait in a table's outbox; the link sends them and the
    recorder (`mahjong-table hub`, its own process) verifies, records and acks each. Baseline
@@ -172,6 +172,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+PROFILE: list[Path] = []
+"""Where the recorder's wall-time samples go (--profile), one file per run; empty: no sampling."""
+
+
 async def venue(
     broker: Broker, work: Path, tables: int, per_table: int
 ) -> tuple[float, float, list[bytes]]:
@@ -184,9 +188,13 @@ async def venue(
     keys.chmod(0o600)
     db = work / "hub.db"
     log = (work / "hub.log").open("wb")
+    sampled = []
+    if PROFILE:  # the recorder's wall time, sampled
+        sampled = [str(ROOT / "bench" / "sampled.py"), str(PROFILE[0] / f"{work.name}.txt")]
     hub = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "controller", "hub", "--mqtt", broker.url, "--db", str(db),
-        "--keys", str(keys), stdout=log, stderr=log, cwd=ROOT,
+        sys.executable, *sampled, "-m", "controller", "hub",
+        "--mqtt", broker.url, "--db", str(db), "--keys", str(keys), stdout=log, stderr=log,
+        cwd=ROOT,
     )  # fmt: skip
     try:
         links = [make_link(broker.url, work / f"{n}.db", n, TIMING) for n in names]
@@ -282,8 +290,16 @@ if __name__ == "__main__":
     parser.add_argument(
         "--dir", help="where the files go (the disk being measured; default: the temp dir)"
     )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="sample the recorder's threads each ms (bench/sampled.py), one report per run in DIR",
+    )
     parser.add_argument("--acker", nargs=2, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.profile:
+        PROFILE.append(Path(arguments.profile).resolve())
+        PROFILE[0].mkdir(parents=True, exist_ok=True)
     if arguments.acker:
         asyncio.run(acker(arguments.acker[0], int(arguments.acker[1])))
     else:

@@ -168,3 +168,34 @@ def test_a_refusal_stays_on_disk_until_someone_asks_and_the_result_goes_out_re_s
     with sqlite3.connect(tmp_path / "o.db") as db:
         history = db.execute("SELECT seq, reason FROM refusals").fetchall()
     assert history == [(1, "bad signature")], "the refusal is still on record"
+
+
+async def test_waiting_results_are_signed_anew_once_when_the_key_changes_not_at_every_start(
+    tmp_path: Path,
+) -> None:
+    outbox = Outbox(tmp_path / "o.db")
+    _result(outbox, OTHER_KEY_TEXT)
+    key = TableKey(KEY_TEXT)
+    looked: list[bytes] = []
+
+    def resign(payload: bytes) -> bytes:
+        looked.append(payload)
+        return key.resigned(payload, ResultMessage)
+
+    assert await outbox.resign_pending_async(resign, key.fingerprint()) == 1
+    [waiting] = outbox.pending_results(10)
+    assert key.verify(waiting.payload) and len(looked) == 1
+    _result(outbox, KEY_TEXT)
+    outbox.close()
+    again = Outbox(tmp_path / "o.db")  # the table restarts with the same key
+    assert await again.resign_pending_async(resign, key.fingerprint()) == 0
+    assert len(looked) == 1, "nothing to look at: every waiting result is signed with this key"
+    other = TableKey(OTHER_KEY_TEXT)  # the technician changes the key
+    assert (
+        await again.resign_pending_async(
+            lambda p: other.resigned(p, ResultMessage), other.fingerprint()
+        )
+        == 2
+    )
+    assert all(other.verify(r.payload) for r in again.pending_results(10))
+    again.close()

@@ -1,11 +1,11 @@
 """The messages on the wire: one envelope (schema, version, table, boot, seq, id, time) per
 payload type, and the single place that turns bytes into typed messages and back.
 
-Every byte from the network is parsed here (`decode`, `parse_json`), and only after its size
-and nesting depth are checked: no payload can make the parser recurse past `MAX_DEPTH` or
-allocate for more than `MAX_PAYLOAD_BYTES`. Any failure is a `MalformedMessage`."""
+Every byte from the network is parsed here (`decode`, `parse_json`), once, and bounded as it
+is parsed: no payload larger than `MAX_PAYLOAD_BYTES` is read, and the parser refuses an array
+or object deeper than `MAX_DEPTH` as it meets it. The JSON value is then checked into the
+typed message. Any failure is a `MalformedMessage`."""
 
-import re
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -183,8 +183,7 @@ MESSAGE_TYPES: tuple[type[Envelope], ...] = (
 )
 M = TypeVar("M", bound=Envelope)
 _encoder = msgspec.json.Encoder()
-# Decoding through the union makes the `schema` tag required, as the JSON Schemas say.
-_decoder = msgspec.json.Decoder(Message)
+_TAGS = frozenset(str(kind.__struct_config__.tag) for kind in MESSAGE_TYPES)
 
 
 def encode(message: Envelope) -> bytes:
@@ -192,36 +191,43 @@ def encode(message: Envelope) -> bytes:
     return _encoder.encode(message)
 
 
-def _bounded(payload: bytes) -> None:
-    """MalformedMessage unless `payload` is small and shallow enough to parse safely."""
+def _json_within(levels: int) -> Any:
+    """The type of JSON values nested at most `levels` deep: msgspec parses into it at C speed
+    and refuses an array or object one level deeper the moment it meets it, never recursing
+    further, so the parse itself is the depth bound."""
+    value: Any = str | int | float | bool | None
+    for _ in range(levels):
+        value = str | int | float | bool | None | list[value] | dict[str, value]
+    return value
+
+
+_json = msgspec.json.Decoder(_json_within(MAX_DEPTH))
+
+
+def parse_json(payload: bytes) -> Any:
+    """Any JSON value from untrusted bytes, no larger than MAX_PAYLOAD_BYTES and nested no
+    deeper than MAX_DEPTH; MalformedMessage if not."""
     if len(payload) > MAX_PAYLOAD_BYTES:
         raise MalformedMessage(f"{len(payload)} bytes is over the {MAX_PAYLOAD_BYTES} allowed")
-    if payload.count(b"[") + payload.count(b"{") <= MAX_DEPTH:
-        return  # the common case: too few brackets to nest too deep
-    if _shallow_json(payload):
-        return  # a result: many brackets, few levels
-    depth = 0
-    for bracket in _BRACKETS.findall(_STRINGS.sub(b'""', payload)):
-        depth += 1 if bracket in b"[{" else -1
-        if depth > MAX_DEPTH:
-            raise MalformedMessage(f"nested deeper than {MAX_DEPTH} levels")
+    try:
+        return _json.decode(payload)
+    except msgspec.ValidationError as exc:  # an array or object too deep, or a huge number
+        if not _shallow_json(payload):
+            raise MalformedMessage(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise MalformedMessage(f"not JSON: {exc}") from exc
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise MalformedMessage(f"not JSON: {exc}") from exc
 
 
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_BRACKETS = re.compile(rb"[\[\]{}]")
 _OPEN_CLOSE = bytes.maketrans(b"[{]}", b"(())")
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
 
 def _shallow_json(payload: bytes) -> bool:
-    """True when `payload`, read as JSON, nests at most MAX_DEPTH levels (False: it may not).
+    """True when `payload`, read as JSON, nests at most MAX_DEPTH levels (it names a refusal).
 
-    In C-speed steps, no loop over bytes: drop escaped backslashes and quotes, keep what lies
-    between strings (every other piece between quotes), keep only its brackets, then strip
-    innermost pairs one level a round. Exact for JSON. Bytes that are not JSON (stray
-    backslashes or quotes) may read differently here than in the bracket walk of `_bounded`;
-    when this says True of them the parser refuses them as not JSON, as deep as they are
-    (its own recursion guard raises RecursionError, refused too)."""
+    Drop escaped backslashes and quotes, keep what lies between strings (every other piece
+    between quotes), keep only its brackets, then strip innermost pairs one level a round."""
     unquoted = payload.replace(b"\\\\", b"").replace(b'\\"', b"").split(b'"')[::2]
     shape = b"".join(unquoted).translate(_OPEN_CLOSE, _NOT_BRACKETS)
     for _ in range(MAX_DEPTH):
@@ -231,48 +237,37 @@ def _shallow_json(payload: bytes) -> bool:
     return False
 
 
-def parse_json(payload: bytes) -> Any:
-    """Any JSON value from untrusted bytes, bounded as `decode` is; MalformedMessage if not."""
-    _bounded(payload)
-    return _parse(payload)
-
-
-def _parse(payload: bytes) -> Any:
-    try:
-        return msgspec.json.decode(payload)
-    except (msgspec.DecodeError, RecursionError) as exc:
-        raise MalformedMessage(f"not JSON: {exc}") from exc
-
-
 def decode(payload: bytes, kind: type[M]) -> M:
     """Parse and validate bytes as a message of `kind`; MalformedMessage says what is wrong."""
-    _bounded(payload)
-    return _typed(payload, kind)
+    return _converted(parse_json(payload), kind)
 
 
 def decode_checked(payload: bytes, kind: type[M], check: Callable[[Any], bool]) -> M | None:
     """`decode`, only if `check` (e.g. a signature check) passes on the payload's JSON value
-    (None if not): bounded once, the JSON value parsed once and then the message; raises
-    MalformedMessage as `parse_json` before the check and as `decode` after it."""
-    _bounded(payload)
-    if not check(_parse(payload)):
+    (None if not). The bytes are parsed once, bounded as they are; raises MalformedMessage as
+    `parse_json` before the check and as `decode` after it."""
+    raw = parse_json(payload)
+    if not check(raw):
         return None
-    return _typed(payload, kind)
+    return _converted(raw, kind)
 
 
-def _typed(payload: bytes, kind: type[M]) -> M:
-    """The message of `kind` in bytes already bounded."""
+def _converted(raw: Any, kind: type[M]) -> M:
+    """The message of `kind` in a parsed JSON value (its `schema` tag is required)."""
+    name = schema_name(kind)
+    if not isinstance(raw, dict):
+        raise MalformedMessage(f"not a valid {name} message: not a JSON object")
+    tag = raw.get("schema")
+    if tag != name:
+        known = isinstance(tag, str) and tag in _TAGS
+        raise MalformedMessage(f"expected a {name} message, got {tag if known else 'none'}")
     try:
-        message = _decoder.decode(payload)
-    except (msgspec.ValidationError, msgspec.DecodeError, RecursionError) as exc:
-        raise MalformedMessage(f"not a valid {schema_name(kind)} message: {exc}") from exc
-    if not isinstance(message, kind):
-        raise MalformedMessage(
-            f"expected a {schema_name(kind)} message, got {schema_name(type(message))}"
-        )
+        message = msgspec.convert(raw, kind)
+    except msgspec.ValidationError as exc:
+        raise MalformedMessage(f"not a valid {name} message: {exc}") from exc
     if message.v > VERSION:
         raise UnsupportedVersion(
-            f"{schema_name(kind)} version {message.v} is newer than this software ({VERSION})"
+            f"{name} version {message.v} is newer than this software ({VERSION})"
         )
     return message
 

@@ -46,6 +46,13 @@ class TableKey:
             return payload
         return encode(self.sign(decode(payload, kind)))
 
+    def fingerprint(self) -> int:
+        """A number that tells this key from another and nothing about it (the first 7 bytes
+        of its signature of a fixed text): what an outbox notes to know its results are
+        signed with the key of today."""
+        digest = hmac.new(self._secret, b"mahjong-table key fingerprint", hashlib.sha256)
+        return int.from_bytes(digest.digest()[:7], "big")
+
     def verify(self, payload: bytes) -> bool:
         """True when the payload's `sig` is this key's signature of the rest of it."""
         return self._signed(parse_json(payload))
@@ -72,7 +79,9 @@ class TableKey:
         return hmac.compare_digest(mine, self._digest(fields))
 
     def _digest(self, fields: dict[str, Any]) -> str:
-        unsigned = {k: v for k, v in fields.items() if k not in _SIGNATURES}
+        unsigned = dict(fields)
+        for name in _SIGNATURES:
+            unsigned.pop(name, None)
         canonical = msgspec.json.encode(unsigned, order="sorted")
         return hmac.new(self._secret, canonical, hashlib.sha256).hexdigest()
 

@@ -6,6 +6,7 @@ of a second; on the table the SystemClock makes the same code wait for real.
 """
 
 import asyncio
+import heapq
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ class ResendSchedule:
         self.rng = rng
         self._due: dict[str, float] = {}
         self._attempts: dict[str, int] = {}
+        self._queue: list[tuple[float, str]] = []
+        """(due, id), earliest first; an entry whose time is not `_due[id]` is stale."""
 
     def is_due(self, result_id: str, now: float) -> bool:
         """True for a result never sent, or whose wait for an ack is over."""
@@ -59,22 +62,40 @@ class ResendSchedule:
         """Note a send and schedule the next; True when it was a resend."""
         attempt = self._attempts.get(result_id, 0)
         self._attempts[result_id] = attempt + 1
-        self._due[result_id] = now + self.backoff.delay(attempt, self.rng)
+        due = now + self.backoff.delay(attempt, self.rng)
+        self._due[result_id] = due
+        heapq.heappush(self._queue, (due, result_id))
         return attempt > 0
+
+    def due(self, now: float) -> list[str]:
+        """The results sent whose wait for an ack is over, earliest first (each is due until
+        it is `sent` again)."""
+        found = []
+        while self._queue and self._queue[0][0] <= now:
+            due, result_id = heapq.heappop(self._queue)
+            if self._due.get(result_id) == due:
+                found.append(result_id)
+        return found
 
     def forget(self, ids: Iterable[str]) -> None:
         """Stop scheduling these results (acked or refused)."""
         for result_id in ids:
             self._due.pop(result_id, None)
             self._attempts.pop(result_id, None)
+        if len(self._queue) > 2 * len(self._due) + 64:  # mostly stale: keep the live entries
+            self._queue = [(due, i) for due, i in self._queue if self._due.get(i) == due]
+            heapq.heapify(self._queue)
 
     def send_all_now(self) -> None:
         """Make every result due at once (a new connection, the hub back, a resend request)."""
         self._due.clear()
+        self._queue.clear()
 
     def next_in(self, now: float) -> float | None:
         """Seconds until the next result is due, None when none is scheduled."""
-        return max(0.0, min(self._due.values()) - now) if self._due else None
+        while self._queue and self._due.get(self._queue[0][1]) != self._queue[0][0]:
+            heapq.heappop(self._queue)
+        return max(0.0, self._queue[0][0] - now) if self._queue else None
 
 
 class Pacer:

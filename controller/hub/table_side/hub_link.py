@@ -39,6 +39,7 @@ from controller.hub.table_side.composer import TableMessages
 from controller.hub.table_side.dispatcher import Answer, CommandDispatcher, TableControl
 from controller.hub.table_side.health import attention
 from controller.hub.table_side.outbox import FeedKind, Outbox, RefusedResult
+from controller.hub.table_side.send_window import SendWindow
 
 _log = logging.getLogger(__name__)
 IDLE_WAIT_S = 60.0
@@ -114,6 +115,7 @@ class HubLink:
         self._status = TableStatus(software=settings.software)
         self._wake = asyncio.Event()
         self.schedule = ResendSchedule(self.timing.resend, self.rng)
+        self.window = SendWindow(outbox, self.schedule, self.timing.window)
         self._publishing: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
         self._connected_at: datetime | None = None
@@ -140,7 +142,8 @@ class HubLink:
         again = reopened.refused
         if again:
             _log.warning("sending %d results the hub refused before once more (re-signed)", again)
-        resigned = await self.outbox.resign_pending_async(self.messages.resign)
+        signer = self.settings.key.fingerprint()
+        resigned = await self.outbox.resign_pending_async(self.messages.resign, signer)
         if resigned:
             _log.warning("%d waiting results were signed with another key: signed anew", resigned)
 
@@ -269,7 +272,7 @@ class HubLink:
     def _disconnected(self) -> None:
         self.connected = False
         self.hub_online = False
-        self.schedule.send_all_now()
+        self.window.restart()
         self._failure = None
         for task in self._publishing:
             task.cancel()
@@ -344,7 +347,7 @@ class HubLink:
         online = state.online
         if online and not self.hub_online:
             _log.info("hub is online: sending results")
-            self.schedule.send_all_now()
+            self.window.restart()
         elif not online and self.hub_online:
             _log.warning("hub is offline: results wait in the outbox")
         self.hub_online = online
@@ -424,11 +427,10 @@ class HubLink:
 
     async def _send_results(self, session: MqttSession) -> None:
         now = self.clock.monotonic()
-        pending = self.outbox.pending_results(self.timing.window)
         topic = self.topics.results(self.settings.table)
-        for result in [r for r in pending if self.schedule.is_due(r.id, now)]:
+        for result in self.window.due(now):
             self.stats.results_sent += 1
-            self.stats.results_resent += self.schedule.sent(result.id, now)
+            self.stats.results_resent += self.window.sent(result, now)
             self._spawn(session.publish(topic, result.payload))
 
     def _spawn(self, publish: Coroutine[Any, Any, None]) -> None:

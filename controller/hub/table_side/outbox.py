@@ -41,6 +41,8 @@ __all__ = [
     "Reopened",
 ]
 T = TypeVar("T")
+SIGNER = "signer"
+"""The fingerprint of the key every waiting result is signed with, noted in the file."""
 
 
 class OutboxCannotStore(RuntimeFailure):
@@ -100,6 +102,10 @@ class Outbox:
         self._job_failure = ""
         self._pending: dict[int, PendingResult] = {}
         self._order: list[int] = []
+        self._newest = 0
+        self.backfills = 0
+        """Results held again below the newest ever held (put back by a resend request, or
+        stored out of turn): a sender that keeps track of how far it has sent looks again."""
         self._refused: dict[int, RefusedResult] = {}
         self._seq_of: dict[str, int] = {}
         self._feed: dict[int, FeedItem] = {}
@@ -219,6 +225,8 @@ class Outbox:
     def _hold(self, result: PendingResult) -> PendingResult:
         if result.seq not in self._pending:
             bisect.insort(self._order, result.seq)
+            self.backfills += result.seq <= self._newest
+            self._newest = max(self._newest, result.seq)
         self._pending[result.seq] = result
         self._seq_of[result.id] = result.seq
         return result
@@ -233,6 +241,15 @@ class Outbox:
         """Results to send (not acknowledged, not refused), in sequence order."""
         start = bisect.bisect_right(self._order, after_seq)
         return [self._pending[seq] for seq in self._order[start : start + limit]]
+
+    def pending_through(self, seq: int) -> int:
+        """How many results to send have a sequence number up to `seq`."""
+        return bisect.bisect_right(self._order, seq)
+
+    def pending_result(self, result_id: str) -> PendingResult | None:
+        """The result with this id if it is still to be sent (not acknowledged, not refused)."""
+        seq = self._seq_of.get(result_id)
+        return None if seq is None else self._pending.get(seq)
 
     def pending_count(self) -> int:
         """How many results wait to be sent or acknowledged (refused ones not counted)."""
@@ -295,15 +312,18 @@ class Outbox:
         with self.file.transaction():
             again = self.file.reopen_acked(since, until) if acked else []
             retried = self.file.retry_refused(since, until, resign)
+            if again:  # signed with the key of their day: the next start looks at them all
+                self.file.put(SIGNER, 0)
         self._acked_on_disk -= len(again)
         return again, retried, self.file.oldest_seq()
 
-    async def resign_pending_async(self, resign: Callable[[bytes], bytes]) -> int:
+    async def resign_pending_async(self, resign: Callable[[bytes], bytes], signer: int) -> int:
         """Sign every pending result again with `resign` (those already signed so stay as
-        they are); returns how many changed, once they are on disk. The signing and the
-        writing run on the writer's thread."""
+        they are) unless the file says they all are (`signer`, the fingerprint of the key
+        `resign` signs with, is the one noted after the last time); returns how many changed,
+        once they are on disk. The signing and the writing run on the writer's thread."""
         pending = list(self._pending.values())
-        job = self._guarded(partial(_resign, self.file, pending, resign))
+        job = self._guarded(partial(_resign, self.file, pending, resign, signer))
         return self._resigned(await self.writer.call(job))
 
     def _resigned(self, changed: list[tuple[int, bytes]]) -> int:
@@ -413,11 +433,16 @@ def _nothing() -> None:
 
 
 def _resign(
-    file: OutboxFile, pending: list[PendingResult], resign: Callable[[bytes], bytes]
+    file: OutboxFile, pending: list[PendingResult], resign: Callable[[bytes], bytes], signer: int
 ) -> list[tuple[int, bytes]]:
-    """Sign the pending results again and store those whose signature changed."""
+    """Sign the pending results again and store those whose signature changed, unless they
+    are all signed by `signer` already; note `signer` (every result stored from now on is
+    signed with its key)."""
+    if file.get(SIGNER) == signer:
+        return []
     changed = [(r.seq, fresh) for r in pending if (fresh := resign(r.payload)) != r.payload]
     with file.transaction():
         for seq, payload in changed:
             file.replace_payload(seq, payload)
+        file.put(SIGNER, signer)
     return changed
