@@ -10,7 +10,7 @@ sequencing).
 
 from dataclasses import dataclass
 
-from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, encode_frame
+from firmware_bridge.frame import Flag, Frame, encode_frame
 from firmware_bridge.link_stats import Counters
 
 _EVENT, _RESPONSE = int(Flag.EVENT), int(Flag.RESPONSE)
@@ -88,13 +88,6 @@ class McuRestarted:
 
 
 @dataclass(frozen=True, slots=True)
-class ForeignVersion:
-    """A frame of another protocol version."""
-
-    version: int
-
-
-@dataclass(frozen=True, slots=True)
 class Unsequenced:
     """A frame outside the command sequence (a heartbeat reply)."""
 
@@ -109,12 +102,11 @@ Outcome = (
     | EventsLost
     | EventRepeated
     | McuRestarted
-    | ForeignVersion
     | Unsequenced
 )
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Pending:
     frame: Frame
     data: bytes
@@ -224,8 +216,6 @@ class HostSession:
 
     def receive(self, frame: Frame, now: float) -> list[Outcome]:
         """One intact frame from the MCU."""
-        if frame.version != PROTOCOL_VERSION:
-            return [ForeignVersion(frame.version)]
         if frame.flags & _NEED_SYNC:
             return [McuRestarted()] if self.up else []
         if frame.flags & _RESPONSE:

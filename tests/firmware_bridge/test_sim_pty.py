@@ -84,9 +84,34 @@ async def test_a_firmware_with_another_message_table_is_a_clear_error() -> None:
     sim = SimulatedTable(seed=2, speed=0, inventory_period=None, table_hash=0xDEADBEEF)
     async with sim:
         link = Link(serial_opener(await sim.serve_pty()), FAST)
-        with pytest.raises(ProtocolMismatch, match="message table deadbeef") as mismatch:
+        with pytest.raises(ProtocolMismatch, match="message table is deadbeef") as mismatch:
             await link.start()
-        assert "update the firmware or the daemon" in str(mismatch.value)
+        assert "flash the firmware built from this release" in str(mismatch.value)
+
+
+async def test_a_table_still_on_protocol_1_firmware_is_told_to_update_its_firmware() -> None:
+    """A table on the old firmware cannot read the host's frames and answers nothing; the
+    frames it sends by itself (zone inventories, NAKs) are recognised as protocol 1."""
+    sim = SimulatedTable(seed=2, speed=0, inventory_period=0.05, protocol_version=1)
+    async with sim:
+        link = Link(serial_opener(await sim.serve_pty()), FAST)
+        with pytest.raises(ProtocolMismatch, match="protocol version 1, this daemon 2") as mismatch:
+            await link.start()
+        assert mismatch.value.table_version == 1
+        assert "update the table's firmware" in str(mismatch.value)
+        assert not link.connected and link.stats().frame_errors >= 1
+
+
+async def test_a_table_on_a_newer_protocol_says_so_at_the_handshake() -> None:
+    """The handshake is read the same in every version: a newer table tells its version, and
+    the advice is to update the Pi's software, not the table."""
+    sim = SimulatedTable(seed=2, speed=0, inventory_period=None, protocol_version=3)
+    async with sim:
+        link = Link(serial_opener(await sim.serve_pty()), FAST)
+        with pytest.raises(ProtocolMismatch, match="protocol version 3, this daemon 2") as mismatch:
+            await link.start()
+        assert mismatch.value.table_version == 3
+        assert "update the mahjong-table software on this Pi" in str(mismatch.value)
 
 
 async def test_tcp_url_reaches_the_same_mcu(software_sim: SimulatedTable) -> None:

@@ -17,6 +17,12 @@ uint16_t mj_crc16(uint16_t crc, const uint8_t *data, size_t len)
     return (uint16_t)(c & 0xFFFFu);
 }
 
+uint16_t mj_crc_seed(uint8_t type)
+{
+    bool handshake = type == MJ_MSG_IDENTIFY || type == MJ_MSG_IDENTIFY_REPLY;
+    return handshake ? MJ_HANDSHAKE_SEED : MJ_CRC_SEED;
+}
+
 /* A COBS encoder fed one byte at a time: the frame is encoded from its pieces without
  * assembling it first. */
 typedef struct {
@@ -59,11 +65,8 @@ size_t mj_frame_encode(const mj_head_t *head, const uint8_t *payload, uint8_t *o
     if (head->length > MJ_MAX_PAYLOAD) {
         return 0;
     }
-    uint8_t header[MJ_HEADER_SIZE] = {
-        head->version, head->flags, head->seq, head->ack, head->type,
-        (uint8_t)(head->length & 0xFF), (uint8_t)(head->length >> 8),
-    };
-    uint16_t crc = mj_crc16(0xFFFF, header, sizeof header);
+    uint8_t header[MJ_HEADER_SIZE] = {head->flags, head->seq, head->ack, head->type};
+    uint16_t crc = mj_crc16(mj_crc_seed(head->type), header, sizeof header);
     crc = mj_crc16(crc, payload, head->length);
     cobs_writer_t w;
     cobs_start(&w, out);
@@ -73,8 +76,8 @@ size_t mj_frame_encode(const mj_head_t *head, const uint8_t *payload, uint8_t *o
     for (size_t i = 0; i < head->length; i++) {
         cobs_put(&w, payload[i]);
     }
-    cobs_put(&w, (uint8_t)(crc & 0xFF));
     cobs_put(&w, (uint8_t)(crc >> 8));
+    cobs_put(&w, (uint8_t)(crc & 0xFF));
     return cobs_finish(&w);
 }
 
@@ -109,20 +112,15 @@ bool mj_frame_decode(uint8_t *piece, size_t len, mj_head_t *head, const uint8_t 
     if (size < MJ_HEADER_SIZE + MJ_CRC_SIZE) {
         return false;
     }
-    size_t body = (size_t)size - MJ_CRC_SIZE;
-    uint16_t crc = (uint16_t)(piece[body] | (piece[body + 1] << 8));
-    if (mj_crc16(0xFFFF, piece, body) != crc) {
+    /* The CRC follows most significant byte first: over the whole frame it leaves 0. */
+    if (mj_crc16(mj_crc_seed(piece[3]), piece, (size_t)size) != 0) {
         return false;
     }
-    head->version = piece[0];
-    head->flags = piece[1];
-    head->seq = piece[2];
-    head->ack = piece[3];
-    head->type = piece[4];
-    head->length = (uint16_t)(piece[5] | (piece[6] << 8));
-    if (head->length != body - MJ_HEADER_SIZE) {
-        return false;
-    }
+    head->flags = piece[0];
+    head->seq = piece[1];
+    head->ack = piece[2];
+    head->type = piece[3];
+    head->length = (uint16_t)(size - MJ_HEADER_SIZE - MJ_CRC_SIZE);
     *payload = piece + MJ_HEADER_SIZE;
     return true;
 }
