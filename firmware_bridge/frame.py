@@ -101,7 +101,7 @@ def decode_frame(encoded: bytes) -> Frame:
         raise FrameError(f"frame of {len(body)} bytes is shorter than a header", encoded)
     kind = body[3]
     # The CRC is sent most significant byte first: over the whole body it leaves 0.
-    if crc_hqx(body, _seed(kind)):
+    if crc_hqx(body, HANDSHAKE_SEED if kind in _HANDSHAKE else CRC_SEED):
         if legacy_version(body):
             raise ForeignFrame(1, encoded)
         raise CrcError("checksum mismatch", encoded)
