@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from firmware_bridge.errors import FrameError
+from firmware_bridge.errors import ForeignFrame, FrameError
 from firmware_bridge.fields import Command, Message
 from firmware_bridge.frame import MAX_PAYLOAD, PROTOCOL_VERSION, FrameDecoder
 from firmware_bridge.messages import (
@@ -62,7 +62,7 @@ from firmware_bridge.sim.faults import Faults, LineNoise
 from firmware_bridge.sim.model import TableModel, WallLayout, len_of
 from firmware_bridge.sim.motions import Machine, Timing
 from firmware_bridge.sim.session import McuSession
-from firmware_bridge.sim.versions import readable, written_as
+from firmware_bridge.sim.versions import protocol_1_answer, readable, written_as
 
 FIRMWARE_VERSION = (2, 0, 0)
 MODEL = 1
@@ -172,7 +172,9 @@ class SoftwareMcu:
     def data_received(self, data: bytes) -> None:
         """Bytes from the host (damaged at the configured rate first)."""
         for item in self._decoder.feed(self.noise.damage(data)):
-            if isinstance(item, FrameError) or not readable(item, self.protocol_version):
+            if isinstance(item, ForeignFrame) and self.protocol_version == PROTOCOL_VERSION:
+                self._write(protocol_1_answer(self.session.ack))
+            elif isinstance(item, FrameError) or not readable(item, self.protocol_version):
                 self.session.nak()
             elif not self.noise.lose_frame():
                 self._host_frame_seen()

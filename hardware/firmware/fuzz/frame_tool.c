@@ -53,7 +53,7 @@ int main(int argc, char **argv)
                     printf("frame %u %u %u %u ", head.flags, head.seq, head.ack, head.type);
                     put_hex(payload, head.length);
                     putchar('\n');
-                } else if (r == MJ_DECODE_ERROR) {
+                } else if (r == MJ_DECODE_ERROR || r == MJ_DECODE_LEGACY) {
                     printf("error\n");
                 }
             }

@@ -57,7 +57,18 @@ typedef enum {
     MJ_DECODE_MORE = 0, /* no frame ended with this byte */
     MJ_DECODE_FRAME,    /* a frame ended and is intact: see head and payload */
     MJ_DECODE_ERROR,    /* a frame ended and is damaged (too long, COBS, too short, CRC) */
+    MJ_DECODE_LEGACY,   /* a frame ended and is an intact frame of protocol version 1 */
 } mj_decode_result_t;
+
+/* What one piece of the line is (COBS bytes without the 0x00, decoded in place): an intact
+ * frame (head and payload filled), an intact frame of protocol version 1, or damage. */
+mj_decode_result_t mj_frame_piece(uint8_t *piece, size_t len, mj_head_t *head,
+                                  const uint8_t **payload);
+
+/* The answer to a host of protocol version 1: an empty link_ack in version 1's layout whose
+ * version byte is this protocol's, so that an old host names the mismatch. Encodes into `out`
+ * (at least MJ_LINE_MAX bytes), the 0x00 included; returns its length. */
+size_t mj_frame_encode_legacy_ack(uint8_t ack, uint8_t *out);
 
 void mj_decoder_init(mj_decoder_t *decoder);
 
