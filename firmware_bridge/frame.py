@@ -130,7 +130,12 @@ class FrameDecoder:
         """Add received bytes; return the frames they complete, and errors as values."""
         if data.find(DELIMITER) == len(data) - 1 and not self._pending and not self._overrun:
             # One whole frame in one read, nothing before it: the usual case on a quiet line.
-            return [_decode_or_error(data[:-1])] if len(data) > 1 else []
+            if len(data) == 1:
+                return []
+            try:
+                return [decode_frame(data[:-1])]
+            except FrameError as error:
+                return [error]
         parts = data.split(DELIMITER)
         if len(parts) == 1:
             self._append(data)

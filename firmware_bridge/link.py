@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any, cast
 
-from firmware_bridge.bounds import out_of_bounds
+from firmware_bridge.bounds import BOUNDED, out_of_bounds
 from firmware_bridge.errors import (
     BridgeError,
     CommandRejected,
@@ -590,7 +590,11 @@ class Link:
         self._last_rx = now = self._now()
         self._ring.add(now, "rx", frame)
         session = self._session
-        self._apply(session.receive(frame, now))
+        outcomes = session.receive(frame, now)
+        if len(outcomes) == 1 and type(answer := outcomes[0]) is Answered:
+            self._on_answer(*answer)  # the usual outcome: a reply, on its own
+        else:
+            self._apply(outcomes)
         if session.in_flight:
             self._arm()  # a newer oldest command may be due before the timer
 
@@ -685,6 +689,8 @@ class Link:
         self._publish(event)
 
     def _out_of_bounds(self, message: Message) -> str:
+        if type(message) not in BOUNDED:
+            return ""
         identify = self._identify
         return out_of_bounds(message, identify.seats if identify is not None else SEATS)
 
