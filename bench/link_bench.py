@@ -24,12 +24,19 @@ system time over the round divided by its round trips): what the table's daemon 
 and cold (the first 200 round trips of each fresh connection, one figure each).
 The goal: the link's client CPU <= 1.5x the baseline's. --profile adds a cProfile of one
 more link round (the top functions by own time).
+
+--in-process measures the link's own Python work, without the pty and the other process
+whose wake-ups make the figures above swing with the machine's load: the link and an echo
+client in one process, each on a port that answers on the next turn of the event loop (the
+link's port with the MCU session's reply to each frame, computed once and kept), 30
+interleaved rounds of 2000 round trips; the CPU per round trip, minimum and median.
 """
 
 import argparse
 import asyncio
 import contextlib
 import cProfile
+import functools
 import io
 import os
 import pstats
@@ -44,11 +51,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware_bridge.fields import encode_payload
+from firmware_bridge.fields import Message, encode_payload
 from firmware_bridge.frame import OVERHEAD, Flag, Frame, FrameDecoder, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.link_stats import percentile_ms
 from firmware_bridge.messages import (
+    HeartbeatReply,
     Identify,
     IdentifyReply,
     Ping,
@@ -57,8 +65,11 @@ from firmware_bridge.messages import (
     Zone,
     ZoneInventory,
 )
-from firmware_bridge.port import Port
+from firmware_bridge.port import Port, PortListener
 from firmware_bridge.serial_port import serial_opener
+from firmware_bridge.sim.mcu import SoftwareMcu
+from firmware_bridge.sim.model import TableModel
+from firmware_bridge.sim.session import McuSession
 
 COLD = 200
 """Round trips counted as cold on a fresh connection (and the warm-up before warm rounds)."""
@@ -344,6 +355,82 @@ async def profile_round(clients: Clients, count: int) -> str:
     return f"Profile of one more link round ({count} round trips, cProfile):\n{out.getvalue()}"
 
 
+class _LoopPort:
+    """A port whose answer to each write comes on the next turn of the event loop."""
+
+    def __init__(self, listener: PortListener, answer: Callable[[bytes], bytes]) -> None:
+        self._listener, self._answer = listener, answer
+        self._loop = asyncio.get_running_loop()
+
+    def write(self, data: bytes) -> None:
+        if reply := self._answer(data):
+            self._loop.call_soon(self._listener.data_received, reply)
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+def _mcu_answers() -> Callable[[bytes], bytes]:
+    """The simulated MCU's session answering pings and the handshake, each answer kept."""
+    kept: dict[bytes, bytes] = {}
+    written: list[bytes] = []
+    session = McuSession(lambda data, _: written.append(data))
+    decoder = FrameDecoder()
+
+    def execute(command: Message) -> Message:
+        if isinstance(command, Ping):
+            return Pong(command.token)
+        if isinstance(command, Identify):
+            return SoftwareMcu(TableModel(0), inventory_period=None).identify()
+        return HeartbeatReply(0, 0)
+
+    def answer(data: bytes) -> bytes:
+        if data not in kept:
+            written.clear()
+            for frame in decoder.feed(data):
+                assert isinstance(frame, Frame)
+                session.receive(frame, execute)
+            kept[data] = b"".join(written)
+        return kept[data]
+
+    return answer
+
+
+async def ping(link: Link, first: int, n: int) -> Pong:
+    """Ping number `first + n`: the tokens go round with the sequence numbers, so that the
+    MCU's answers are the ones kept."""
+    return await link.request(Ping((first + n) & 0xFF))
+
+
+async def in_process(rounds: int = 30, count: int = 2000) -> None:
+    """The link's own work per round trip against an echo client's, in one process."""
+    answers = _mcu_answers()
+
+    async def opener(listener: PortListener) -> Port:
+        return _LoopPort(listener, answers)
+
+    echo = EchoClient()
+    echo_port = _LoopPort(echo, lambda data: data)
+    frames = [ping_frame(seq) for seq in range(256)]
+    link_cpu, echo_cpu = [], []
+
+    async def echo_trip(frame: bytes) -> None:
+        await echo.round_trip(echo_port, frame, len(frame))
+
+    async with Link(opener, LinkSettings()) as link:
+        for n in range(512):
+            await link.request(Ping(n & 0xFF))  # every answer kept, both sides warm
+        for index in range(rounds):
+            link_cpu.append((await timed(count, functools.partial(ping, link, index * count)))[1])
+            echo_cpu.append((await timed(count, lambda n: echo_trip(frames[n & 0xFF])))[1])
+    link_us, echo_us = sorted(1e6 * c for c in link_cpu), sorted(1e6 * c for c in echo_cpu)
+    print(f"In one process, {rounds} x {count} round trips each, interleaved (CPU per round trip):")
+    for name, figures in (("link", link_us), ("echo client", echo_us)):
+        print(f"  {name:12} min {figures[0]:6.2f} us   median {statistics.median(figures):6.2f} us")
+    extra = link_us[0] - echo_us[0]
+    print(f"  the link's own work: {extra:.2f} us (minimum against minimum)")
+
+
 def main() -> None:
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -351,10 +438,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--firmware", metavar="BINARY", help="the C firmware's host build")
     parser.add_argument("--profile", action="store_true", help="profile one more link round")
+    parser.add_argument("--in-process", action="store_true", help="the link's own work only")
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
         echo_server()
+    elif args.in_process:
+        asyncio.run(in_process())
     else:
         asyncio.run(run(args.count, args.rounds, args.firmware, args.profile))
 
