@@ -5,7 +5,8 @@ The frames come from the same hypothesis strategies as the Python codec's proper
 (tests/firmware_bridge/test_codec.py imports them from here), plus what a host really sends:
 sessions of every command of the message table with good and bad payloads, repeats, skipped
 numbers, heartbeats; and the same streams with garbage between frames, damaged bytes, lost
-bytes and a runaway line without a frame end; and the host side of the golden traces.
+bytes and a runaway line without a frame end; frames of protocol version 1; and the host side
+of the golden traces.
 """
 
 import argparse
@@ -19,8 +20,9 @@ from hypothesis import strategies as st
 
 from firmware_bridge import messages
 from firmware_bridge.fields import Sender, all_specs
-from firmware_bridge.frame import MAX_ENCODED, MAX_PAYLOAD, PROTOCOL_VERSION, Flag, Frame
+from firmware_bridge.frame import MAX_ENCODED, MAX_PAYLOAD, Flag, Frame
 from firmware_bridge.frame import encode_frame as encode
+from firmware_bridge.sim.versions import written_as
 
 TRACES = Path(__file__).resolve().parents[1] / "tests" / "firmware_bridge" / "traces"
 
@@ -31,7 +33,6 @@ frames = st.builds(
     seq=st.integers(0, 255),
     ack=st.integers(0, 255),
     flags=st.integers(0, 255),
-    version=st.integers(0, 255),
 )
 """Any frame the format can carry."""
 small_frames = st.builds(
@@ -41,9 +42,8 @@ small_frames = st.builds(
     seq=st.integers(0, 255),
     ack=st.integers(0, 255),
     flags=st.integers(0, 63),
-    version=st.just(PROTOCOL_VERSION),
 )
-"""Frames of our protocol version, of the size commands have."""
+"""Frames of the size commands have, with the flags the protocol defines."""
 
 assert messages.TABLE_HASH  # the message table is registered
 COMMANDS = [spec for spec in all_specs() if spec.sender is Sender.HOST]
@@ -106,6 +106,11 @@ def _joined(items: list[Frame]) -> bytes:
     return b"".join(map(encode, items))
 
 
+def _protocol_1(items: list[Frame]) -> bytes:
+    """Frames as a host of protocol version 1 wrote them (an old daemon on a new table)."""
+    return b"".join(written_as(encode(item), 1) for item in items)
+
+
 def trace_streams() -> list[bytes]:
     """What the host sent in each golden trace."""
     streams = []
@@ -122,6 +127,7 @@ def corpus(count: int, seed: int = 0) -> list[bytes]:
     rng = random.Random(seed)
     inputs = examples(frames.map(encode), count)
     inputs += examples(st.lists(small_frames, max_size=8).map(_joined), count)
+    inputs += examples(st.lists(small_frames, max_size=4).map(_protocol_1), count // 4)
     sessions = examples(host_sessions(), count)
     inputs += sessions
     for stream in sessions[: count // 2] + trace_streams():

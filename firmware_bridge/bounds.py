@@ -17,10 +17,14 @@ from firmware_bridge.messages import (
 )
 
 DIE_FACES = range(1, 7)
+BOUNDED = frozenset({ZoneInventory, ZonePage, Dice, WallTile, WallBuilt, WallSide, Status})
+"""The messages that carry a seat, a side or dice (the others need no look: most replies)."""
 
 
 def out_of_bounds(message: Message, seats: int) -> str:
     """Why the message cannot be true of a table with `seats` seats ("" when it can)."""
+    if type(message) not in BOUNDED:
+        return ""
     match message:
         case ZoneInventory(seat, _, _) | ZonePage(seat, _, _, _, _) if seat >= seats:
             return f"a zone inventory for seat {seat} (the table has {seats})"

@@ -17,6 +17,14 @@ class CrcError(FrameError):
     """A frame whose checksum does not match: a byte was damaged on the line."""
 
 
+class ForeignFrame(FrameError):
+    """An intact frame of another protocol version (version 1: its old layout is recognised)."""
+
+    def __init__(self, version: int, raw: bytes = b"") -> None:
+        super().__init__(f"a frame of protocol version {version}", raw)
+        self.version = version
+
+
 class MessageError(BridgeError, ValueError):
     """A frame whose payload does not match the message table (unknown type, bad size or value)."""
 
@@ -51,6 +59,10 @@ class McuReset(LinkError):
 
 class ProtocolMismatch(LinkError):
     """The table firmware speaks another protocol version or message table than this daemon."""
+
+    def __init__(self, message: str, table_version: int) -> None:
+        super().__init__(message)
+        self.table_version = table_version
 
 
 class CommandRejected(LinkError):

@@ -280,7 +280,7 @@ def _pack_items(repeat: RepeatSpec, items: tuple[Any, ...]) -> bytes:
 
 def decode_payload(type_id: int, payload: bytes) -> Message:
     """The message a frame of type `type_id` carries; MessageError if it does not fit the table."""
-    spec = spec_for_type(type_id)
+    spec = _BY_TYPE.get(type_id) or spec_for_type(type_id)
     size = spec.fixed.size
     if len(payload) < size or (spec.repeat is None and len(payload) != size):
         raise MessageError(f"{spec.name}: payload of {len(payload)} bytes, expected {size}")

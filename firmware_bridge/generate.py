@@ -29,7 +29,8 @@ def _c_preamble() -> str:
     return (
         "/* mahjong_protocol.h: the table MCU wire protocol (see hardware/protocol.md).\n"
         " * Generated from firmware_bridge/messages.py by `python -m firmware_bridge.generate`;\n"
-        " * do not edit. All multi-byte fields are little-endian; structs are packed. */\n"
+        " * do not edit. All multi-byte fields are little-endian (the frame CRC excepted: it goes\n"
+        " * most significant byte first); structs are packed. */\n"
         "#ifndef MAHJONG_PROTOCOL_H\n#define MAHJONG_PROTOCOL_H\n\n#include <stdint.h>\n"
     )
 
@@ -40,6 +41,8 @@ def _c_constants() -> str:
         "TABLE_HASH": f"0x{messages.TABLE_HASH:08x}u",
         "HEADER_SIZE": frame.HEADER_SIZE,
         "CRC_SIZE": frame.CRC_SIZE,
+        "CRC_SEED": f"0x{frame.CRC_SEED:04x}u",
+        "HANDSHAKE_SEED": f"0x{frame.HANDSHAKE_SEED:04x}u",
         "MAX_PAYLOAD": frame.MAX_PAYLOAD,
         "MAX_FRAME": frame.MAX_FRAME,
         "MAX_ENCODED": frame.MAX_ENCODED,
@@ -70,8 +73,9 @@ def _c_enums() -> str:
 
 def _c_types() -> str:
     header = (
-        "typedef struct __attribute__((packed)) {\n    uint8_t version;\n    uint8_t flags;\n"
-        "    uint8_t seq;\n    uint8_t ack;\n    uint8_t type;\n    uint16_t length;\n"
+        "/* The frame header; the payload follows, then the CRC (no length: the frame's end). */\n"
+        "typedef struct __attribute__((packed)) {\n    uint8_t flags;\n"
+        "    uint8_t seq;\n    uint8_t ack;\n    uint8_t type;\n"
         "} mj_header_t;\n"
     )
     records = {s.repeat.record for s in all_specs() if s.repeat and s.repeat.record}

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any, cast
 
-from firmware_bridge.bounds import out_of_bounds
+from firmware_bridge.bounds import BOUNDED, out_of_bounds
 from firmware_bridge.errors import (
     BridgeError,
     CommandRejected,
     CommandTimeout,
     CrcError,
+    ForeignFrame,
     FrameError,
     LinkDown,
     LinkError,
@@ -42,7 +43,8 @@ from firmware_bridge.events import (
     ZonesRead,
 )
 from firmware_bridge.fields import Command, Message, ReplyT, decode_payload, encode_payload
-from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, FrameDecoder
+from firmware_bridge.frame import Flag, Frame, FrameDecoder
+from firmware_bridge.handshake import identity_mismatch, reply_version, version_mismatch
 from firmware_bridge.link_stats import Counters, FrameRing, LinkStats
 from firmware_bridge.messages import (
     HEARTBEAT_INTERVAL_MS,
@@ -75,7 +77,6 @@ from firmware_bridge.session import (
     EventArrived,
     EventRepeated,
     EventsLost,
-    ForeignVersion,
     GaveUp,
     HostSession,
     McuRestarted,
@@ -87,6 +88,7 @@ from firmware_bridge.session import (
 
 log = logging.getLogger(__name__)
 _SYNC, _UNSEQUENCED = int(Flag.SYNC), int(Flag.UNSEQUENCED)
+_IDENTIFY_REPLY = IdentifyReply.TYPE
 PROBES_PER_INTERVAL = 5
 LATE_TRIES = 3
 """Times a state read is asked, while its replies may be older than the events since."""
@@ -136,12 +138,11 @@ class State(Enum):
     CLOSED = "closed"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Call:
     """A command in flight as its caller sees it (the session core keeps the frames)."""
 
-    name: str
-    reply: type[Message]
+    command: Command[Any]
     future: asyncio.Future[Message]
     deliver: bool
     """Publish the reply to subscribers, in its place among the events."""
@@ -155,6 +156,11 @@ class _Call:
     """The reply came, but may be older than an event about the same part: not delivered."""
     told_before_reply: int = 0
     """The newest event about its part when the reply came (events after it are newer)."""
+
+    @property
+    def name(self) -> str:
+        """The command's name, for messages."""
+        return type(self.command).__name__
 
 
 @dataclass
@@ -233,6 +239,8 @@ class Link:
         self._resync_again = False
         self._gaps = 0
         """Event gaps seen so far (the newest gap's number)."""
+        self._min_rto = self.settings.min_rto
+        """No command is due sooner after it is sent (a timer due by then is soon enough)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         """The loop the link was started on (its events are bound to it anyway): asking
         asyncio for the running loop costs a system call on every frame."""
@@ -327,6 +335,14 @@ class Link:
 
     async def request(self, command: Command[ReplyT]) -> ReplyT:
         """Send a command, exactly once and in order; return its reply or raise a LinkError."""
+        if (
+            self._state is State.UP
+            and self._fatal is None
+            and not self._waiters
+            and not self._session.window_full()
+        ):
+            # The usual case, in one coroutine: up, nobody waiting, room in the window.
+            return await self._send(command).future  # type: ignore[return-value]
         return cast(ReplyT, await self._request(command, deliver=False))
 
     def resync(self, reason: str = "requested") -> None:
@@ -400,13 +416,9 @@ class Link:
         self._established(reply)
 
     def _check_identity(self, reply: IdentifyReply) -> None:
-        if reply.protocol_version != PROTOCOL_VERSION or reply.table_hash != self._expected_hash:
-            raise ProtocolMismatch(
-                f"the {self.name} speaks protocol {reply.protocol_version} with message table "
-                f"{reply.table_hash:08x}, this daemon protocol {PROTOCOL_VERSION} with "
-                f"{self._expected_hash:08x} (firmware {reply.firmware_major}."
-                f"{reply.firmware_minor}.{reply.firmware_patch}): update the firmware or the daemon"
-            )
+        wrong = identity_mismatch(self.name, reply, self._expected_hash)
+        if wrong is not None:
+            raise wrong
 
     def _established(self, reply: IdentifyReply) -> None:
         previous = self._identify
@@ -480,24 +492,31 @@ class Link:
     def _send(
         self, command: Command[Any], flags: int = 0, deliver: bool = False, fresh: bool = False
     ) -> _Call:
-        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
-        seq, out = self._session.send(command.TYPE, encode_payload(command), self._now(), flags)
-        name, part = type(command).__name__, part_read(command)
-        if isinstance(command, BuildWalls):
+        loop = self._loop or asyncio.get_running_loop()
+        future: asyncio.Future[Message] = loop.create_future()
+        now = loop.time()
+        session = self._session
+        seq, out = session.send(command.TYPE, encode_payload(command), now, flags)
+        if type(command) is BuildWalls:
             self._wall_changes += 1
-        call = _Call(name, command.REPLY, future, deliver, part, self._events, fresh)
+        call = _Call(command, future, deliver, part_read(command), self._events, fresh)
         self._calls[seq] = call
-        self._write(out)
-        self._arm()
+        self._write(out, now)
+        timer = self._timer
+        if timer is None or (session.in_flight == 1 and timer.when() > now + self._min_rto):
+            self._arm()  # the oldest command's deadline is this one's: the timer may be later
         return call
 
-    def _write(self, out: Transmit) -> None:
-        if self._port is None:
+    def _write(self, out: Transmit, now: float | None = None) -> None:
+        port = self._port
+        if port is None:
             return
-        self._counters.frames_sent += 1
-        self._counters.bytes_sent += len(out.data)
-        self._ring.add(self._now(), "tx", out.frame)
-        self._port.write(out.data)
+        data = out.data
+        counters = self._counters
+        counters.frames_sent += 1
+        counters.bytes_sent += len(data)
+        self._ring.add(self._now() if now is None else now, "tx", data)
+        port.write(data)
 
     def _arm(self) -> None:
         """Keep one timer, due no later than the session core's next deadline. A timer due
@@ -534,7 +553,8 @@ class Link:
                 call.future.add_done_callback(_consume_exception)
             else:
                 call.future.set_result(cast(Message, result))
-        self._wake_next()
+        if self._waiters:
+            self._wake_next()
         return call
 
     # ---- receiving -------------------------------------------------------------------------
@@ -542,18 +562,24 @@ class Link:
     def _on_data(self, data: bytes) -> None:
         self._counters.bytes_received += len(data)
         for item in self._decoder.feed(data):
-            if isinstance(item, FrameError):
-                self._on_bad_frame(item)
-            else:
+            if type(item) is Frame:
                 self._on_frame(item)
+            else:
+                self._on_bad_frame(cast(FrameError, item))
 
     def _on_bad_frame(self, error: FrameError) -> None:
         if isinstance(error, CrcError):
             self._counters.crc_errors += 1
         else:
             self._counters.frame_errors += 1
-        self._ring.add(self._now(), "bad", error.raw)
-        self._ring.dump(self._now(), str(error))
+        now = self._now()
+        self._ring.add(now, "bad", error.raw)
+        if isinstance(error, ForeignFrame):
+            mismatch = version_mismatch(self.name, error.version)
+            if mismatch is not None and self._fatal is None:
+                self._on_mismatch(mismatch)
+                return
+        self._ring.dump(now, str(error))
 
     def _protocol_error(self, reason: str) -> None:
         self._counters.protocol_errors += 1
@@ -561,19 +587,25 @@ class Link:
 
     def _on_frame(self, frame: Frame) -> None:
         self._counters.frames_received += 1
-        self._last_rx = self._now()
-        self._ring.add(self._last_rx, "rx", frame)
-        self._apply(self._session.receive(frame, self._last_rx))
-        self._arm()
+        self._last_rx = now = self._now()
+        self._ring.add(now, "rx", frame)
+        session = self._session
+        outcomes = session.receive(frame, now)
+        if len(outcomes) == 1 and type(answer := outcomes[0]) is Answered:
+            self._on_answer(*answer)  # the usual outcome: a reply, on its own
+        else:
+            self._apply(outcomes)
+        if session.in_flight:
+            self._arm()  # a newer oldest command may be due before the timer
 
     def _apply(self, outcomes: list[Outcome]) -> None:
         """Carry out what the session core decided."""
         for outcome in outcomes:
             match outcome:
-                case Transmit():
-                    self._write(outcome)
                 case Answered(seq, frame, late):
                     self._on_answer(seq, frame, late)
+                case Transmit():
+                    self._write(outcome)
                 case GaveUp(seq, tries):
                     self._on_given_up(seq, tries)
                 case EventArrived(frame):
@@ -584,8 +616,6 @@ class Link:
                     self._protocol_error(f"event number {number} repeated")
                 case McuRestarted():
                     self._mark_lost(_Loss("the table MCU restarted", True, McuReset, True))
-                case ForeignVersion(version):
-                    self._on_foreign_version(version)
                 case Unsequenced(frame) if frame.type == HeartbeatReply.TYPE:
                     self._on_heartbeat_reply(frame)
 
@@ -595,32 +625,39 @@ class Link:
         self._finish(seq, error=CommandTimeout(f"{self.name}: {reason}"))
         self._mark_lost(_Loss(reason, keep_port=False))
 
-    def _on_foreign_version(self, version: int) -> None:
-        self._fatal = ProtocolMismatch(
-            f"the {self.name} sends protocol version {version}, "
-            f"this daemon speaks {PROTOCOL_VERSION}: update the firmware or the daemon"
-        )
-        self._protocol_error(str(self._fatal))
-        self._fail_all(self._fatal)
+    def _on_mismatch(self, error: ProtocolMismatch) -> None:
+        """The table speaks another protocol version: nothing it says can be read."""
+        self._fatal = error
+        self._protocol_error(str(error))
+        self._fail_all(error)
 
     def _on_answer(self, seq: int, frame: Frame, late: bool) -> None:
         call = self._calls.get(seq)
         if call is None:
             return
-        # The MCU resent the reply it kept: older than an event since about the same part?
-        newest = self._events if call.part is None else self._newest.get(call.part, 0)
-        call.late = late and call.fresh and newest > call.events_then
-        call.told_before_reply = newest
+        if frame.type == _IDENTIFY_REPLY:
+            # A table of another protocol version says which before the rest can be read.
+            version = reply_version(frame.payload)
+            mismatch = None if version is None else version_mismatch(self.name, version)
+            if mismatch is not None:
+                self._finish(seq, error=mismatch)
+                return
+        if call.fresh:
+            # The MCU resent the reply it kept: older than an event since about the same part?
+            newest = self._events if call.part is None else self._newest.get(call.part, 0)
+            call.late = late and newest > call.events_then
+            call.told_before_reply = newest
         try:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
             self._protocol_error(f"reply to {call.name}: {error}")
             self._finish(seq, error=error)
             return
-        if isinstance(reply, call.reply) and (wrong := self._out_of_bounds(reply)):
+        expected = call.command.REPLY
+        if isinstance(reply, expected) and (wrong := self._out_of_bounds(reply)):
             self._protocol_error(f"reply to {call.name}: {wrong}")
             self._finish(seq, error=UnexpectedReply(f"{call.name} answered with {wrong}"))
-        elif isinstance(reply, call.reply):
+        elif isinstance(reply, expected):
             self._finish(seq, result=reply)
             if call.late:
                 self._counters.late_replies += 1
@@ -652,6 +689,8 @@ class Link:
         self._publish(event)
 
     def _out_of_bounds(self, message: Message) -> str:
+        if type(message) not in BOUNDED:
+            return ""
         identify = self._identify
         return out_of_bounds(message, identify.seats if identify is not None else SEATS)
 
@@ -850,8 +889,14 @@ Part = tuple[PartKind, int, int] | None
 None: the whole status (any event may change it)."""
 
 
+_READS = frozenset({QueryZone, QueryZonePage, QueryWall})
+"""The commands that read one part of the MCU's state (the others: the whole, or none)."""
+
+
 def part_read(command: Command[Any]) -> Part:
     """The part of the MCU's state a command reads."""
+    if type(command) not in _READS:
+        return None
     match command:
         case QueryZone(seat, zone) | QueryZonePage(seat, zone, _, _):
             return (PartKind.ZONE, seat, zone)

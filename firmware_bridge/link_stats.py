@@ -1,13 +1,15 @@
 """Link statistics (frames, errors, retransmits, round trips, reconnects), the frame log ring,
 and the grade of a link (healthy, degraded, failing) from its statistics."""
 
+import contextlib
 import logging
 from collections import deque
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any
 
-from firmware_bridge.frame import Frame
+from firmware_bridge.errors import FrameError
+from firmware_bridge.frame import DELIMITER, Frame, decode_frame
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +86,10 @@ def percentile_ms(ordered: list[float], fraction: float) -> float | None:
 
 
 class FrameRing:
-    """The last frames sent and received, dumped to the log on a protocol error."""
+    """The last frames sent and received, dumped to the log on a protocol error.
+
+    Kept as they come (the frame received, the bytes sent, the bytes of a bad piece) and put
+    into words only when the ring is read: a busy link adds thousands a second."""
 
     def __init__(self, size: int) -> None:
         self._frames: deque[tuple[float, str, Frame | bytes]] = deque(maxlen=size)
@@ -92,7 +97,7 @@ class FrameRing:
         self._suppressed = 0
 
     def add(self, when: float, direction: str, frame: Frame | bytes) -> None:
-        """Remember one frame (or the raw bytes of a bad one)."""
+        """Remember one frame, or the bytes of one (sent, or bad)."""
         self._frames.append((when, direction, frame))
 
     def dump(self, now: float, reason: str, min_interval: float = 1.0) -> None:
@@ -113,6 +118,9 @@ class FrameRing:
 
 
 def _describe(now: float, when: float, direction: str, frame: Frame | bytes) -> str:
+    if isinstance(frame, bytes) and frame.endswith(DELIMITER):
+        with contextlib.suppress(FrameError):
+            frame = decode_frame(frame[:-1])
     text = frame.describe() if isinstance(frame, Frame) else f"raw={frame.hex()}"
     return f"  {when - now:+9.3f}s {direction} {text}"
 

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from firmware_bridge.fields import U8, U16, U32, U64, Command, Message, Sender, all_specs, message
-from firmware_bridge.frame import MAX_PAYLOAD, PROTOCOL_VERSION, Flag
+from firmware_bridge.frame import (
+    IDENTIFY_REPLY_TYPE,
+    IDENTIFY_TYPE,
+    MAX_PAYLOAD,
+    PROTOCOL_VERSION,
+    Flag,
+)
 
 HOST = Sender.HOST
 MCU = Sender.MCU
@@ -156,10 +162,14 @@ def antenna_number(seat: int, zone: Zone) -> int:
 # ---- MCU -> host: replies --------------------------------------------------------------------
 
 
-@message(0x40, MCU)
+@message(IDENTIFY_REPLY_TYPE, MCU)
 @dataclass(frozen=True, slots=True)
 class IdentifyReply(Message):
-    """Who the MCU is: firmware, protocol, message table hash, model, reset cause, counters."""
+    """Who the MCU is: firmware, protocol, message table hash, model, reset cause, counters.
+
+    Its first eight bytes (firmware version, protocol version, table hash) keep their place in
+    every protocol version, and its frame is checked without the version: a table of any version
+    can say which one it speaks."""
 
     firmware_major: U8
     firmware_minor: U8
@@ -370,7 +380,7 @@ class Boot(Message):
 # ---- host -> MCU: commands -------------------------------------------------------------------
 
 
-@message(0x01, HOST)
+@message(IDENTIFY_TYPE, HOST)
 @dataclass(frozen=True, slots=True)
 class Identify(Command[IdentifyReply]):
     """Start a session (sent with SYNC): the MCU answers who it is."""

@@ -1,18 +1,21 @@
 /* mahjong_protocol.h: the table MCU wire protocol (see hardware/protocol.md).
  * Generated from firmware_bridge/messages.py by `python -m firmware_bridge.generate`;
- * do not edit. All multi-byte fields are little-endian; structs are packed. */
+ * do not edit. All multi-byte fields are little-endian (the frame CRC excepted: it goes
+ * most significant byte first); structs are packed. */
 #ifndef MAHJONG_PROTOCOL_H
 #define MAHJONG_PROTOCOL_H
 
 #include <stdint.h>
 
-#define MJ_PROTOCOL_VERSION 1
-#define MJ_TABLE_HASH 0x490e4df6u
-#define MJ_HEADER_SIZE 7
+#define MJ_PROTOCOL_VERSION 2
+#define MJ_TABLE_HASH 0xf9d0631du
+#define MJ_HEADER_SIZE 4
 #define MJ_CRC_SIZE 2
+#define MJ_CRC_SEED 0xc1b2u
+#define MJ_HANDSHAKE_SEED 0xe1f0u
 #define MJ_MAX_PAYLOAD 512
-#define MJ_MAX_FRAME 521
-#define MJ_MAX_ENCODED 524
+#define MJ_MAX_FRAME 518
+#define MJ_MAX_ENCODED 521
 #define MJ_MAX_WINDOW 16
 #define MJ_HEARTBEAT_INTERVAL_MS 500
 #define MJ_HEARTBEAT_TIMEOUT_MS 2000
@@ -148,13 +151,12 @@ typedef enum {
     MJ_MSG_BOOT = 0x87,
 } mj_msg_type_t;
 
+/* The frame header; the payload follows, then the CRC (no length: the frame's end). */
 typedef struct __attribute__((packed)) {
-    uint8_t version;
     uint8_t flags;
     uint8_t seq;
     uint8_t ack;
     uint8_t type;
-    uint16_t length;
 } mj_header_t;
 
 typedef struct __attribute__((packed)) {

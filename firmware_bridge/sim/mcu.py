@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from firmware_bridge.errors import FrameError
+from firmware_bridge.errors import ForeignFrame, FrameError
 from firmware_bridge.fields import Command, Message
 from firmware_bridge.frame import MAX_PAYLOAD, PROTOCOL_VERSION, FrameDecoder
 from firmware_bridge.messages import (
@@ -62,8 +62,9 @@ from firmware_bridge.sim.faults import Faults, LineNoise
 from firmware_bridge.sim.model import TableModel, WallLayout, len_of
 from firmware_bridge.sim.motions import Machine, Timing
 from firmware_bridge.sim.session import McuSession
+from firmware_bridge.sim.versions import protocol_1_answer, readable, written_as
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (2, 0, 0)
 MODEL = 1
 COMMANDS_KEPT = 1_000
 """The simulated MCU remembers this many of the latest commands it ran (some 50 hands' worth:
@@ -88,6 +89,7 @@ class SoftwareMcu:
         heartbeat_timeout: float = 2.0,
         inventory_period: float | None = 2.0,
         table_hash: int = TABLE_HASH,
+        protocol_version: int = PROTOCOL_VERSION,
     ) -> None:
         self.model = model
         self.faults: Faults = model.faults
@@ -103,6 +105,8 @@ class SoftwareMcu:
         self.heartbeat_timeout = heartbeat_timeout
         self.inventory_period = inventory_period
         self.table_hash = table_hash
+        self.protocol_version = protocol_version
+        """The protocol its firmware speaks (another than the host's: see sim/versions.py)."""
         self.active_faults: dict[tuple[FaultCode, int], None] = {}
         self.heartbeats = 0
         """Heartbeats the host sent."""
@@ -168,7 +172,9 @@ class SoftwareMcu:
     def data_received(self, data: bytes) -> None:
         """Bytes from the host (damaged at the configured rate first)."""
         for item in self._decoder.feed(self.noise.damage(data)):
-            if isinstance(item, FrameError):
+            if isinstance(item, ForeignFrame) and self.protocol_version == PROTOCOL_VERSION:
+                self._write(protocol_1_answer(self.session.ack))
+            elif isinstance(item, FrameError) or not readable(item, self.protocol_version):
                 self.session.nak()
             elif not self.noise.lose_frame():
                 self._host_frame_seen()
@@ -188,7 +194,7 @@ class SoftwareMcu:
 
     def _write(self, data: bytes) -> None:
         if self._writer is not None:
-            self._writer(data)
+            self._writer(written_as(data, self.protocol_version))
 
     def send_event(self, message: Message) -> None:
         """Send an event to the host (numbered even if it is lost)."""
@@ -321,7 +327,7 @@ class SoftwareMcu:
         """Who this MCU is."""
         major, minor, patch = FIRMWARE_VERSION
         return IdentifyReply(
-            major, minor, patch, PROTOCOL_VERSION, self.table_hash, MODEL, SEATS, len(Zone),
+            major, minor, patch, self.protocol_version, self.table_hash, MODEL, SEATS, len(Zone),
             MAX_PAYLOAD, MAX_WINDOW, self.reset_cause, self.boot_count, self.session.event_counter,
         )  # fmt: skip
 

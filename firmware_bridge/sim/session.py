@@ -14,7 +14,7 @@ from firmware_bridge.fields import (
     decode_payload,
     encode_payload,
 )
-from firmware_bridge.frame import PROTOCOL_VERSION, Flag, Frame, encode_frame
+from firmware_bridge.frame import Flag, Frame, encode_frame
 from firmware_bridge.messages import MAX_WINDOW, LinkAck, Rejected, RejectReason
 
 _EVENT, _RESPONSE, _SYNC = int(Flag.EVENT), int(Flag.RESPONSE), int(Flag.SYNC)
@@ -58,8 +58,6 @@ class McuSession:
 
     def receive(self, frame: Frame, execute: Execute) -> None:
         """Handle one intact frame from the host."""
-        if frame.version != PROTOCOL_VERSION:
-            return
         if frame.flags & _UNSEQUENCED:
             self._answer(frame, execute, _UNSEQUENCED, cache=False)
         elif frame.flags & _SYNC:

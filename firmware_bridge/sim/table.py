@@ -15,6 +15,7 @@ from pathlib import Path
 from types import TracebackType
 
 from firmware_bridge.errors import PortUnavailable
+from firmware_bridge.frame import PROTOCOL_VERSION
 from firmware_bridge.messages import TABLE_HASH, ResetCause, Zone
 from firmware_bridge.port import PortOpener
 from firmware_bridge.serial_port import serial_opener
@@ -41,6 +42,7 @@ class SimulatedTable:
         heartbeat_timeout: float = 2.0,
         inventory_period: float | None = 2.0,
         table_hash: int = TABLE_HASH,
+        protocol_version: int = PROTOCOL_VERSION,
         firmware: Path | None = None,
     ) -> None:
         self.seed = seed
@@ -65,6 +67,7 @@ class SimulatedTable:
                 heartbeat_timeout=heartbeat_timeout,
                 inventory_period=inventory_period,
                 table_hash=table_hash,
+                protocol_version=protocol_version,
             )
         self._started = False
         self._pty: PtyLine | None = None

@@ -157,7 +157,7 @@ async def test_a_firmware_that_speaks_another_protocol_is_final() -> None:
             await task
     [offline] = events
     assert isinstance(offline, McuOffline) and offline.final
-    assert "update the firmware or the daemon" in offline.reason
+    assert "flash the firmware built from this release" in offline.reason
 
 
 async def test_a_zone_read_again_reads_every_zone_then_names_its_ask(adapter: Adapter) -> None:

@@ -51,7 +51,7 @@ class CCodec:
         return self._process.stdout.readline().strip()
 
     def encode(self, frame: Frame) -> bytes:
-        header = f"{frame.version} {frame.flags} {frame.seq} {frame.ack} {frame.type}"
+        header = f"{frame.flags} {frame.seq} {frame.ack} {frame.type}"
         return bytes.fromhex(self._ask(f"encode {header} {frame.payload.hex() or '-'}"))
 
     def feed(self, data: bytes) -> list[Frame | None]:
@@ -60,9 +60,9 @@ class CCodec:
         reply = self._ask(f"feed {data.hex() or '-'}")
         while reply != "end":
             match reply.split():
-                case ["frame", version, flags, seq, ack, kind, payload]:
+                case ["frame", flags, seq, ack, kind, payload]:
                     body = b"" if payload == "-" else bytes.fromhex(payload)
-                    out.append(Frame(int(kind), body, int(seq), int(ack), int(flags), int(version)))
+                    out.append(Frame(int(kind), body, int(seq), int(ack), int(flags)))
                 case ["error"]:
                     out.append(None)
                 case _:

@@ -1,16 +1,21 @@
 """The simulated MCU on real pseudo-terminals (and TCP), reached like a real table."""
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from firmware_bridge.cobs import cobs_decode
+from firmware_bridge.crc import crc16
 from firmware_bridge.errors import ProtocolMismatch
 from firmware_bridge.events import Connected, Disconnected, Resynced
+from firmware_bridge.frame import Flag, Frame, encode_frame
 from firmware_bridge.link import Link, LinkSettings
 from firmware_bridge.messages import (
     BuildWalls,
     Dice,
+    LinkAck,
     LowerPlatform,
     Motion,
     MotionDone,
@@ -27,6 +32,7 @@ from firmware_bridge.messages import (
 )
 from firmware_bridge.serial_port import serial_opener
 from firmware_bridge.sim.table import SimulatedTable
+from firmware_bridge.sim.versions import written_as
 from tests.firmware_bridge.conftest import FAST
 
 
@@ -84,9 +90,34 @@ async def test_a_firmware_with_another_message_table_is_a_clear_error() -> None:
     sim = SimulatedTable(seed=2, speed=0, inventory_period=None, table_hash=0xDEADBEEF)
     async with sim:
         link = Link(serial_opener(await sim.serve_pty()), FAST)
-        with pytest.raises(ProtocolMismatch, match="message table deadbeef") as mismatch:
+        with pytest.raises(ProtocolMismatch, match="message table is deadbeef") as mismatch:
             await link.start()
-        assert "update the firmware or the daemon" in str(mismatch.value)
+        assert "flash the firmware built from this release" in str(mismatch.value)
+
+
+async def test_a_table_still_on_protocol_1_firmware_is_told_to_update_its_firmware() -> None:
+    """A table on the old firmware cannot read the host's frames and answers nothing; the
+    frames it sends by itself (zone inventories, NAKs) are recognised as protocol 1."""
+    sim = SimulatedTable(seed=2, speed=0, inventory_period=0.05, protocol_version=1)
+    async with sim:
+        link = Link(serial_opener(await sim.serve_pty()), FAST)
+        with pytest.raises(ProtocolMismatch, match="protocol version 1, this daemon 2") as mismatch:
+            await link.start()
+        assert mismatch.value.table_version == 1
+        assert "update the table's firmware" in str(mismatch.value)
+        assert not link.connected and link.stats().frame_errors >= 1
+
+
+async def test_a_table_on_a_newer_protocol_says_so_at_the_handshake() -> None:
+    """The handshake is read the same in every version: a newer table tells its version, and
+    the advice is to update the Pi's software, not the table."""
+    sim = SimulatedTable(seed=2, speed=0, inventory_period=None, protocol_version=3)
+    async with sim:
+        link = Link(serial_opener(await sim.serve_pty()), FAST)
+        with pytest.raises(ProtocolMismatch, match="protocol version 3, this daemon 2") as mismatch:
+            await link.start()
+        assert mismatch.value.table_version == 3
+        assert "update the mahjong-table software on this Pi" in str(mismatch.value)
 
 
 async def test_tcp_url_reaches_the_same_mcu(software_sim: SimulatedTable) -> None:
@@ -94,3 +125,43 @@ async def test_tcp_url_reaches_the_same_mcu(software_sim: SimulatedTable) -> Non
     assert url.startswith("socket://127.0.0.1:")
     async with Link(serial_opener(url), FAST) as link:
         assert (await link.request(Ping(77))).token == 77
+
+
+async def test_a_daemon_still_on_protocol_1_hears_the_table_version_in_its_own_layout(
+    sim: SimulatedTable,
+) -> None:
+    """A table updated before its Pi: the old daemon's identify (protocol 1's layout) is
+    answered by an empty link_ack in that layout carrying version 2, which an old daemon
+    reports as a protocol mismatch instead of hearing nothing."""
+    pieces: asyncio.Queue[bytes] = asyncio.Queue()
+    pending = bytearray()
+
+    class OldDaemon:
+        def data_received(self, data: bytes) -> None:
+            pending.extend(data)
+            *whole, rest = bytes(pending).split(b"\0")
+            pending[:] = rest
+            for piece in filter(None, whole):
+                pieces.put_nowait(piece)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            """Nothing to do."""
+
+    port = await sim.opener()(OldDaemon())
+    try:
+        port.write(b"\0" + written_as(encode_frame(Frame(0x01, b"", 0, 0, Flag.SYNC)), 1))
+        async with asyncio.timeout(5):
+            while not _protocol_1_layout(body := cobs_decode(await pieces.get())):
+                pass  # a frame of protocol 2 the table sent by itself (its boot event)
+    finally:
+        port.close()
+    assert body[0] == 2 and body[4] == LinkAck.TYPE and len(body) == 9
+
+
+def _protocol_1_layout(body: bytes) -> bool:
+    """Version u8, flags, seq, ack, type, length u16, payload, CRC-16 little-endian."""
+    return (
+        len(body) >= 9
+        and body[5] | body[6] << 8 == len(body) - 9
+        and crc16(body[:-2]) == int.from_bytes(body[-2:], "little")
+    )

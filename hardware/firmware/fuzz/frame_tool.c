@@ -1,8 +1,8 @@
 /* frame_tool.c: the C codec on stdin/stdout, so that tests can hold it against the Python
  * codec (tests/firmware_bridge/test_firmware_c.py). One request a line, hex bytes:
- *   feed <hex>                       -> one line per frame end: "frame v f s a t <payload>",
- *                                       "error"; then "end"
- *   encode <v> <f> <s> <a> <t> <hex> -> the encoded frame with its 0x00
+ *   feed <hex>                   -> one line per frame end: "frame f s a t <payload>",
+ *                                   "error"; then "end"
+ *   encode <f> <s> <a> <t> <hex> -> the encoded frame with its 0x00
  * `frame-tool --self-test` checks the CRC check value and exits. */
 #include <stdio.h>
 #include <string.h>
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     static mj_decoder_t decoder;
     while (fgets(line, sizeof line, stdin) != NULL) {
         line[strcspn(line, "\n")] = 0;
-        unsigned v, f, s, a, t;
+        unsigned f, s, a, t;
         int at = 0;
         if (strncmp(line, "feed ", 5) == 0) {
             size_t len = strcmp(line + 5, "-") ? from_hex(line + 5, bytes, sizeof bytes) : 0;
@@ -50,20 +50,18 @@ int main(int argc, char **argv)
                 const uint8_t *payload;
                 mj_decode_result_t r = mj_decoder_feed(&decoder, bytes[i], &head, &payload);
                 if (r == MJ_DECODE_FRAME) {
-                    printf("frame %u %u %u %u %u ", head.version, head.flags, head.seq, head.ack,
-                           head.type);
+                    printf("frame %u %u %u %u ", head.flags, head.seq, head.ack, head.type);
                     put_hex(payload, head.length);
                     putchar('\n');
-                } else if (r == MJ_DECODE_ERROR) {
+                } else if (r == MJ_DECODE_ERROR || r == MJ_DECODE_LEGACY) {
                     printf("error\n");
                 }
             }
             printf("end\n");
-        } else if (sscanf(line, "encode %u %u %u %u %u %n", &v, &f, &s, &a, &t, &at) == 5) {
+        } else if (sscanf(line, "encode %u %u %u %u %n", &f, &s, &a, &t, &at) == 4) {
             const char *hex = line + at;
             size_t len = strcmp(hex, "-") ? from_hex(hex, bytes, sizeof bytes) : 0;
-            mj_head_t head = {(uint8_t)v, (uint8_t)f, (uint8_t)s, (uint8_t)a, (uint8_t)t,
-                              (uint16_t)len};
+            mj_head_t head = {(uint8_t)f, (uint8_t)s, (uint8_t)a, (uint8_t)t, (uint16_t)len};
             static uint8_t out[MJ_LINE_MAX];
             size_t size = len <= MJ_MAX_PAYLOAD ? mj_frame_encode(&head, bytes, out) : 0;
             put_hex(out, size);

@@ -17,7 +17,7 @@
 #include "mahjong_protocol.h"
 #include "mj_frame.h"
 
-#define MJ_FIRMWARE_MAJOR 1
+#define MJ_FIRMWARE_MAJOR 2
 #define MJ_FIRMWARE_MINOR 0
 #define MJ_FIRMWARE_PATCH 0
 #define MJ_MODEL 1
@@ -26,8 +26,8 @@
 #define MJ_ANTENNAS (1 + MJ_ZONES)
 #define MJ_REPLY_CACHE (2 * MJ_MAX_WINDOW)
 /* A kept reply: identify_reply (24 payload bytes) is the largest reply a command that acts
- * or starts a session can have; 35 bytes on the line. */
-#define MJ_REPLY_SLOT 36
+ * or starts a session can have; 32 bytes on the line. */
+#define MJ_REPLY_SLOT 32
 #define MJ_EVENT_QUEUE 32
 #define MJ_EVENT_MAX_PAYLOAD 16
 #define MJ_MAX_FAULTS 16

@@ -17,7 +17,7 @@ void mj_events_reset(void)
 size_t mj_send_frame(uint8_t type, uint8_t flags, uint8_t seq, const uint8_t *payload,
                      uint16_t len)
 {
-    mj_head_t head = {MJ_PROTOCOL_VERSION, flags, seq, mj_session_ack(), type, len};
+    mj_head_t head = {flags, seq, mj_session_ack(), type, len};
     size_t size = mj_frame_encode(&head, payload, mj.line);
     if (size > 0 && hal_uart_tx_room() >= size) {
         hal_uart_write(mj.line, size);

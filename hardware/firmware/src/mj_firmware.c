@@ -83,6 +83,15 @@ void mj_poll(void)
                 mj.frame_errors++;
                 mj_session_nak();
                 break;
+            case MJ_DECODE_LEGACY: {
+                /* A host of protocol version 1: tell it this table's version, its way. */
+                mj.frame_errors++;
+                size_t size = mj_frame_encode_legacy_ack(mj_session_ack(), mj.line);
+                if (hal_uart_tx_room() >= size) {
+                    hal_uart_write(mj.line, size);
+                }
+                break;
+            }
             default:
                 break;
             }

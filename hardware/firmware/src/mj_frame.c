@@ -17,6 +17,12 @@ uint16_t mj_crc16(uint16_t crc, const uint8_t *data, size_t len)
     return (uint16_t)(c & 0xFFFFu);
 }
 
+uint16_t mj_crc_seed(uint8_t type)
+{
+    bool handshake = type == MJ_MSG_IDENTIFY || type == MJ_MSG_IDENTIFY_REPLY;
+    return handshake ? MJ_HANDSHAKE_SEED : MJ_CRC_SEED;
+}
+
 /* A COBS encoder fed one byte at a time: the frame is encoded from its pieces without
  * assembling it first. */
 typedef struct {
@@ -59,11 +65,8 @@ size_t mj_frame_encode(const mj_head_t *head, const uint8_t *payload, uint8_t *o
     if (head->length > MJ_MAX_PAYLOAD) {
         return 0;
     }
-    uint8_t header[MJ_HEADER_SIZE] = {
-        head->version, head->flags, head->seq, head->ack, head->type,
-        (uint8_t)(head->length & 0xFF), (uint8_t)(head->length >> 8),
-    };
-    uint16_t crc = mj_crc16(0xFFFF, header, sizeof header);
+    uint8_t header[MJ_HEADER_SIZE] = {head->flags, head->seq, head->ack, head->type};
+    uint16_t crc = mj_crc16(mj_crc_seed(head->type), header, sizeof header);
     crc = mj_crc16(crc, payload, head->length);
     cobs_writer_t w;
     cobs_start(&w, out);
@@ -73,8 +76,8 @@ size_t mj_frame_encode(const mj_head_t *head, const uint8_t *payload, uint8_t *o
     for (size_t i = 0; i < head->length; i++) {
         cobs_put(&w, payload[i]);
     }
-    cobs_put(&w, (uint8_t)(crc & 0xFF));
     cobs_put(&w, (uint8_t)(crc >> 8));
+    cobs_put(&w, (uint8_t)(crc & 0xFF));
     return cobs_finish(&w);
 }
 
@@ -100,31 +103,61 @@ static int cobs_decode(uint8_t *data, size_t len)
     return (int)out;
 }
 
+/* Protocol version 1: version, flags, seq, ack, type, length u16, payload, CRC-16 from 0xFFFF
+ * little-endian (11 bytes of overhead). */
+#define LEGACY_HEADER 7u
+
+static bool legacy_frame(const uint8_t *body, size_t size)
+{
+    if (size < LEGACY_HEADER + MJ_CRC_SIZE || body[0] != 1) {
+        return false;
+    }
+    size_t length = (size_t)(body[5] | (body[6] << 8));
+    uint16_t crc = (uint16_t)(body[size - 2] | (body[size - 1] << 8));
+    return length == size - LEGACY_HEADER - MJ_CRC_SIZE &&
+           mj_crc16(0xFFFF, body, size - MJ_CRC_SIZE) == crc;
+}
+
+size_t mj_frame_encode_legacy_ack(uint8_t ack, uint8_t *out)
+{
+    uint8_t frame[LEGACY_HEADER + MJ_CRC_SIZE] = {MJ_PROTOCOL_VERSION, 0, 0, ack, MJ_MSG_LINK_ACK};
+    uint16_t crc = mj_crc16(0xFFFF, frame, LEGACY_HEADER);
+    frame[LEGACY_HEADER] = (uint8_t)(crc & 0xFF);
+    frame[LEGACY_HEADER + 1] = (uint8_t)(crc >> 8);
+    cobs_writer_t w;
+    cobs_start(&w, out);
+    for (size_t i = 0; i < sizeof frame; i++) {
+        cobs_put(&w, frame[i]);
+    }
+    return cobs_finish(&w);
+}
+
 bool mj_frame_decode(uint8_t *piece, size_t len, mj_head_t *head, const uint8_t **payload)
 {
+    return mj_frame_piece(piece, len, head, payload) == MJ_DECODE_FRAME;
+}
+
+mj_decode_result_t mj_frame_piece(uint8_t *piece, size_t len, mj_head_t *head,
+                                  const uint8_t **payload)
+{
     if (len > MJ_MAX_ENCODED) {
-        return false;
+        return MJ_DECODE_ERROR;
     }
     int size = cobs_decode(piece, len);
     if (size < MJ_HEADER_SIZE + MJ_CRC_SIZE) {
-        return false;
+        return MJ_DECODE_ERROR;
     }
-    size_t body = (size_t)size - MJ_CRC_SIZE;
-    uint16_t crc = (uint16_t)(piece[body] | (piece[body + 1] << 8));
-    if (mj_crc16(0xFFFF, piece, body) != crc) {
-        return false;
+    /* The CRC follows most significant byte first: over the whole frame it leaves 0. */
+    if (mj_crc16(mj_crc_seed(piece[3]), piece, (size_t)size) != 0) {
+        return legacy_frame(piece, (size_t)size) ? MJ_DECODE_LEGACY : MJ_DECODE_ERROR;
     }
-    head->version = piece[0];
-    head->flags = piece[1];
-    head->seq = piece[2];
-    head->ack = piece[3];
-    head->type = piece[4];
-    head->length = (uint16_t)(piece[5] | (piece[6] << 8));
-    if (head->length != body - MJ_HEADER_SIZE) {
-        return false;
-    }
+    head->flags = piece[0];
+    head->seq = piece[1];
+    head->ack = piece[2];
+    head->type = piece[3];
+    head->length = (uint16_t)(size - MJ_HEADER_SIZE - MJ_CRC_SIZE);
     *payload = piece + MJ_HEADER_SIZE;
-    return true;
+    return MJ_DECODE_FRAME;
 }
 
 void mj_decoder_init(mj_decoder_t *decoder)
@@ -154,5 +187,5 @@ mj_decode_result_t mj_decoder_feed(mj_decoder_t *decoder, uint8_t byte, mj_head_
     if (len == 0) {
         return MJ_DECODE_MORE; /* an empty piece: a flush before a frame */
     }
-    return mj_frame_decode(decoder->buf, len, head, payload) ? MJ_DECODE_FRAME : MJ_DECODE_ERROR;
+    return mj_frame_piece(decoder->buf, len, head, payload);
 }

@@ -92,9 +92,6 @@ static void repeat(uint8_t seq)
 void mj_session_receive(const mj_head_t *head, const uint8_t *payload)
 {
     mj_session_t *s = &mj.session;
-    if (head->version != MJ_PROTOCOL_VERSION) {
-        return;
-    }
     if (head->flags & MJ_FLAG_UNSEQUENCED) {
         answer(head, payload, MJ_FLAG_UNSEQUENCED, false);
     } else if (head->flags & MJ_FLAG_SYNC) {
