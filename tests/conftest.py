@@ -5,6 +5,7 @@ import contextlib
 import logging
 import os
 import pty
+import resource
 import subprocess
 import tempfile
 import tty
@@ -61,6 +62,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
+
+
+YIELD_NICE = 10
+"""How much a test on virtual time lowers its CPU priority while it runs (nice +10: about a
+tenth of the CPU share of a test at the ordinary priority)."""
+
+
+def _can_raise_priority_back(nice: int) -> bool:
+    """Root may; anyone else only within RLIMIT_NICE (which allows nice down to 20 - limit)."""
+    return os.geteuid() == 0 or 20 - resource.getrlimit(resource.RLIMIT_NICE)[0] <= nice
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test on virtual time (`virtual_time` or `looptime` mark) runs at a lower CPU priority:
+    starving it changes nothing it asserts, while a test on real time on another worker (an
+    MCU heartbeat over a pty, a broker's keepalive, a browser) gets the CPU first. Linux keeps
+    the priority per thread: this lowers the test's thread (and what it starts meanwhile) and
+    raises it back afterwards, which needs root or a RLIMIT_NICE that allows it (else the test
+    runs at the ordinary priority)."""
+    if (
+        item.get_closest_marker("virtual_time") is None
+        and item.get_closest_marker("looptime") is None
+    ):
+        return (yield)
+    nice = os.getpriority(os.PRIO_PROCESS, 0)
+    if not _can_raise_priority_back(nice):
+        return (yield)
+    os.setpriority(os.PRIO_PROCESS, 0, min(nice + YIELD_NICE, 19))
+    try:
+        return (yield)
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
 
 
 FIRMWARE_SOURCES = Path(__file__).resolve().parents[1] / "hardware" / "firmware"
