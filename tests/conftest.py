@@ -64,9 +64,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = keep
 
 
-YIELD_NICE = 10
-"""How much a test on virtual time lowers its CPU priority while it runs (nice +10: about a
-tenth of the CPU share of a test at the ordinary priority)."""
+STARVABLE_NICE = 10
+"""How much a starvable test lowers its CPU priority while it runs (nice +10: about a tenth of
+the CPU share of a test at the ordinary priority)."""
 
 
 def _can_raise_priority_back(nice: int) -> bool:
@@ -75,22 +75,20 @@ def _can_raise_priority_back(nice: int) -> bool:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    """A test on virtual time (`virtual_time` or `looptime` mark) runs at a lower CPU priority:
-    starving it changes nothing it asserts, while a test on real time on another worker (an
-    MCU heartbeat over a pty, a broker's keepalive, a browser) gets the CPU first. Linux keeps
-    the priority per thread: this lowers the test's thread (and what it starts meanwhile) and
-    raises it back afterwards, which needs root or a RLIMIT_NICE that allows it (else the test
-    runs at the ordinary priority)."""
-    if (
-        item.get_closest_marker("virtual_time") is None
-        and item.get_closest_marker("looptime") is None
-    ):
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """A test that does not depend on real time (`starvable`: on virtual time, or building and
+    installing; `looptime`) runs with its fixtures at a lower CPU priority: starving it changes
+    nothing it asserts, while a test on real time on another worker (an MCU heartbeat over a
+    pty, a command's reply timeout, a browser) gets the CPU first. Linux keeps the priority per
+    thread: this lowers the test's thread (and the threads and processes it starts meanwhile)
+    and raises it back afterwards, which needs root or a RLIMIT_NICE that allows it (else the
+    test runs at the ordinary priority)."""
+    if item.get_closest_marker("starvable") is None and item.get_closest_marker("looptime") is None:
         return (yield)
     nice = os.getpriority(os.PRIO_PROCESS, 0)
     if not _can_raise_priority_back(nice):
         return (yield)
-    os.setpriority(os.PRIO_PROCESS, 0, min(nice + YIELD_NICE, 19))
+    os.setpriority(os.PRIO_PROCESS, 0, min(nice + STARVABLE_NICE, 19))
     try:
         return (yield)
     finally:

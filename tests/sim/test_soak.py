@@ -30,11 +30,11 @@ HANDS = 200
 pytestmark = [
     pytest.mark.broker,
     pytest.mark.slow,
-    pytest.mark.virtual_time,
+    pytest.mark.starvable,
     pytest.mark.timeout(900),
 ]
-"""A soak plays 200 hands: 1-3 minutes of CPU time each; on virtual time, it runs at a lower
-CPU priority (tests/conftest.py)."""
+"""A soak plays 200 hands: 1-3 minutes of CPU time each; on virtual time, it is starvable (runs
+at a lower CPU priority, tests/conftest.py)."""
 RULESETS = ["shanghai", "sichuan", "zung-jung"]
 """Slowest first (the hostile soaks before the quiet ones, too): with several workers the
 longest start first."""
