@@ -76,14 +76,16 @@ def _can_raise_priority_back(nice: int) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
-    """A test that does not depend on real time (`starvable`: on virtual time, or building and
-    installing; `looptime`) runs with its fixtures at a lower CPU priority: starving it changes
-    nothing it asserts, while a test on real time on another worker (an MCU heartbeat over a
-    pty, a command's reply timeout, a browser) gets the CPU first. Linux keeps the priority per
-    thread: this lowers the test's thread (and the threads and processes it starts meanwhile)
-    and raises it back afterwards, which needs root or a RLIMIT_NICE that allows it (else the
-    test runs at the ordinary priority)."""
-    if item.get_closest_marker("starvable") is None and item.get_closest_marker("looptime") is None:
+    """With several workers, a test that does not depend on real time (`starvable`: on virtual
+    time, or building and installing; `looptime`) runs with its fixtures at a lower CPU
+    priority: starving it changes nothing it asserts, while a test on real time on another
+    worker (an MCU heartbeat over a pty, a command's reply timeout, a browser) gets the CPU
+    first. Linux keeps the priority per thread: this lowers the test's thread (and the threads
+    and processes it starts meanwhile) and raises it back afterwards, which needs root or a
+    RLIMIT_NICE that allows it (else the test runs at the ordinary priority)."""
+    starvable = item.get_closest_marker("starvable") or item.get_closest_marker("looptime")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if starvable is None or workers < 2:  # alone, it has no other worker to yield to
         return (yield)
     nice = os.getpriority(os.PRIO_PROCESS, 0)
     if not _can_raise_priority_back(nice):
