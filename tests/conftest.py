@@ -5,6 +5,7 @@ import contextlib
 import logging
 import os
 import pty
+import resource
 import subprocess
 import tempfile
 import tty
@@ -61,6 +62,39 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
+
+
+STARVABLE_NICE = 10
+"""How much a starvable test lowers its CPU priority while it runs (nice +10: about a tenth of
+the CPU share of a test at the ordinary priority)."""
+
+
+def _can_raise_priority_back(nice: int) -> bool:
+    """Root may; anyone else only within RLIMIT_NICE (which allows nice down to 20 - limit)."""
+    return os.geteuid() == 0 or 20 - resource.getrlimit(resource.RLIMIT_NICE)[0] <= nice
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """With several workers, a test that does not depend on real time (`starvable`: on virtual
+    time, or building and installing; `looptime`) runs with its fixtures at a lower CPU
+    priority: starving it changes nothing it asserts, while a test on real time on another
+    worker (an MCU heartbeat over a pty, a command's reply timeout, a browser) gets the CPU
+    first. Linux keeps the priority per thread: this lowers the test's thread (and the threads
+    and processes it starts meanwhile) and raises it back afterwards, which needs root or a
+    RLIMIT_NICE that allows it (else the test runs at the ordinary priority)."""
+    starvable = item.get_closest_marker("starvable") or item.get_closest_marker("looptime")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if starvable is None or workers < 2:  # alone, it has no other worker to yield to
+        return (yield)
+    nice = os.getpriority(os.PRIO_PROCESS, 0)
+    if not _can_raise_priority_back(nice):
+        return (yield)
+    os.setpriority(os.PRIO_PROCESS, 0, min(nice + STARVABLE_NICE, 19))
+    try:
+        return (yield)
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, nice)
 
 
 FIRMWARE_SOURCES = Path(__file__).resolve().parents[1] / "hardware" / "firmware"

@@ -15,14 +15,28 @@ CONFIG = """
 [table]
 id = "sim-table"
 ruleset = "zung-jung"
+ruleset_file = "{house}"
 
 [session]
-hands = 3
+hands = {hands}
 
 [hand]
 zone_settle_s = 0.2
 zone_absence_s = 0.2
 """
+HOUSE_RULES = "[claims]\nwindow_seconds = 0.5\n"
+"""The daemon runs on real time: after a declared win the table holds the discard's claim
+window open for other declarations (3 s by the book, 0.5 s here, where the simulated players
+answer at once)."""
+
+
+def _config(tmp_path: Path, hands: int) -> Path:
+    """The table's config file, with the house rules of a short claim window."""
+    house = tmp_path / "house.toml"
+    house.write_text(HOUSE_RULES)
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG.format(house=house, hands=hands))
+    return config
 
 
 def _run_sim(config: Path, *options: str) -> subprocess.Popen[str]:
@@ -66,8 +80,7 @@ def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[
 
 
 def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:
-    config = tmp_path / "table.toml"
-    config.write_text(CONFIG)
+    config = _config(tmp_path, hands=3)
     command = [
         sys.executable,
         "-m",
@@ -93,12 +106,11 @@ def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)  # 20 hands: about 70 s on a quiet 2-core machine, plus the build
+@pytest.mark.timeout(600)  # 20 hands: about 20 s on a quiet 2-core machine, plus the build
 def test_a_session_of_twenty_hands_is_played_with_the_c_firmware_as_the_mcu(
     tmp_path: Path, firmware_host: Path
 ) -> None:
-    config = tmp_path / "table.toml"
-    config.write_text(CONFIG.replace("hands = 3", "hands = 20"))
+    config = _config(tmp_path, hands=20)
     process = _run_sim(config, "--sim-firmware", str(firmware_host))
     status, lines = _stopped_after(process, "over (all 20 hands played)", within=400)
     assert status == 0

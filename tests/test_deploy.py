@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+# Installs and playbook runs are CPU work with generous timeouts: starvable.
+pytestmark = pytest.mark.starvable
 REPO = Path(__file__).parents[1]
 INSTALL = REPO / "deploy" / "install.sh"
 BIN = Path(sys.executable).parent

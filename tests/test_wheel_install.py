@@ -16,7 +16,8 @@ import pytest
 from devsupport.lines import Lines
 
 # One worker runs the whole module: its module-wide fixture is made once.
-pytestmark = pytest.mark.xdist_group("wheel")
+# Building and installing are CPU work with generous timeouts: starvable.
+pytestmark = [pytest.mark.xdist_group("wheel"), pytest.mark.starvable]
 
 ROOT = Path(__file__).parent.parent
 # What a clean clone holds besides the source: none of it may leak into the wheel's runs.

@@ -24,11 +24,15 @@ def test_every_known_name_builds_its_ruleset_from_its_shipped_data(name: str) ->
 
 def test_a_venue_file_changes_only_what_it_names(tmp_path: Path) -> None:
     venue = tmp_path / "house.toml"
-    venue.write_text("[scoring]\nlimit = 500\n[settlement]\ndiscard_share = 30\n")
+    venue.write_text(
+        "[scoring]\nlimit = 500\n[settlement]\ndiscard_share = 30\n[claims]\nwindow_seconds = 1.5\n"
+    )
     house = get_ruleset("zung-jung", venue)
     assert house.data["scoring"]["limit"] == 500
     assert house.data["scoring"]["chicken_hand"] == 1
+    assert house.claim_window_s == 1.5
     assert get_ruleset("zung-jung").data["scoring"]["limit"] == 320
+    assert get_ruleset("zung-jung").claim_window_s == 3.0
 
 
 @pytest.mark.parametrize(

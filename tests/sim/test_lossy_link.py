@@ -84,6 +84,8 @@ async def test_lost_events_never_stop_the_table_with_a_false_fault(
 
 @pytest.mark.slow
 @pytest.mark.looptime
+# 50 hands: about 25 s of CPU; starvable (looptime), so it may wait for other workers' CPU.
+@pytest.mark.timeout(300)
 async def test_fifty_hands_on_a_noisy_line_play_without_a_fault(
     tmp_path: Path, pins: MockFactory
 ) -> None:

@@ -99,6 +99,7 @@ def seen_moves(results: Sequence[FinishedHand]) -> Counter[MoveKey]:
 
 
 @pytest.mark.slow
+@pytest.mark.starvable
 @pytest.mark.timeout(300)  # 100 hands: about 40 s on a quiet 2-core machine
 @pytest.mark.parametrize("miss", [0.0, 0.02])
 async def test_every_slip_is_reported_once_and_nothing_else(

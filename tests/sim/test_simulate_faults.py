@@ -17,6 +17,8 @@ from controller.sim.virtual_time import run_virtual
 from controller.table.clocks import TIME_INCIDENTS
 from firmware_bridge.sim.faults import Faults
 
+pytestmark = pytest.mark.starvable
+
 
 def test_a_hostile_session_clears_the_injected_jam_and_plays_out(
     tmp_path: Path, pins: MockFactory

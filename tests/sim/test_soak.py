@@ -27,8 +27,14 @@ from firmware_bridge.sim.faults import Faults
 from tests.sim.soak import KEY, RecorderInProcess, SoakRun, soak
 
 HANDS = 200
-pytestmark = [pytest.mark.broker, pytest.mark.slow, pytest.mark.timeout(900)]
-"""A soak plays 200 hands: 1-3 minutes of wall time each on a 2-core machine."""
+pytestmark = [
+    pytest.mark.broker,
+    pytest.mark.slow,
+    pytest.mark.starvable,
+    pytest.mark.timeout(900),
+]
+"""A soak plays 200 hands: 1-3 minutes of CPU time each; on virtual time, it is starvable (runs
+at a lower CPU priority, tests/conftest.py)."""
 RULESETS = ["shanghai", "sichuan", "zung-jung"]
 """Slowest first (the hostile soaks before the quiet ones, too): with several workers the
 longest start first."""
