@@ -3,7 +3,6 @@ other seats may declare; when the window closes (its time is up, the next seat d
 is claimed) the declarations are judged in priority: wins first, head bump or several
 winners as the ruleset says."""
 
-from controller.rules import MeldKind
 from controller.rules.claims import KongKind
 from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import Rights
@@ -87,28 +86,17 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
 
 
 def _tile_to_winner(play: Play, window: Window, place: int) -> None:
-    source = play.seats[window.source]
-    if window.uid in source.river:
-        source.river.remove(window.uid)
-    for record in source.melds:
-        if window.uid in record.uids:
-            record.uids.remove(window.uid)
-    play.seats[place].concealed.add(window.uid)
     play.won_on[window.uid] = place
     seen = play.at(window.uid)
-    if seen is not None and seen[0] == place:
-        play.put(window.uid, place, Zone.HAND)
-    else:
-        play.put(window.uid, *(seen or (window.source, Zone.DISCARD)))
+    lies = (place, Zone.HAND) if seen is not None and seen[0] == place else None
+    play.places.won(window.uid, place, lies or seen or (window.source, Zone.DISCARD))
 
 
 def _kong_robbed_or_stands(play: Play, window: Window, winners: list[WinEntry]) -> None:
     if not winners:
         procedures.pay_kong(play, window.source, KongKind.ADDED, None)
         return
-    for record in play.seats[window.source].melds:
-        if record.kong is KongKind.ADDED and len(record.uids) == 3:
-            record.kind, record.kong = MeldKind.PUNG, None
+    play.places.unkong(window.source)
 
 
 def _last_in_turn(window: Window, winners: list[WinEntry]) -> int:
@@ -186,16 +174,15 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
         return
     play.now = before
     record = next(r for r in play.seats[claimer].melds if r.claimed == window.uid)
-    play.seats[claimer].melds.remove(record)
     own = [uid for uid in record.uids if uid != window.uid]
     if record.kong is not None:
         _unpay_kong(play, claimer)
-    play.seats[window.source].river.append(window.uid)
-    play.put(window.uid, window.source, Zone.DISCARD, also=(claimer, Zone.MELD))
+    play.places.to_river(window.uid, window.source, also=(claimer, Zone.MELD))
     play.claimed = None
     play.need = Need.DRAW
     play.replacing = None
     void_set(play, window, claimer, own, Ruling.WIN_OVER_LAID_SET)
+    play.places.drop_meld(claimer, record)
     window.declares = {place: at}
     play.window = window
     if play.at(window.uid) == (place, Zone.HAND):  # taken from the set into the winner's hand
@@ -218,10 +205,8 @@ def _unpay_kong(play: Play, place: int) -> None:
 def void_set(play: Play, window: Window, place: int, uids: list[int], ruling: Ruling) -> None:
     """A set laid out on a discard that a win took: void, no fault; its own tiles are the
     claimer's hand again (they may lie in its MELD zone until they are put back)."""
-    seat = play.seats[place]
     for uid in uids:
-        seat.concealed.add(uid)
-        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
+        play.places.to_hand(uid, place, also=(place, Zone.MELD))
     tile = tile_words(play.tiles.kind(window.uid) or 0)
     play.incident(
         place,

@@ -7,7 +7,6 @@ from typing import assert_never
 from controller.table.clocks import SeatTime
 from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import left_table_incident
-from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,
@@ -300,20 +299,9 @@ class Referee:
                 ruling=Ruling.STRAY_TILES,
             )
         for uid in sorted(play.odd):
-            play.forget(uid)
             seen = play.at(uid)
-            if play.wall.holds(uid):
-                play.wall.take(uid)
-            if seen is None:
-                continue
-            seat = play.seats[seen[0]]
-            if seen[1] is Zone.HAND:
-                seat.concealed.add(uid)
-            elif seen[1] is Zone.DISCARD:
-                seat.river.append(uid)
-            else:
-                seat.loose.append(uid)
-            play.put(uid, *seen)
+            if seen is not None:  # an odd tag is always read somewhere
+                play.places.take_as_seen(uid, *seen)
         play.odd_since = None
 
     def _gone(self) -> None:
@@ -322,10 +310,10 @@ class Referee:
         play = self.play
         by_seat: dict[int, list[int]] = {}
         for uid in sorted(play.unseen):
-            place = play.where[uid][0]
-            by_seat.setdefault(place, []).append(uid)
-            play.forget(uid)
-            del play.where[uid]
+            where = play.places.where(uid)
+            if where is not None:  # a tag read nowhere is one that must lie somewhere
+                by_seat.setdefault(where[0], []).append(uid)
+            play.places.gone(uid)
             play.unseen.discard(uid)
         for place, uids in by_seat.items():
             fouls.report(play, left_table_incident(place, play.now, uids, play.tiles))

@@ -11,7 +11,7 @@ from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
-from controller.table.referee.melds import MeldRecord
+from controller.table.referee.melds import MeldView
 from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
@@ -132,10 +132,9 @@ def _refuse(
     )
     play.penalty_tiles[place] = play.penalty_tiles[place].exposed(uids)
     for uid in uids:
-        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
-    where = play.where.get(window.uid)
-    if where is not None:
-        play.put(window.uid, *where, also=(place, Zone.MELD))
+        play.places.to_hand(uid, place, also=(place, Zone.MELD))
+    if play.places.where(window.uid) is not None:
+        play.places.may_lie(window.uid, (place, Zone.MELD))
 
 
 def _claimed_set(
@@ -162,16 +161,9 @@ def _claimed_set(
 
 
 def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[int]) -> None:
-    source = play.seats[window.source]
-    if window.uid in source.river:
-        source.river.remove(window.uid)
-    seat = play.seats[place]
-    seat.concealed.difference_update(uids)
     kind = {Claim.CHOW: MeldKind.CHOW, Claim.PUNG: MeldKind.PUNG}.get(claim, MeldKind.KONG)
     kong = KongKind.EXPOSED if kind is MeldKind.KONG else None
-    seat.melds.append(MeldRecord([window.uid, *uids], kind, kong, window.uid))
-    for uid in (window.uid, *uids):
-        play.put(uid, place, Zone.MELD)
+    play.places.meld(place, [window.uid, *uids], kind, kong, window.uid)
     play.claims_made = True
     play.claimed = window
     play.turn = place
@@ -243,11 +235,7 @@ def _turn(play: Play, patient: bool) -> bool:
 def _from_wall(play: Play, place: int) -> list[int]:
     """Wall tags the seat has taken that no move explains yet: in its HAND, or already
     thrown or set aside (the HAND antenna missed the tag while it was there)."""
-    return [
-        u
-        for u in sorted(play.odd)
-        if u not in play.where and play.wall.holds(u) and (play.at(u) or (-1,))[0] == place
-    ]
+    return [u for u in sorted(play.odd) if play.wall.holds(u) and (play.at(u) or (-1,))[0] == place]
 
 
 def _next_draw(play: Play) -> bool:
@@ -340,9 +328,7 @@ def _claimed_unseen(play: Play, place: int, uid: int) -> bool:
 def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     """The seat took this tag from the wall into its hand: its draw."""
     before = play.wall.remaining
-    play.wall.take(uid)
-    play.seats[place].concealed.add(uid)
-    play.put(uid, place, Zone.HAND)
+    play.places.draw(uid, place)
     replaced = play.replacing if replacing else None
     if replacing:
         play.claimed = None  # a claimed kong's replacement is drawn: the claim is complete
@@ -391,9 +377,7 @@ def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
 
 def _second_tile(play: Play, place: int, uid: int) -> None:
     """A second tile in one turn: the count check says it (a long hand)."""
-    play.wall.take(uid)
-    play.seats[place].concealed.add(uid)
-    play.put(uid, place, Zone.HAND)
+    play.places.draw(uid, place)
     play.record(Move(play.now, place, MoveKind.DRAW, tuple(play.kinds([uid]))))
 
 
@@ -474,15 +458,12 @@ def _throw(play: Play, place: int, uid: int) -> None:
 
 
 def _into_river(play: Play, place: int, uid: int) -> None:
-    seat = play.seats[place]
-    seat.concealed.discard(uid)
-    seat.river.append(uid)
-    play.put(uid, place, Zone.DISCARD)
+    play.places.to_river(uid, place)
     fouls.discarded(play, place, uid)
 
 
 def _moved_to_meld(play: Play, place: int) -> list[int]:
-    return [u for u in play.odd_at(place, Zone.MELD) if play.where.get(u) == (place, Zone.HAND)]
+    return [u for u in play.odd_at(place, Zone.MELD) if play.places.where(u) == (place, Zone.HAND)]
 
 
 def _flower(play: Play, place: int, moved: list[int]) -> bool:
@@ -490,10 +471,7 @@ def _flower(play: Play, place: int, moved: list[int]) -> bool:
     if not flowers:
         return False
     uid = flowers[0]
-    seat = play.seats[place]
-    seat.concealed.discard(uid)
-    seat.flowers.append(uid)
-    play.put(uid, place, Zone.MELD)
+    play.places.to_flowers(uid, place)
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
     play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER  # none left: the hand ends
     if not play.wall.remaining:
@@ -510,11 +488,7 @@ def _concealed_kong(play: Play, place: int, moved: list[int]) -> bool:
                 return True
             # A concealed kong may use penalty tiles: they are none any more (R-PEN-4).
             play.penalty_tiles[place] = play.penalty_tiles[place].used_concealed(four)
-            seat = play.seats[place]
-            seat.concealed.difference_update(four)
-            seat.melds.append(MeldRecord(four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED))
-            for uid in four:
-                play.put(uid, place, Zone.MELD)
+            play.places.meld(place, four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED)
             play.record(Move(play.now, place, MoveKind.CONCEALED_KONG, (kind,) * 4))
             procedures.kong_made(play, place, KongKind.CONCEALED, None)
             return True
@@ -542,14 +516,11 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
             )
             _kong_refused(play, place, [uid])
             return True
-        seat.concealed.discard(uid)
-        pung.uids.append(uid)
-        pung.kind = MeldKind.KONG
-        play.put(uid, place, Zone.MELD)
-        if _just_claimed(play, place) and pung.claimed is not None:
+        late = _just_claimed(play, place) and pung.claimed is not None
+        play.places.add_to_pung(uid, place, pung, KongKind.EXPOSED if late else KongKind.ADDED)
+        if late:
             _read_late_as_exposed_kong(play, place, pung)
             return True
-        pung.kong = KongKind.ADDED
         play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))
         if play.ruleset.claims.can_rob(KongKind.ADDED):
             play.window = Window(uid, place, play.t, robbing=True)
@@ -562,7 +533,7 @@ def _kong_refused(play: Play, place: int, uids: list[int]) -> None:
     """A kong the seat may not make: no kong, no replacement; its tiles stay in the hand and
     may lie face up in the MELD zone (a penalty tile stays one)."""
     for uid in uids:
-        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
+        play.places.to_hand(uid, place, also=(place, Zone.MELD))
 
 
 def _discard(play: Play, place: int, patient: bool) -> bool:
@@ -619,11 +590,10 @@ def _just_claimed(play: Play, place: int) -> bool:
     return last is not None and last.place == place and last.kind is MoveKind.PUNG
 
 
-def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldRecord) -> None:
+def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldView) -> None:
     """The fourth tile of a claimed set was read after the other three: it was a kong on the
     discard all along (a pung cannot be added to in the turn it was claimed), so the pung
-    move the first read made becomes that kong."""
-    pung.kong = KongKind.EXPOSED
+    move the first read made becomes that kong (`places` made it an exposed kong)."""
     claimed = play.moves.pop()
     tiles = tuple(sorted(play.kinds(pung.uids)))
     play.record(Move(claimed.at, place, MoveKind.EXPOSED_KONG, tiles, claimed.source))

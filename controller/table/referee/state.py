@@ -3,7 +3,7 @@ be, which tags differ from the last settled read, turns, incidents and payments.
 
 import enum
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.rules import DealState, Ruleset, Seat
@@ -20,13 +20,11 @@ from controller.table.referee.events import (
     RefereeOutput,
     WinEntry,
 )
-from controller.table.referee.melds import SeatTiles
+from controller.table.referee.melds import SeatView
+from controller.table.referee.places import Place, Places, WallView
 from controller.table.referee.wall import WallTiles
 from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap
-
-Place = tuple[int, Zone]
-"""(physical seat, zone) where a tag lies."""
 
 
 class Need(enum.Enum):
@@ -120,31 +118,28 @@ class Play:
         tiles: TileMap,
         deal: DealState,
         wall: WallTiles,
-        seats: list[SeatTiles],
+        hands: Sequence[Iterable[int]],
+        flowers: Sequence[Iterable[int]],
         settings: Settings,
         heavenly_tile: int | None,
     ) -> None:
         self.ruleset = ruleset
         self.tiles = tiles
         self.deal = deal
-        self.wall = wall
-        self.seats = seats
         self.settings = settings
         self.heavenly_tile = heavenly_tile
-        self.where: dict[int, Place] = {}
-        for place, seat in enumerate(seats):
+        self.places = Places(wall, hands, flowers, self._check)
+        """Where every tag is (the one owner of it)."""
+        self.seen: dict[int, Place] = {}
+        for seat in self.places.seats:
             for uid in seat.all_uids():
-                zone = seat.zone_of(uid)
-                if zone is not None:
-                    self.where[uid] = (place, zone)
-        self.seen: dict[int, Place] = dict(self.where)
+                where = self.places.where(uid)
+                if where is not None:
+                    self.seen[uid] = where
         self.zones: dict[Place, frozenset[int]] = {}
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
         self.odd_since: float | None = None
-        self.also: dict[int, Place] = {}
-        """A second place a tag may lie in until it moves (R-WRONG: a refused claim's tiles
-        may stay in the claimer's MELD zone; penalty tiles lie face up there or in the hand)."""
         self.conflicts: set[int] = set()
         """Tags a read showed in two zones at once (R-SENSOR-2): no move until read again."""
         self.conflict_since: float | None = None
@@ -208,6 +203,16 @@ class Play:
         self.out: list[RefereeOutput] = []
 
     @property
+    def seats(self) -> Sequence[SeatView]:
+        """Each seat's tiles (read-only: `places` moves them)."""
+        return self.places.seats
+
+    @property
+    def wall(self) -> WallView:
+        """The wall (read-only: `places` takes tags from it)."""
+        return self.places.wall
+
+    @property
     def t(self) -> float:
         """The monotonic time of the input being handled."""
         return self.now.monotonic
@@ -225,15 +230,6 @@ class Play:
         return since is None or due < since - READ_LAG or self.t >= due + self.settings.stray_s
 
     # ---- places -------------------------------------------------------------------------
-
-    def put(self, uid: int, place: int, zone: Zone, also: Place | None = None) -> None:
-        """The tag must now lie in this seat's zone (or, until it moves, at `also`)."""
-        self.where[uid] = (place, zone)
-        if also is None:
-            self.also.pop(uid, None)
-        else:
-            self.also[uid] = also
-        self._check(uid)
 
     def observe(self, place: int, zone: Zone, uids: frozenset[int]) -> None:
         """A zone's settled content. A tag read here while the zone it was seen in still
@@ -265,9 +261,10 @@ class Play:
             self.odd.discard(uid)
             self.unseen.discard(uid)
             return
-        want, got = self.where.get(uid), self.seen.get(uid)
-        if want == got and uid in self.also:
-            del self.also[uid]  # put back where it belongs: the second place is gone
+        places = self.places
+        want, got = places.where(uid), self.seen.get(uid)
+        if want == got:
+            places.back_in_place(uid)  # put back where it belongs: the second place is gone
         if got is None and want is not None:
             self.unseen.add(uid)
         else:
@@ -278,7 +275,7 @@ class Play:
             want == got
             or got is None
             or uid in self.conflicts
-            or got == self.also.get(uid)
+            or got == places.also(uid)
             or self._revealed(uid, want, got)
         ):
             self.odd.discard(uid)
@@ -294,20 +291,6 @@ class Play:
         if window is not None and window.uid == uid and window.taken_by is not None:
             return got == (window.taken_by, Zone.HAND)
         return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
-
-    def forget(self, uid: int) -> None:
-        """Take the tag out of every seat's tiles (it is no longer where play put it)."""
-        for seat in self.seats:
-            seat.concealed.discard(uid)
-            if uid in seat.river:
-                seat.river.remove(uid)
-            if uid in seat.flowers:
-                seat.flowers.remove(uid)
-            if uid in seat.loose:
-                seat.loose.remove(uid)
-            for record in seat.melds:
-                if uid in record.uids:
-                    record.uids.remove(uid)
 
     def check(self, uid: int) -> None:
         """Look again at one tag (what play wants of it changed without a move)."""
