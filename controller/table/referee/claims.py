@@ -9,7 +9,8 @@ from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import fouls, procedures, wins
 from controller.table.referee.events import Move, MoveKind, Payment, WinEntry
-from controller.table.referee.state import PASSED_KEPT, Close, Need, Play, Window
+from controller.table.referee.state import PASSED_KEPT, Close, Play, Window
+from controller.table.referee.turn import Need
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
@@ -179,8 +180,7 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
         _unpay_kong(play, claimer)
     play.places.to_river(window.uid, window.source, also=(claimer, Zone.MELD))
     play.claimed = None
-    play.need = Need.DRAW
-    play.replacing = None
+    play.on_turn.set_void()
     void_set(play, window, claimer, own, Ruling.WIN_OVER_LAID_SET)
     play.places.drop_meld(claimer, record)
     window.declares = {place: at}

@@ -17,7 +17,8 @@ from controller.table.irregularities import (
     unknown_tile_incident,
 )
 from controller.table.referee.events import MoveKind
-from controller.table.referee.state import Need, Play
+from controller.table.referee.state import Play
+from controller.table.referee.turn import Need
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name
 

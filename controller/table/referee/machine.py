@@ -24,7 +24,8 @@ from controller.table.referee.events import (
     TimeCalled,
 )
 from controller.table.referee.setup import RefereeSetup
-from controller.table.referee.state import Close, Need, Play
+from controller.table.referee.state import Close, Play
+from controller.table.referee.turn import Need
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, seats_words
 

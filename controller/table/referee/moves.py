@@ -12,7 +12,8 @@ from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldView
-from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
+from controller.table.referee.state import Close, Play, Window
+from controller.table.referee.turn import Need, Replaced
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
@@ -164,10 +165,8 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
     kind = {Claim.CHOW: MeldKind.CHOW, Claim.PUNG: MeldKind.PUNG}.get(claim, MeldKind.KONG)
     kong = KongKind.EXPOSED if kind is MeldKind.KONG else None
     play.places.meld(place, [window.uid, *uids], kind, kong, window.uid)
-    play.claims_made = True
     play.claimed = window
-    play.turn = place
-    play.last_draw = None  # the turn began with a claim: its discard follows no draw (no 杠上炮)
+    play.on_turn.claimed(place)
     timing.turn_starts(play, place, since=window.opened)
     move_kind = {
         Claim.CHOW: MoveKind.CHOW,
@@ -176,7 +175,7 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
     tiles = tuple(sorted(play.kinds([window.uid, *uids])))
     play.record(Move(play.now, place, move_kind, tiles, window.source))
     if kong is None:
-        play.need = Need.DISCARD
+        play.on_turn.to_discard()
     else:
         procedures.kong_made(play, place, kong, window.source)
 
@@ -329,13 +328,10 @@ def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     """The seat took this tag from the wall into its hand: its draw."""
     before = play.wall.remaining
     play.places.draw(uid, place)
-    replaced = play.replacing if replacing else None
     if replacing:
         play.claimed = None  # a claimed kong's replacement is drawn: the claim is complete
-    play.last_draw = LastDraw(place, uid, replaced, before)
-    play.replacing = None
-    play.need = Need.DISCARD
-    if replaced is Replaced.KONG:
+    draw = play.on_turn.drew(place, uid, replacing, before)
+    if draw.replaced is Replaced.KONG:
         timing.turn_starts(play, place)  # a kong: a new turn from the replacement draw
     kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
     play.record(Move(play.now, place, kind, tuple(play.kinds([uid]))))
@@ -399,7 +395,7 @@ def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
         claims.close(play, Close.DRAW)
         if play.over or play.need is not Need.DRAW:
             return
-    play.turn = place
+    play.on_turn.taken_over(place)
     timing.turn_starts(play, place)
     _take(play, place, uid, replacing=False)
 
@@ -473,7 +469,7 @@ def _flower(play: Play, place: int, moved: list[int]) -> bool:
     uid = flowers[0]
     play.places.to_flowers(uid, place)
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
-    play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER  # none left: the hand ends
+    play.on_turn.replace(Replaced.FLOWER)  # none left: the hand ends
     if not play.wall.remaining:
         play.miscounted.add(place)  # a flower as the last tile: one short, by the rules
     return True
@@ -554,7 +550,6 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     procedures.check_passed_own_win(play, place)
     play.claimed = None
     _into_river(play, place, uid)
-    play.discards += 1
     draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
     play.window = Window(
         uid,
@@ -565,8 +560,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
         wall_before=draw.wall_before if draw else None,
     )
     play.closed = None
-    play.turn = play.next_in(place)
-    play.need = Need.DRAW
+    play.on_turn.discarded(play.next_in(place))
     timing.discarded(play, place, play.turn)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True

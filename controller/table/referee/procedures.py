@@ -10,7 +10,8 @@ from controller.table.incidents import IncidentKind
 from controller.table.referee import timing
 from controller.table.referee.events import HandOver, WinEntry, WinMade
 from controller.table.referee.result import build_result
-from controller.table.referee.state import KongEntry, Need, Play, Replaced, Window
+from controller.table.referee.state import KongEntry, Play, Window
+from controller.table.referee.turn import Replaced
 
 
 def kong_made(
@@ -19,12 +20,12 @@ def kong_made(
     """A kong is on the table: it is paid for (unless it may still be robbed), then replaced."""
     if play.wall.remaining == 0:
         play.incident(place, IncidentKind.KONG_ON_LAST_TILE, "no kong may be made on the last tile")
-        play.need = Need.DISCARD
+        play.on_turn.to_discard()
         play.miscounted.add(place)  # short by the missing replacement: said as this incident
         return
     if pay:
         pay_kong(play, place, kind, discarder)
-    play.need, play.replacing = Need.REPLACEMENT, Replaced.KONG
+    play.on_turn.replace(Replaced.KONG)
 
 
 def pay_kong(play: Play, place: int, kind: KongKind, discarder: int | None) -> None:
@@ -110,8 +111,7 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     if play.ruleset.hand_over(len(play.finished), play.wall.remaining):
         end(play, "won" if play.wall.remaining else "won; the wall is empty")
         return
-    play.turn = play.next_in(after)
-    play.need = Need.DRAW
+    play.on_turn.after_win(play.next_in(after))
     play.self_declared.clear()
     timing.turn_starts(play, play.turn)
 

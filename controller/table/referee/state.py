@@ -22,18 +22,10 @@ from controller.table.referee.events import (
 )
 from controller.table.referee.melds import SeatView
 from controller.table.referee.places import Place, Places, WallView
+from controller.table.referee.turn import LastDraw, Need, Turn
 from controller.table.referee.wall import WallTiles
 from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap
-
-
-class Need(enum.Enum):
-    """What the seat whose turn it is must do next."""
-
-    DRAW = "draw"
-    REPLACEMENT = "replacement"
-    DISCARD = "discard"
-
 
 READ_LAG = 1.0
 """Longest a lost MCU event goes unnoticed (the next event or heartbeat reply shows it)."""
@@ -49,23 +41,6 @@ class Close(enum.Enum):
     TIME = "time"
     DRAW = "the next draw"
     CLAIM = "a claim"
-
-
-class Replaced(enum.Enum):
-    """What a replacement draw replaced."""
-
-    KONG = "kong"
-    FLOWER = "flower"
-
-
-@dataclass
-class LastDraw:
-    """The newest tile a seat took from the wall."""
-
-    place: int
-    uid: int
-    replaced: Replaced | None
-    wall_before: int
 
 
 @dataclass
@@ -155,8 +130,8 @@ class Play:
         self.read_at: float | None = None
         """When the zones were last asked to be read again (for tags out of place or not
         read, or a press no tile explains yet)."""
-        self.turn = deal.dealer
-        self.need = Need.DISCARD
+        self.on_turn = Turn(deal.dealer)
+        """Whose turn it is and what that seat must do next."""
         self.window: Window | None = None
         self.closed: Window | None = None
         """The window the next draw closed (a declaration on it now comes too late)."""
@@ -169,16 +144,12 @@ class Play:
         self.self_declared: dict[int, Instant] = {}
         self.early: dict[int, Instant] = {}
         """Presses not yet matched to a window or a turn (a press may come before the tiles)."""
-        self.last_draw: LastDraw | None = None
         self.kongs: list[KongEntry] = []
-        self.replacing: Replaced | None = None
         self.reported: set[int] = set()
         """Tags already named in an incident (a late claim): not named again as strays."""
         self.finished: list[int] = []
         self.won_on: dict[int, int] = {}
         """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
-        self.claims_made = False
-        self.discards = 0
         self.moves: list[Move] = []
         self.wins: list[WinEntry] = []
         self.payments: list[Payment] = []
@@ -211,6 +182,21 @@ class Play:
     def wall(self) -> WallView:
         """The wall (read-only: `places` takes tags from it)."""
         return self.places.wall
+
+    @property
+    def turn(self) -> int:
+        """The seat whose turn it is."""
+        return self.on_turn.place
+
+    @property
+    def need(self) -> Need:
+        """What the seat on turn must do next."""
+        return self.on_turn.need
+
+    @property
+    def last_draw(self) -> LastDraw | None:
+        """The newest tile taken from the wall in a turn."""
+        return self.on_turn.last_draw
 
     @property
     def t(self) -> float:
