@@ -9,8 +9,9 @@ from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import fouls, procedures, wins
 from controller.table.referee.events import Move, MoveKind, Payment, WinEntry
-from controller.table.referee.state import PASSED_KEPT, Close, Play, Window
+from controller.table.referee.state import Play
 from controller.table.referee.turn import Need
+from controller.table.referee.windows import Close, Window
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
@@ -18,23 +19,13 @@ from controller.table.tiles import seat_name, tile_words
 def close(play: Play, why: Close, claimant: tuple[int, list[int]] | None = None) -> bool:
     """Close the open window and judge what was declared on it; True if someone won (then the
     set a `claimant` (seat, own tags) laid out with the discard is void: R-CLAIM-2)."""
-    window = play.window
+    # Closed by a draw, a press on it by another seat may have come before the reads of the
+    # moves it follows: unless the seat took this tile, it waits for the next window.
+    window = play.windows.close(why is Close.DRAW, play.turn)
     if window is None:
         return False
-    play.window = None
     if window.taken_by is not None:
         play.check(window.uid)  # out of place again unless it is won on
-    if why is Close.DRAW:
-        play.closed = window
-        play.passed = [*play.passed[1 - PASSED_KEPT :], window]
-        drawer = play.turn
-        if drawer in window.declares:
-            play.self_declared[drawer] = window.declares.pop(drawer)
-    if why is Close.DRAW:
-        # A press may come before the reads of the moves it follows: unless the seat took
-        # this tile, it waits for the next window rather than being judged on this one.
-        for place in [p for p in window.declares if p != window.taken_by]:
-            play.early[place] = window.declares.pop(place)
     winners = _judge_window(play, window)
     if window.robbing:
         _kong_robbed_or_stands(play, window, winners)
@@ -108,7 +99,7 @@ def _last_in_turn(window: Window, winners: list[WinEntry]) -> int:
 def declare(play: Play, place: int) -> None:
     """A declare press; it is placed once the tiles show what it claims (it may come first)."""
     if play.in_play(place):
-        play.early.setdefault(place, play.now)
+        play.windows.pressed(place, play.now)
         place_declarations(play)
 
 
@@ -118,21 +109,19 @@ def place_declarations(play: Play) -> None:
     for place, at in sorted(play.early.items(), key=lambda item: item[1].monotonic):
         window = play.window
         if not play.in_play(place):
-            del play.early[place]
+            play.windows.placed(place)
         elif window is not None and place != window.source:
-            window.declares.setdefault(place, at)
-            del play.early[place]
+            play.windows.in_window(place, at)
         elif place == play.turn and play.need is Need.DISCARD:
-            play.self_declared.setdefault(place, at)
-            del play.early[place]
+            play.windows.in_own_turn(place, at)
         elif _over_claim(play, place):
-            del play.early[place]
+            play.windows.placed(place)
             _win_over_claim(play, place, at)
         # Too late or out of turn once the zones were read again, and no read is missing.
         elif play.t >= (due := at.monotonic + 2 * play.settings.settle_s) and play.reads_in(due):
-            del play.early[place]
+            play.windows.placed(place)
             who = f"seat {seat_name(place)}"
-            closed = play.closed
+            closed = play.windows.closed
             if closed is not None and place != closed.source:
                 play.incident(
                     place,
@@ -179,14 +168,13 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
     if record.kong is not None:
         _unpay_kong(play, claimer)
     play.places.to_river(window.uid, window.source, also=(claimer, Zone.MELD))
-    play.claimed = None
+    play.windows.set_claimed(None)
     play.on_turn.set_void()
     void_set(play, window, claimer, own, Ruling.WIN_OVER_LAID_SET)
     play.places.drop_meld(claimer, record)
-    window.declares = {place: at}
-    play.window = window
+    play.windows.reopen_for(window, place, at)
     if play.at(window.uid) == (place, Zone.HAND):  # taken from the set into the winner's hand
-        window.taken_by = place
+        play.windows.taken(window, place)
         kinds = tuple(play.kinds([window.uid]))
         play.record(Move(play.now, place, MoveKind.TAKE_FOR_WIN, kinds, window.source))
     close(play, Close.TIME)
@@ -219,7 +207,7 @@ def void_set(play: Play, window: Window, place: int, uids: list[int], ruling: Ru
 
 def judge_self(play: Play, place: int) -> None:
     """Judge a seat's declaration in its own turn (self-drawn, replacement, heavenly...)."""
-    play.self_declared.pop(place, None)
+    play.windows.judged_self(place)
     if not fouls.may(play, place, Rights.WIN, "win"):
         return
     win_type, uid = wins.self_drawn_type(play, place)

@@ -24,8 +24,9 @@ from controller.table.referee.events import (
     TimeCalled,
 )
 from controller.table.referee.setup import RefereeSetup
-from controller.table.referee.state import Close, Play
+from controller.table.referee.state import Play
 from controller.table.referee.turn import Need
+from controller.table.referee.windows import Close
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, seats_words
 
@@ -222,7 +223,6 @@ class Referee:
         taking = (
             window is not None
             and window.taken_by is None
-            and not window.refused
             and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
         ) or moves.drawn_and_taken(play)
         # The window's time tells when to stop waiting for declarations (a win is judged then,
@@ -290,7 +290,7 @@ class Referee:
     def _adopt(self) -> None:
         """Tags out of place that no move explains: one incident, then take the table as it is."""
         play = self.play
-        named = sorted(play.odd - play.reported)
+        named = sorted(play.odd - play.windows.reported)
         if named:
             words = play.tiles.notation(named)
             play.incident(

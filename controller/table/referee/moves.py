@@ -12,8 +12,9 @@ from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
 from controller.table.referee.melds import MeldView
-from controller.table.referee.state import Close, Play, Window
+from controller.table.referee.state import Play
 from controller.table.referee.turn import Need, Replaced
+from controller.table.referee.windows import Close, Window
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
@@ -56,7 +57,7 @@ def _claim(play: Play, patient: bool) -> bool:
         return False
     place, zone = seen
     if zone is Zone.HAND:
-        window.taken_by = place
+        play.windows.taken(window, place)
         play.check(window.uid)
         kind = MoveKind.ROB_KONG if window.robbing else MoveKind.TAKE_FOR_WIN
         play.record(Move(play.now, place, kind, tuple(play.kinds([window.uid])), window.source))
@@ -165,7 +166,7 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
     kind = {Claim.CHOW: MeldKind.CHOW, Claim.PUNG: MeldKind.PUNG}.get(claim, MeldKind.KONG)
     kong = KongKind.EXPOSED if kind is MeldKind.KONG else None
     play.places.meld(place, [window.uid, *uids], kind, kong, window.uid)
-    play.claimed = window
+    play.windows.set_claimed(window)
     play.on_turn.claimed(place)
     timing.turn_starts(play, place, since=window.opened)
     move_kind = {
@@ -181,11 +182,11 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
 
 
 def _late_claim(play: Play) -> bool:
-    return any(_claimed_late(play, window) for window in reversed(play.passed))
+    return any(_claimed_late(play, window) for window in reversed(play.windows.passed))
 
 
 def _claimed_late(play: Play, closed: Window) -> bool:
-    if closed.uid in play.reported or closed.uid not in play.odd:
+    if closed.uid in play.windows.reported or closed.uid not in play.odd:
         return False
     seen = play.at(closed.uid)
     if seen is None or seen[0] == closed.source or seen[1] is Zone.DISCARD:
@@ -196,7 +197,7 @@ def _claimed_late(play: Play, closed: Window) -> bool:
     if seen[1] is Zone.MELD and found is None:
         return False  # the rest of the set is still on its way
     if found is None:
-        play.reported.add(closed.uid)
+        play.windows.report_late(closed.uid)
         what = tile_words(play.tiles.kind(closed.uid) or 0)
         play.incident(
             place,
@@ -329,7 +330,7 @@ def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     before = play.wall.remaining
     play.places.draw(uid, place)
     if replacing:
-        play.claimed = None  # a claimed kong's replacement is drawn: the claim is complete
+        play.windows.set_claimed(None)  # a claimed kong's replacement: the claim is complete
     draw = play.on_turn.drew(place, uid, replacing, before)
     if draw.replaced is Replaced.KONG:
         timing.turn_starts(play, place)  # a kong: a new turn from the replacement draw
@@ -434,7 +435,7 @@ def _second_discard(play: Play) -> bool:
     if play.over or play.need is not Need.DRAW:
         return True
     _throw(play, window.source, thrown[0])
-    play.window = Window(thrown[0], window.source, play.t, last=play.wall.remaining == 0)
+    play.windows.opens(Window(thrown[0], window.source, play.t, last=play.wall.remaining == 0))
     return True
 
 
@@ -519,7 +520,7 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
             return True
         play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))
         if play.ruleset.claims.can_rob(KongKind.ADDED):
-            play.window = Window(uid, place, play.t, robbing=True)
+            play.windows.opens(Window(uid, place, play.t, robbing=True))
         procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.window is None)
         return True
     return False
@@ -548,10 +549,10 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     if play.window is not None:
         claims.close(play, Close.TIME)
     procedures.check_passed_own_win(play, place)
-    play.claimed = None
+    play.windows.set_claimed(None)
     _into_river(play, place, uid)
     draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
-    play.window = Window(
+    window = Window(
         uid,
         place,
         play.t,
@@ -559,7 +560,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
         after_kong=draw is not None and draw.replaced is Replaced.KONG,
         wall_before=draw.wall_before if draw else None,
     )
-    play.closed = None
+    play.windows.opens(window, after_discard=True)
     play.on_turn.discarded(play.next_in(place))
     timing.discarded(play, place, play.turn)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))

@@ -10,8 +10,9 @@ from controller.table.incidents import IncidentKind
 from controller.table.referee import timing
 from controller.table.referee.events import HandOver, WinEntry, WinMade
 from controller.table.referee.result import build_result
-from controller.table.referee.state import KongEntry, Play, Window
+from controller.table.referee.state import KongEntry, Play
 from controller.table.referee.turn import Replaced
+from controller.table.referee.windows import Window
 
 
 def kong_made(
@@ -99,7 +100,7 @@ def _must_win(play: Play, place: int, concealed: list[int], tile: int | None, be
 
 def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     """Record wins (one settlement each); the hand ends, or play goes on after `after`."""
-    play.claimed = None
+    play.windows.set_claimed(None)
     for win in wins:
         play.wins.append(win)
         play.out.append(WinMade(win))
@@ -112,7 +113,7 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
         end(play, "won" if play.wall.remaining else "won; the wall is empty")
         return
     play.on_turn.after_win(play.next_in(after))
-    play.self_declared.clear()
+    play.windows.turn_over()
     timing.turn_starts(play, play.turn)
 
 
@@ -123,7 +124,7 @@ def end(play: Play, reason: str) -> None:
     if play.wall.remaining == 0 and len(play.finished) < 4:
         _settle_draw(play)
     play.over = reason
-    play.window = None
+    play.windows.shut()
     play.out.append(HandOver(build_result(play)))
 
 

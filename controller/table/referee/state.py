@@ -1,7 +1,6 @@
 """The referee's memory of one hand and the primitives every step uses: where each tag must
 be, which tags differ from the last settled read, turns, incidents and payments."""
 
-import enum
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from controller.table.referee.melds import SeatView
 from controller.table.referee.places import Place, Places, WallView
 from controller.table.referee.turn import LastDraw, Need, Turn
 from controller.table.referee.wall import WallTiles
+from controller.table.referee.windows import Window, Windows
 from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap
 
@@ -31,37 +31,6 @@ READ_LAG = 1.0
 """Longest a lost MCU event goes unnoticed (the next event or heartbeat reply shows it)."""
 ASKED_KEPT = 8
 """Reads again under way that the referee keeps count of."""
-PASSED_KEPT = 4
-"""Windows kept in `Play.passed`."""
-
-
-class Close(enum.Enum):
-    """Why a claim window closed."""
-
-    TIME = "time"
-    DRAW = "the next draw"
-    CLAIM = "a claim"
-
-
-@dataclass
-class Window:
-    """A claim window: on a discard, or on an added kong's fourth tile (robbing)."""
-
-    uid: int
-    source: int
-    opened: float
-    robbing: bool = False
-    declares: dict[int, Instant] = field(default_factory=dict)
-    taken_by: int | None = None
-    """The seat that moved the tile into its HAND (to win on it)."""
-    last: bool = False
-    """The wall was empty at the discard (the last discard)."""
-    after_kong: bool = False
-    """The discarder's last draw replaced a kong (杠上炮 if won on)."""
-    wall_before: int | None = None
-    """How many tiles the wall held before the discarder's last draw (None: no draw)."""
-    refused: bool = False
-    """A claim on it was refused already (said once)."""
 
 
 @dataclass
@@ -132,21 +101,9 @@ class Play:
         read, or a press no tile explains yet)."""
         self.on_turn = Turn(deal.dealer)
         """Whose turn it is and what that seat must do next."""
-        self.window: Window | None = None
-        self.closed: Window | None = None
-        """The window the next draw closed (a declaration on it now comes too late)."""
-        self.claimed: Window | None = None
-        """The window a set was claimed from, until the claimer discards: a win declared on
-        its discard meanwhile still comes first (R-CLAIM-3)."""
-        self.passed: list[Window] = []
-        """The last windows a draw closed (a round's worth, newest last): a set claimed
-        from one of them is a late claim, even after the next discard."""
-        self.self_declared: dict[int, Instant] = {}
-        self.early: dict[int, Instant] = {}
-        """Presses not yet matched to a window or a turn (a press may come before the tiles)."""
+        self.windows = Windows()
+        """The claim windows and the presses not yet judged."""
         self.kongs: list[KongEntry] = []
-        self.reported: set[int] = set()
-        """Tags already named in an incident (a late claim): not named again as strays."""
         self.finished: list[int] = []
         self.won_on: dict[int, int] = {}
         """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
@@ -197,6 +154,26 @@ class Play:
     def last_draw(self) -> LastDraw | None:
         """The newest tile taken from the wall in a turn."""
         return self.on_turn.last_draw
+
+    @property
+    def window(self) -> Window | None:
+        """The claim window open now."""
+        return self.windows.open
+
+    @property
+    def claimed(self) -> Window | None:
+        """The window a set was claimed from, until the claimer discards."""
+        return self.windows.claimed
+
+    @property
+    def self_declared(self) -> Mapping[int, Instant]:
+        """Presses in the seat's own turn not yet judged."""
+        return self.windows.self_declared
+
+    @property
+    def early(self) -> Mapping[int, Instant]:
+        """Presses not yet placed."""
+        return self.windows.early
 
     @property
     def t(self) -> float:
@@ -273,7 +250,7 @@ class Play:
         among them; a discard taken to win on lies in the taker's hand until it is judged."""
         if got is not None and self.won_on.get(uid) == got[0]:
             return True
-        window = self.window
+        window = self.windows.open
         if window is not None and window.uid == uid and window.taken_by is not None:
             return got == (window.taken_by, Zone.HAND)
         return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])

@@ -4,7 +4,8 @@ what the seat holds, scored by the rules engine."""
 from controller.rules import RulesError, Win, WinType
 from controller.rules.tiles import is_flower
 from controller.table.referee.events import MoveKind, WinEntry
-from controller.table.referee.state import Play, Window
+from controller.table.referee.state import Play
+from controller.table.referee.windows import Window
 
 
 def self_drawn_type(play: Play, place: int) -> tuple[WinType, int | None]:
