@@ -87,7 +87,7 @@ class Referee:
     @property
     def reads_missing_since(self) -> float | None:
         """Since when zone reads may be missing, as last told (None: complete)."""
-        return self.play.missing_since
+        return self.play.waits.missing_since
 
     @property
     def paused(self) -> bool:
@@ -122,18 +122,19 @@ class Referee:
         for at in play.self_declared.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + settings.stray_s
-        for since in (play.odd_since, play.unseen_since, play.conflict_since):
+        waits = play.waits
+        for since in (waits.odd_since, waits.unseen_since, waits.conflict_since):
             if since is not None:
                 yield since + settings.settle_s
                 yield since + settings.stray_s / 2
                 yield since + settings.stray_s
-        if play.read_at is not None:
-            yield self._next_read(play.read_at)
+        if waits.read_at is not None:
+            yield self._next_read(waits.read_at)
 
     def _next_read(self, last: float) -> float:
         """When to read the zones again for the same wait (the last read or its start at `last`)."""
         play = self.play
-        factor: int = min(2 ** max(0, play.reads - 2), READ_BACKOFF)
+        factor: int = min(2 ** max(0, play.waits.reads - 2), READ_BACKOFF)
         return last + play.settings.settle_s * factor
 
     def seat_time(self, place: int, now: float) -> SeatTime | None:
@@ -169,8 +170,7 @@ class Referee:
             case Elapsed():
                 pass
             case ReadDone(asked_at):
-                while play.asked and play.asked[0] <= asked_at:
-                    play.read_done = play.asked.popleft()
+                play.waits.answered(asked_at)
             case Pause():
                 if not play.paused:
                     play.paused = True
@@ -180,9 +180,9 @@ class Referee:
                     play.paused = False
                     timing.resume(play)
             case ReadsMissing(since):
-                play.missing_since = since
+                play.waits.missing(since)
             case ReadsComplete():
-                play.missing_since = None
+                play.waits.missing(None)
             case EndNow(reason):
                 if play.window is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
@@ -200,18 +200,7 @@ class Referee:
         play = self.play
         while moves.explain(play, patient):
             pass
-        if not play.odd:
-            play.odd_since = None
-        elif play.odd_since is None:
-            play.odd_since = play.t
-        if not play.unseen:
-            play.unseen_since = None
-        elif play.unseen_since is None:
-            play.unseen_since = play.t
-        if not play.conflicts:
-            play.conflict_since = None
-        elif play.conflict_since is None:
-            play.conflict_since = play.t
+        play.waits.note(play.t, bool(play.odd), bool(play.unseen), bool(play.conflicts))
 
     def _time(self) -> None:
         play = self.play
@@ -242,31 +231,29 @@ class Referee:
             procedures.end(play, "the wall is empty")
             return
         pressed = (at.monotonic for at in play.early.values())
-        waiting = (play.odd_since, play.unseen_since, play.conflict_since, *pressed)
+        waits = play.waits
+        waiting = (waits.odd_since, waits.unseen_since, waits.conflict_since, *pressed)
         since = min((t for t in waiting if t is not None), default=None)
         if since is None:
-            play.read_at = None
+            waits.nothing_waits()
             return
         # A press no tile explains yet, tags out of place or read nowhere for a while: read
         # the zones again (a tag an antenna missed; again while it lasts), then take what no
         # move of the turn explains as a move out of turn (a draw, a throw), at last as
         # strays, or as tiles gone from the table.
         settle = play.settings.settle_s
-        if play.read_at is None:
-            play.reads = 0
-        if play.t >= self._next_read(since if play.read_at is None else play.read_at):
-            play.read_at = play.t
-            play.reads += 1
-            play.asked.append(play.t)
+        waits.waiting()
+        if play.t >= self._next_read(since if waits.read_at is None else waits.read_at):
+            waits.asked(play.t)
             play.out.append(ReadAgain())
         # What is not seen may be in reads still to come: each waits until the reads up to
         # its time have come.
-        if self._read_since_odd() and play.reads_in((play.odd_since or play.t) + settle):
+        if self._read_since_odd() and play.reads_in((waits.odd_since or play.t) + settle):
             self._reconcile(patient=True)
             claims.place_declarations(play)  # a press may belong to a discard just found
-        if self._waited_out(play.odd_since):
+        if self._waited_out(waits.odd_since):
             self._adopt()
-        if self._waited_out(play.unseen_since):
+        if self._waited_out(waits.unseen_since):
             self._gone()
 
     def _waited_out(self, since: float | None) -> bool:
@@ -281,10 +268,10 @@ class Referee:
         """The zones were read again since the tags went out of place (a missed tag would
         show by now), or the reads take too long (half the stray time)."""
         play = self.play
-        since = play.odd_since
+        since, done_at = play.waits.odd_since, play.waits.read_done
         if since is None:
             return False
-        done = play.read_done is not None and play.read_done >= since
+        done = done_at is not None and done_at >= since
         return done or play.t - since >= play.settings.stray_s / 2
 
     def _adopt(self) -> None:
@@ -303,7 +290,7 @@ class Referee:
             seen = play.at(uid)
             if seen is not None:  # an odd tag is always read somewhere
                 play.places.take_as_seen(uid, *seen)
-        play.odd_since = None
+        play.waits.adopted()
 
     def _gone(self) -> None:
         """Tags no antenna has read for a while, however often the zones were read again:
@@ -318,4 +305,4 @@ class Referee:
             play.unseen.discard(uid)
         for place, uids in by_seat.items():
             fouls.report(play, left_table_incident(place, play.now, uids, play.tiles))
-        play.unseen_since = None
+        play.waits.gone()

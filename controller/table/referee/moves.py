@@ -132,7 +132,7 @@ def _refuse(
         tuple(sorted(play.kinds(uids))),
         ruling,
     )
-    play.penalty_tiles[place] = play.penalty_tiles[place].exposed(uids)
+    play.standing.expose(place, uids)
     for uid in uids:
         play.places.to_hand(uid, place, also=(place, Zone.MELD))
     if play.places.where(window.uid) is not None:
@@ -262,7 +262,7 @@ def _next_draw(play: Play) -> bool:
         if _taken_to_win(play, place, uid):
             return _draw(play, play.turn, patient=False)
         in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.turn)
-        if in_hand and play.t - (play.odd_since or play.t) < play.settings.settle_s:
+        if in_hand and play.t - (play.waits.odd_since or play.t) < play.settings.settle_s:
             return False  # a press may follow: then the seat on turn drew, threw, and it took
         _drawn_out_of_turn(play, place, uid)
         return True
@@ -390,8 +390,8 @@ def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
         tuple(play.kinds([uid])),
         Ruling.DRAW_OUT_OF_TURN,
     )
-    play.rights[place] = Rights.NONE
-    play.miscounted.add(place)  # said as this incident
+    play.standing.lose(place, Rights.ALL)
+    play.standing.miscount_said(place)  # said as this incident
     if play.window is not None:
         claims.close(play, Close.DRAW)
         if play.over or play.need is not Need.DRAW:
@@ -472,7 +472,7 @@ def _flower(play: Play, place: int, moved: list[int]) -> bool:
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
     play.on_turn.replace(Replaced.FLOWER)  # none left: the hand ends
     if not play.wall.remaining:
-        play.miscounted.add(place)  # a flower as the last tile: one short, by the rules
+        play.standing.miscount_said(place)  # a flower as the last tile: one short, by rule
     return True
 
 
@@ -484,7 +484,7 @@ def _concealed_kong(play: Play, place: int, moved: list[int]) -> bool:
                 _kong_refused(play, place, four)
                 return True
             # A concealed kong may use penalty tiles: they are none any more (R-PEN-4).
-            play.penalty_tiles[place] = play.penalty_tiles[place].used_concealed(four)
+            play.standing.in_concealed_kong(place, four)
             play.places.meld(place, four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED)
             play.record(Move(play.now, place, MoveKind.CONCEALED_KONG, (kind,) * 4))
             procedures.kong_made(play, place, KongKind.CONCEALED, None)

@@ -22,7 +22,7 @@ def kong_made(
     if play.wall.remaining == 0:
         play.incident(place, IncidentKind.KONG_ON_LAST_TILE, "no kong may be made on the last tile")
         play.on_turn.to_discard()
-        play.miscounted.add(place)  # short by the missing replacement: said as this incident
+        play.standing.miscount_said(place)  # short by the replacement: said as this incident
         return
     if pay:
         pay_kong(play, place, kind, discarder)

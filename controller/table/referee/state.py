@@ -1,7 +1,6 @@
 """The referee's memory of one hand and the primitives every step uses: where each tag must
 be, which tags differ from the last settled read, turns, incidents and payments."""
 
-from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -21,7 +20,9 @@ from controller.table.referee.events import (
 )
 from controller.table.referee.melds import SeatView
 from controller.table.referee.places import Place, Places, WallView
+from controller.table.referee.standing import Standing
 from controller.table.referee.turn import LastDraw, Need, Turn
+from controller.table.referee.waits import Waits
 from controller.table.referee.wall import WallTiles
 from controller.table.referee.windows import Window, Windows
 from controller.table.rulings import Ruling
@@ -29,8 +30,6 @@ from controller.table.tiles import TileMap
 
 READ_LAG = 1.0
 """Longest a lost MCU event goes unnoticed (the next event or heartbeat reply shows it)."""
-ASKED_KEPT = 8
-"""Reads again under way that the referee keeps count of."""
 
 
 @dataclass
@@ -83,22 +82,12 @@ class Play:
         self.zones: dict[Place, frozenset[int]] = {}
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
-        self.odd_since: float | None = None
         self.conflicts: set[int] = set()
         """Tags a read showed in two zones at once (R-SENSOR-2): no move until read again."""
-        self.conflict_since: float | None = None
         self.unseen: set[int] = set()
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
-        self.unseen_since: float | None = None
-        self.asked: deque[float] = deque(maxlen=ASKED_KEPT)
-        """When each read again still under way was asked, oldest first."""
-        self.read_done: float | None = None
-        """When the newest read again that has come back was asked."""
-        self.reads = 0
-        """How often the zones were read again for the present wait."""
-        self.read_at: float | None = None
-        """When the zones were last asked to be read again (for tags out of place or not
-        read, or a press no tile explains yet)."""
+        self.waits = Waits()
+        """What the referee waits for and since when; the reads again under way."""
         self.on_turn = Turn(deal.dealer)
         """Whose turn it is and what that seat must do next."""
         self.windows = Windows()
@@ -116,14 +105,8 @@ class Play:
         self.clock_events: list[ClockEvent] = []
         """What the clocks said during the input being handled."""
         self.paused = False
-        self.missing_since: float | None = None
-        """Zone reads from about then on may be missing (MCU events lost, not yet read
-        again): what falls due after it waits."""
-        self.rights = [Rights.ALL for _ in range(4)]
-        """What each seat may still do this hand (a short or long hand loses rights)."""
-        self.miscounted: set[int] = set()
-        """Seats whose short or long hand was said (once a hand)."""
-        self.penalty_tiles = [PenaltyTiles() for _ in range(4)]
+        self.standing = Standing()
+        """Each seat's rights, miscount said, and penalty tiles."""
         self.foreign: set[int] = set()
         """Tags that are in no tile set (said once; they take no part in play)."""
         self.over = ""
@@ -176,6 +159,16 @@ class Play:
         return self.windows.early
 
     @property
+    def rights(self) -> Sequence[Rights]:
+        """What each seat may still do this hand."""
+        return self.standing.rights
+
+    @property
+    def penalty_tiles(self) -> Sequence[PenaltyTiles]:
+        """Each seat's penalty tiles."""
+        return self.standing.penalty_tiles
+
+    @property
     def t(self) -> float:
         """The monotonic time of the input being handled."""
         return self.now.monotonic
@@ -189,7 +182,7 @@ class Play:
         """Every read up to `due` has come, so a decision due then may be taken; or it waited
         the strays time for them (a re-read on a noisy line can take that long). A loss is
         found at the next event or heartbeat, so one found up to READ_LAG after `due` counts."""
-        since = self.missing_since
+        since = self.waits.missing_since
         return since is None or due < since - READ_LAG or self.t >= due + self.settings.stray_s
 
     # ---- places -------------------------------------------------------------------------
