@@ -8,7 +8,7 @@ from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import fouls, procedures, wins
-from controller.table.referee.events import Move, MoveKind, Payment, WinEntry
+from controller.table.referee.events import Move, MoveKind, WinEntry
 from controller.table.referee.state import Play
 from controller.table.referee.turn import Need
 from controller.table.referee.windows import Close, Window
@@ -48,16 +48,14 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
     for place in order:
         if place not in window.declares or not play.in_play(place):
             continue
-        play.now, at = window.declares[place], play.now
-        if not fouls.may(play, place, Rights.WIN, "win"):
-            play.now = at
-            continue
-        entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
-        if entry is None:
-            fouls.false_win(play, place, reason)
-        else:
-            valid.append(entry)
-        play.now = at
+        with play.judged_at(window.declares[place]):
+            if not fouls.may(play, place, Rights.WIN, "win"):
+                continue
+            entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
+            if entry is None:
+                fouls.false_win(play, place, reason)
+            else:
+                valid.append(entry)
     rules = play.ruleset.claims
     if valid and not rules.multiple_winners:
         for bumped in valid[1:]:
@@ -78,7 +76,6 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
 
 
 def _tile_to_winner(play: Play, window: Window, place: int) -> None:
-    play.won_on[window.uid] = place
     seen = play.at(window.uid)
     lies = (place, Zone.HAND) if seen is not None and seen[0] == place else None
     play.places.won(window.uid, place, lies or seen or (window.source, Zone.DISCARD))
@@ -152,17 +149,14 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
     window = play.claimed
     assert window is not None
     claimer = play.turn
-    before, play.now = play.now, at
-    if not fouls.may(play, place, Rights.WIN, "win"):
-        play.now = before
-        return
-    win_type = wins.discard_type(play, window)
-    entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
-    if entry is None:
-        fouls.false_win(play, place, reason)
-        play.now = before
-        return
-    play.now = before
+    with play.judged_at(at):
+        if not fouls.may(play, place, Rights.WIN, "win"):
+            return
+        win_type = wins.discard_type(play, window)
+        entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
+        if entry is None:
+            fouls.false_win(play, place, reason)
+            return
     record = next(r for r in play.seats[claimer].melds if r.claimed == window.uid)
     own = [uid for uid in record.uids if uid != window.uid]
     if record.kong is not None:
@@ -185,9 +179,7 @@ def _unpay_kong(play: Play, place: int) -> None:
     entry = next((k for k in reversed(play.kongs) if k.place == place), None)
     if entry is None:
         return
-    play.kongs.remove(entry)
-    amounts = tuple(-a for a in play.payments[-1].amounts)
-    play.payments.append(Payment("kong void: the discard was won on", amounts))
+    play.kong_void(entry, "kong void: the discard was won on")
 
 
 def void_set(play: Play, window: Window, place: int, uids: list[int], ruling: Ruling) -> None:

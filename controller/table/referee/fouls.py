@@ -34,7 +34,7 @@ def foreign_tags(play: Play, place: int, uids: Iterable[int]) -> None:
     """Tags in a seat's zone that are in no tile set: said once each; they are no tiles."""
     new = [uid for uid in unknown_tags(uids, play.tiles) if uid not in play.foreign]
     if new:
-        play.foreign.update(new)
+        play.foreign_found(new)
         report(play, unknown_tile_incident(place, play.now, new))
 
 

@@ -92,7 +92,7 @@ class Referee:
     @property
     def paused(self) -> bool:
         """A fault has stopped the clocks."""
-        return self.play.paused
+        return self.play.time.paused
 
     @property
     def next_deadline(self) -> float | None:
@@ -104,7 +104,7 @@ class Referee:
         if play.over:
             return None
         dues = [d for d in self._waits() if d > play.t]
-        clocks = play.clocks
+        clocks = play.time.clocks
         deadline = None if clocks is None else clocks.next_deadline()
         if deadline is not None:
             dues.append(deadline)
@@ -139,7 +139,7 @@ class Referee:
 
     def seat_time(self, place: int, now: float) -> SeatTime | None:
         """A seat's clock for the live status (None before the first input)."""
-        clocks = self.play.clocks
+        clocks = self.play.time.clocks
         return None if clocks is None else clocks.seat_time(place, now)
 
     @property
@@ -151,11 +151,9 @@ class Referee:
     def handle(self, event: RefereeInput, now: Instant) -> list[RefereeOutput]:
         """Take one input at instant `now`; returns what the referee saw, in order."""
         play = self.play
-        play.out = []
         if play.over:
             return []
-        play.now = now
-        play.clock_events = []
+        play.begin_input(now)
         timing.start(play)
         match event:
             case Inventories(zones):
@@ -172,13 +170,9 @@ class Referee:
             case ReadDone(asked_at):
                 play.waits.answered(asked_at)
             case Pause():
-                if not play.paused:
-                    play.paused = True
-                    timing.pause(play)
+                timing.pause(play)
             case Resume():
-                if play.paused:
-                    play.paused = False
-                    timing.resume(play)
+                timing.resume(play)
             case ReadsMissing(since):
                 play.waits.missing(since)
             case ReadsComplete():
@@ -187,14 +181,14 @@ class Referee:
                 if play.window is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
                 procedures.end(play, reason)
-                return play.out
+                return list(play.out)
             case _:
                 assert_never(event)
         self._time()
         timing.tick(play)
-        if play.clock_events:
-            play.out.append(TimeCalled(tuple(play.clock_events)))
-        return play.out
+        if play.time.events:
+            play.say(TimeCalled(tuple(play.time.events)))
+        return list(play.out)
 
     def _reconcile(self, patient: bool = False) -> None:
         play = self.play
@@ -245,7 +239,7 @@ class Referee:
         waits.waiting()
         if play.t >= self._next_read(since if waits.read_at is None else waits.read_at):
             waits.asked(play.t)
-            play.out.append(ReadAgain())
+            play.say(ReadAgain())
         # What is not seen may be in reads still to come: each waits until the reads up to
         # its time have come.
         if self._read_since_odd() and play.reads_in((waits.odd_since or play.t) + settle):
@@ -301,8 +295,7 @@ class Referee:
             where = play.places.where(uid)
             if where is not None:  # a tag read nowhere is one that must lie somewhere
                 by_seat.setdefault(where[0], []).append(uid)
-            play.places.gone(uid)
-            play.unseen.discard(uid)
+            play.left_table(uid)
         for place, uids in by_seat.items():
             fouls.report(play, left_table_incident(place, play.now, uids, play.tiles))
         play.waits.gone()

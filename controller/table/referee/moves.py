@@ -589,7 +589,7 @@ def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldView) -> None:
     """The fourth tile of a claimed set was read after the other three: it was a kong on the
     discard all along (a pung cannot be added to in the turn it was claimed), so the pung
     move the first read made becomes that kong (`places` made it an exposed kong)."""
-    claimed = play.moves.pop()
+    claimed = play.unrecord()
     tiles = tuple(sorted(play.kinds(pung.uids)))
     play.record(Move(claimed.at, place, MoveKind.EXPOSED_KONG, tiles, claimed.source))
     procedures.kong_made(play, place, KongKind.EXPOSED, claimed.source)

@@ -10,7 +10,7 @@ the winner left it (`won`). A tag may also lie, until it moves, at a second plac
 """
 
 import enum
-from collections.abc import Callable, Iterable, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from typing import Protocol
 
 from controller.rules import MeldKind
@@ -81,6 +81,7 @@ class Places:
         self._where: dict[int, Place] = {}
         self._also: dict[int, Place] = {}
         self._out: set[int] = set()
+        self._won_on: dict[int, int] = {}
         self._moved = moved
         for place, uids in enumerate(hands):
             for uid in uids:
@@ -118,6 +119,11 @@ class Places:
         if uid in self._out:
             return Spot.OUT
         return Spot.WALL if self._wall.holds(uid) else Spot.NOWHERE
+
+    @property
+    def won_on(self) -> Mapping[int, int]:
+        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
+        return self._won_on
 
     def out_of_play(self) -> Set[int]:
         """Tags that left the table (play goes on without them)."""
@@ -189,6 +195,7 @@ class Places:
 
     def won(self, uid: int, place: int, lies: Place) -> None:
         """A discard won on is the winner's; it lies at `lies` (the winner may leave it)."""
+        self._won_on[uid] = place
         self._leave(uid)
         self._enter(uid, place, Pile.HAND)
         self._where[uid] = lies

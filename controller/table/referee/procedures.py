@@ -8,7 +8,7 @@ from controller.rules.ruleset import SeatAtDraw
 from controller.rules.tiles import is_flower
 from controller.table.incidents import IncidentKind
 from controller.table.referee import timing
-from controller.table.referee.events import HandOver, WinEntry, WinMade
+from controller.table.referee.events import HandOver, WinEntry
 from controller.table.referee.result import build_result
 from controller.table.referee.state import KongEntry, Play
 from controller.table.referee.turn import Replaced
@@ -40,7 +40,7 @@ def pay_kong(play: Play, place: int, kind: KongKind, discarder: int | None) -> N
         return
     by_place = play.pay(f"{kind.value} kong", amounts)
     paid = {p: -amount for p, amount in enumerate(by_place) if amount < 0}
-    play.kongs.append(KongEntry(place, kind, paid))
+    play.kong_stands(KongEntry(place, kind, paid))
 
 
 def pass_income(play: Play, window: Window, winners: list[int]) -> None:
@@ -102,13 +102,11 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     """Record wins (one settlement each); the hand ends, or play goes on after `after`."""
     play.windows.set_claimed(None)
     for win in wins:
-        play.wins.append(win)
-        play.out.append(WinMade(win))
+        play.won(win)
         play.pay(
             f"{win.win_type.value} win", {play.seat_of(p): a for p, a in enumerate(win.payments)}
         )
-        play.finished.append(win.place)
-        play.recheck(win.place)
+        play.leaves(win.place)
     if play.ruleset.hand_over(len(play.finished), play.wall.remaining):
         end(play, "won" if play.wall.remaining else "won; the wall is empty")
         return
@@ -123,9 +121,8 @@ def end(play: Play, reason: str) -> None:
         return
     if play.wall.remaining == 0 and len(play.finished) < 4:
         _settle_draw(play)
-    play.over = reason
-    play.windows.shut()
-    play.out.append(HandOver(build_result(play)))
+    play.ends(reason)
+    play.say(HandOver(build_result(play)))
 
 
 def _settle_draw(play: Play) -> None:

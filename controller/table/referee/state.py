@@ -1,12 +1,12 @@
 """The referee's memory of one hand and the primitives every step uses: where each tag must
 be, which tags differ from the last settled read, turns, incidents and payments."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
-from controller.table.clocks import ClockEvent, TableClocks
 from controller.table.incidents import IncidentKind, IncidentRecord, Instant
 from controller.table.irregularities import PenaltyTiles, Rights
 from controller.table.ports import Zone
@@ -17,7 +17,9 @@ from controller.table.referee.events import (
     Payment,
     RefereeOutput,
     WinEntry,
+    WinMade,
 )
+from controller.table.referee.handclocks import HandClocks
 from controller.table.referee.melds import SeatView
 from controller.table.referee.places import Place, Places, WallView
 from controller.table.referee.standing import Standing
@@ -93,25 +95,20 @@ class Play:
         self.windows = Windows()
         """The claim windows and the presses not yet judged."""
         self.kongs: list[KongEntry] = []
-        self.finished: list[int] = []
-        self.won_on: dict[int, int] = {}
-        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
+        self._finished: list[int] = []
         self.moves: list[Move] = []
         self.wins: list[WinEntry] = []
         self.payments: list[Payment] = []
         self.incidents: list[IncidentRecord] = []
-        self.clocks: TableClocks | None = None
-        """The turn and hand clocks (started at the first input)."""
-        self.clock_events: list[ClockEvent] = []
-        """What the clocks said during the input being handled."""
-        self.paused = False
+        self.time = HandClocks()
+        """The hand's clocks, and what they said during the input being handled."""
         self.standing = Standing()
         """Each seat's rights, miscount said, and penalty tiles."""
-        self.foreign: set[int] = set()
+        self._foreign: set[int] = set()
         """Tags that are in no tile set (said once; they take no part in play)."""
-        self.over = ""
-        self.now = Instant(0.0, 0.0)
-        self.out: list[RefereeOutput] = []
+        self._over = ""
+        self._now = Instant(0.0, 0.0)
+        self._out: list[RefereeOutput] = []
 
     @property
     def seats(self) -> Sequence[SeatView]:
@@ -169,6 +166,93 @@ class Play:
         return self.standing.penalty_tiles
 
     @property
+    def won_on(self) -> Mapping[int, int]:
+        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
+        return self.places.won_on
+
+    @property
+    def finished(self) -> Sequence[int]:
+        """Seats that won and left the hand, in order."""
+        return self._finished
+
+    @property
+    def foreign(self) -> Set[int]:
+        """Tags that are in no tile set (said once; they take no part in play)."""
+        return self._foreign
+
+    @property
+    def over(self) -> str:
+        """Why the hand ended ('': it goes on)."""
+        return self._over
+
+    @property
+    def now(self) -> Instant:
+        """The instant of the input being handled (or of the declaration being judged)."""
+        return self._now
+
+    @property
+    def out(self) -> Sequence[RefereeOutput]:
+        """What the referee said during the input being handled, in order."""
+        return self._out
+
+    def begin_input(self, now: Instant) -> None:
+        """An input at `now`: nothing said during it yet."""
+        self._out = []
+        self._now = now
+        self.time.new_input()
+
+    @contextmanager
+    def judged_at(self, at: Instant) -> Iterator[None]:
+        """Judge a declaration at the instant it was made (its incidents and its win)."""
+        before, self._now = self._now, at
+        try:
+            yield
+        finally:
+            self._now = before
+
+    def say(self, output: RefereeOutput) -> None:
+        """Something the referee says now (a read again, the clocks, a win, the hand's end)."""
+        self._out.append(output)
+
+    def won(self, win: WinEntry) -> None:
+        """A win is recorded and said."""
+        self.wins.append(win)
+        self._out.append(WinMade(win))
+
+    def leaves(self, place: int) -> None:
+        """The seat won and leaves the hand: its tiles are looked at again."""
+        self._finished.append(place)
+        self.recheck(place)
+
+    def ends(self, reason: str) -> None:
+        """The hand is over; no window is open."""
+        self._over = reason
+        self.windows.shut()
+
+    def kong_stands(self, kong: KongEntry) -> None:
+        """A kong stands, paid as recorded."""
+        self.kongs.append(kong)
+
+    def kong_void(self, kong: KongEntry, reason: str) -> None:
+        """A kong is void: its payment (the newest) is returned."""
+        self.kongs.remove(kong)
+        amounts = tuple(-a for a in self.payments[-1].amounts)
+        self.payments.append(Payment(reason, amounts))
+
+    def unrecord(self) -> Move:
+        """The newest move was read wrongly: it is taken back (to be recorded as it was)."""
+        return self.moves.pop()
+
+    def foreign_found(self, uids: Iterable[int]) -> None:
+        """Tags in no tile set: they take no part in play."""
+        self._foreign.update(uids)
+
+    def left_table(self, uid: int) -> None:
+        """The tag left the table: play goes on without it."""
+        self.places.gone(uid)
+        self.unseen.discard(uid)
+
+    @property
     def t(self) -> float:
         """The monotonic time of the input being handled."""
         return self.now.monotonic
@@ -213,7 +297,7 @@ class Play:
             self._check(uid)
 
     def _check(self, uid: int) -> None:
-        if uid in self.foreign:
+        if uid in self._foreign:
             self.odd.discard(uid)
             self.unseen.discard(uid)
             return
@@ -241,12 +325,12 @@ class Play:
     def _revealed(self, uid: int, want: Place | None, got: Place | None) -> bool:
         """A winner who left the hand may lay its tiles out as it likes, the discard it won on
         among them; a discard taken to win on lies in the taker's hand until it is judged."""
-        if got is not None and self.won_on.get(uid) == got[0]:
+        if got is not None and self.places.won_on.get(uid) == got[0]:
             return True
         window = self.windows.open
         if window is not None and window.uid == uid and window.taken_by is not None:
             return got == (window.taken_by, Zone.HAND)
-        return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
+        return want is not None and want[0] in self._finished and (got is None or got[0] == want[0])
 
     def check(self, uid: int) -> None:
         """Look again at one tag (what play wants of it changed without a move)."""
@@ -274,7 +358,7 @@ class Play:
 
     def in_play(self, place: int) -> bool:
         """The seat has not won and left (blood battle)."""
-        return place not in self.finished
+        return place not in self._finished
 
     def next_in(self, place: int) -> int:
         """The next seat after `place` still in the hand."""
@@ -293,7 +377,7 @@ class Play:
     def record(self, move: Move) -> None:
         """A move was made."""
         self.moves.append(move)
-        self.out.append(MoveMade(move))
+        self._out.append(MoveMade(move))
 
     def incident(
         self,
@@ -311,7 +395,7 @@ class Play:
     def note(self, incident: IncidentRecord) -> None:
         """An incident record made elsewhere (the clocks): recorded, play goes on."""
         self.incidents.append(incident)
-        self.out.append(IncidentSeen(incident))
+        self._out.append(IncidentSeen(incident))
 
     def pay(self, reason: str, amounts: Mapping[Seat, int]) -> tuple[int, ...]:
         """Record a settlement (by seat wind); returns it by place."""
