@@ -59,7 +59,7 @@ def pass_income(play: Play, window: Window, winners: list[int]) -> None:
         return
     if any(amounts.values()):
         play.pay("kong income passed to the winner", amounts)
-        kong.passed = True
+        play.kong_income_passed(kong)
 
 
 def check_passed_own_win(play: Play, place: int) -> None:

@@ -233,6 +233,10 @@ class Play:
         """A kong stands, paid as recorded."""
         self.kongs.append(kong)
 
+    def kong_income_passed(self, kong: KongEntry) -> None:
+        """The kong's income went to the winners on the konger's next discard (杠上炮)."""
+        kong.passed = True
+
     def kong_void(self, kong: KongEntry, reason: str) -> None:
         """A kong is void: its payment (the newest) is returned."""
         self.kongs.remove(kong)
