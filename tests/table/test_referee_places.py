@@ -120,7 +120,7 @@ def check_places(table: Table) -> None:
                 assert places.spot(uid) == (place, pile), f"{uid} listed in {place} {pile}"
                 assert seat.zone_of(uid) is ZONE_OF[pile]
                 if uid not in play.won_on:  # a discard won on lies where the winner left it
-                    assert places.where(uid) == (place, ZONE_OF[pile])
+                    assert places.where.get(uid) == (place, ZONE_OF[pile])
     assert all(count == 1 for count in listed.values()), f"held twice: {listed.most_common(3)}"
     tags = [*table.tiles.names(), FOREIGN]
     for uid in tags:
@@ -128,7 +128,7 @@ def check_places(table: Table) -> None:
         assert (spot is Spot.WALL) == play.wall.holds(uid)
         assert (spot is Spot.OUT) == (uid in places.out_of_play())
         if isinstance(spot, Spot):
-            assert uid not in listed and places.where(uid) is None
+            assert uid not in listed and places.where.get(uid) is None
         if uid == FOREIGN:
             assert spot is Spot.NOWHERE, "a tag in no tile set takes no part in play"
         else:

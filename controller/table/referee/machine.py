@@ -292,7 +292,7 @@ class Referee:
         play = self.play
         by_seat: dict[int, list[int]] = {}
         for uid in sorted(play.unseen):
-            where = play.places.where(uid)
+            where = play.places.where.get(uid)
             if where is not None:  # a tag read nowhere is one that must lie somewhere
                 by_seat.setdefault(where[0], []).append(uid)
             play.left_table(uid)

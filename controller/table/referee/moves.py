@@ -135,7 +135,7 @@ def _refuse(
     play.standing.expose(place, uids)
     for uid in uids:
         play.places.to_hand(uid, place, also=(place, Zone.MELD))
-    if play.places.where(window.uid) is not None:
+    if play.places.where.get(window.uid) is not None:
         play.places.may_lie(window.uid, (place, Zone.MELD))
 
 
@@ -460,7 +460,8 @@ def _into_river(play: Play, place: int, uid: int) -> None:
 
 
 def _moved_to_meld(play: Play, place: int) -> list[int]:
-    return [u for u in play.odd_at(place, Zone.MELD) if play.places.where(u) == (place, Zone.HAND)]
+    where, hand = play.places.where, (place, Zone.HAND)
+    return [u for u in play.odd_at(place, Zone.MELD) if where.get(u) == hand]
 
 
 def _flower(play: Play, place: int, moved: list[int]) -> bool:

@@ -11,7 +11,7 @@ the winner left it (`won`). A tag may also lie, until it moves, at a second plac
 
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
-from typing import Protocol
+from typing import Final, Protocol
 
 from controller.rules import MeldKind
 from controller.rules.claims import KongKind
@@ -83,6 +83,15 @@ class Places:
         self._out: set[int] = set()
         self._won_on: dict[int, int] = {}
         self._moved = moved
+        self.wall: Final[WallView] = wall
+        """The wall (read-only)."""
+        self.seats: Final[Sequence[SeatView]] = self._seats
+        """Each seat's tiles (read-only views of what this class holds)."""
+        self.where: Final[Mapping[int, Place]] = self._where
+        """Where on the table each tag must lie (none: in the wall, out of play or unknown)."""
+        self.also: Final[Mapping[int, Place]] = self._also
+        """A second place a tag may lie in until it moves (R-WRONG: a refused claim's tiles
+        may stay in the claimer's MELD zone; penalty tiles lie face up there or in the hand)."""
         for place, uids in enumerate(hands):
             for uid in uids:
                 self._enter(uid, place, Pile.HAND)
@@ -91,25 +100,6 @@ class Places:
                 self._enter(uid, place, Pile.FLOWERS)
 
     # ---- what play reads ------------------------------------------------------------------
-
-    @property
-    def wall(self) -> WallView:
-        """The wall (read-only)."""
-        return self._wall
-
-    @property
-    def seats(self) -> Sequence[SeatView]:
-        """Each seat's tiles (read-only views of what this class holds)."""
-        return self._seats
-
-    def where(self, uid: int) -> Place | None:
-        """Where on the table the tag must lie (None: in the wall, out of play or unknown)."""
-        return self._where.get(uid)
-
-    def also(self, uid: int) -> Place | None:
-        """A second place the tag may lie in until it moves (R-WRONG: a refused claim's tiles
-        may stay in the claimer's MELD zone; penalty tiles lie face up there or in the hand)."""
-        return self._also.get(uid)
 
     def spot(self, uid: int) -> tuple[int, Pile] | Spot:
         """The one place the tag is in: a seat's pile, the wall, out of play, or nowhere."""

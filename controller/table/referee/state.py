@@ -4,6 +4,7 @@ be, which tags differ from the last settled read, turns, incidents and payments.
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Final
 
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
@@ -23,10 +24,10 @@ from controller.table.referee.handclocks import HandClocks
 from controller.table.referee.melds import SeatView
 from controller.table.referee.places import Place, Places, WallView
 from controller.table.referee.standing import Standing
-from controller.table.referee.turn import LastDraw, Need, Turn
+from controller.table.referee.turn import LastDraw, Need, Turn, TurnSteps
 from controller.table.referee.waits import Waits
 from controller.table.referee.wall import WallTiles
-from controller.table.referee.windows import Window, Windows
+from controller.table.referee.windows import Window, Windows, WindowSteps
 from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap
 
@@ -75,10 +76,14 @@ class Play:
         self.heavenly_tile = heavenly_tile
         self.places = Places(wall, hands, flowers, self._check)
         """Where every tag is (the one owner of it)."""
+        self.seats: Final[Sequence[SeatView]] = self.places.seats
+        """Each seat's tiles (read-only: `places` moves them)."""
+        self.wall: Final[WallView] = self.places.wall
+        """The wall (read-only: `places` takes tags from it)."""
         self.seen: dict[int, Place] = {}
         for seat in self.places.seats:
             for uid in seat.all_uids():
-                where = self.places.where(uid)
+                where = self.places.where.get(uid)
                 if where is not None:
                     self.seen[uid] = where
         self.zones: dict[Place, frozenset[int]] = {}
@@ -90,9 +95,9 @@ class Play:
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
         self.waits = Waits()
         """What the referee waits for and since when; the reads again under way."""
-        self.on_turn = Turn(deal.dealer)
+        self.on_turn: TurnSteps = Turn(deal.dealer)
         """Whose turn it is and what that seat must do next."""
-        self.windows = Windows()
+        self.windows: WindowSteps = Windows()
         """The claim windows and the presses not yet judged."""
         self.kongs: list[KongEntry] = []
         self._finished: list[int] = []
@@ -106,19 +111,11 @@ class Play:
         """Each seat's rights, miscount said, and penalty tiles."""
         self._foreign: set[int] = set()
         """Tags that are in no tile set (said once; they take no part in play)."""
-        self._over = ""
-        self._now = Instant(0.0, 0.0)
+        self.over = ""
+        """Why the hand ended ('': it goes on)."""
+        self.now = Instant(0.0, 0.0)
+        """The instant of the input being handled (or of the declaration being judged)."""
         self._out: list[RefereeOutput] = []
-
-    @property
-    def seats(self) -> Sequence[SeatView]:
-        """Each seat's tiles (read-only: `places` moves them)."""
-        return self.places.seats
-
-    @property
-    def wall(self) -> WallView:
-        """The wall (read-only: `places` takes tags from it)."""
-        return self.places.wall
 
     @property
     def turn(self) -> int:
@@ -181,16 +178,6 @@ class Play:
         return self._foreign
 
     @property
-    def over(self) -> str:
-        """Why the hand ended ('': it goes on)."""
-        return self._over
-
-    @property
-    def now(self) -> Instant:
-        """The instant of the input being handled (or of the declaration being judged)."""
-        return self._now
-
-    @property
     def out(self) -> Sequence[RefereeOutput]:
         """What the referee said during the input being handled, in order."""
         return self._out
@@ -198,17 +185,17 @@ class Play:
     def begin_input(self, now: Instant) -> None:
         """An input at `now`: nothing said during it yet."""
         self._out = []
-        self._now = now
+        self.now = now
         self.time.new_input()
 
     @contextmanager
     def judged_at(self, at: Instant) -> Iterator[None]:
         """Judge a declaration at the instant it was made (its incidents and its win)."""
-        before, self._now = self._now, at
+        before, self.now = self.now, at
         try:
             yield
         finally:
-            self._now = before
+            self.now = before
 
     def say(self, output: RefereeOutput) -> None:
         """Something the referee says now (a read again, the clocks, a win, the hand's end)."""
@@ -226,7 +213,7 @@ class Play:
 
     def ends(self, reason: str) -> None:
         """The hand is over; no window is open."""
-        self._over = reason
+        self.over = reason
         self.windows.shut()
 
     def kong_stands(self, kong: KongEntry) -> None:
@@ -306,8 +293,8 @@ class Play:
             self.unseen.discard(uid)
             return
         places = self.places
-        want, got = places.where(uid), self.seen.get(uid)
-        if want == got:
+        want, got = places.where.get(uid), self.seen.get(uid)
+        if want == got and uid in places.also:
             places.back_in_place(uid)  # put back where it belongs: the second place is gone
         if got is None and want is not None:
             self.unseen.add(uid)
@@ -319,7 +306,7 @@ class Play:
             want == got
             or got is None
             or uid in self.conflicts
-            or got == places.also(uid)
+            or got == places.also.get(uid)
             or self._revealed(uid, want, got)
         ):
             self.odd.discard(uid)

@@ -1,11 +1,13 @@
 """Claim windows and declare presses: the window open on a discard (or on an added kong's
 fourth tile, for robbing), the windows the next draws closed, the window a set was claimed
 from, and the presses not yet judged (in a window, in the seat's own turn, or not placed
-yet). Changed only through the steps below; `claims` decides when each applies."""
+yet). Changed only through the steps below (the referee holds them as `WindowSteps`, whose fields
+are read-only); `claims` decides when each applies."""
 
 import enum
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from controller.table.incidents import Instant
 
@@ -40,127 +42,147 @@ class Window:
     """How many tiles the wall held before the discarder's last draw (None: no draw)."""
 
 
-class Windows:
-    """The claim windows of the hand and the presses not yet judged."""
-
-    def __init__(self) -> None:
-        self._open: Window | None = None
-        self._closed: Window | None = None
-        self._claimed: Window | None = None
-        self._passed: list[Window] = []
-        self._self_declared: dict[int, Instant] = {}
-        self._early: dict[int, Instant] = {}
-        self._reported: set[int] = set()
+class WindowSteps(Protocol):
+    """The windows as the referee holds them: fields read-only, changed by the steps."""
 
     @property
     def open(self) -> Window | None:
         """The window open now (None: none)."""
-        return self._open
 
     @property
     def closed(self) -> Window | None:
         """The window the next draw closed (a declaration on it now comes too late)."""
-        return self._closed
 
     @property
     def claimed(self) -> Window | None:
         """The window a set was claimed from, until the claimer discards: a win declared on
         its discard meanwhile still comes first (R-CLAIM-3)."""
-        return self._claimed
 
     @property
     def passed(self) -> Sequence[Window]:
         """The last windows a draw closed (a round's worth, newest last): a set claimed from
         one of them is a late claim, even after the next discard."""
-        return self._passed
 
     @property
     def self_declared(self) -> Mapping[int, Instant]:
         """Presses in the seat's own turn, to be judged once its tiles settle."""
-        return self._self_declared
 
     @property
     def early(self) -> Mapping[int, Instant]:
         """Presses not yet matched to a window or a turn (a press may come before the tiles)."""
-        return self._early
 
     @property
     def reported(self) -> Set[int]:
         """Tags already named in an incident (a late claim): not named again as strays."""
-        return self._reported
-
-    # ---- windows --------------------------------------------------------------------------
 
     def opens(self, window: Window, after_discard: bool = False) -> None:
         """A window opens (a discard's also ends the wait on the window before it)."""
-        self._open = window
-        if after_discard:
-            self._closed = None
 
     def close(self, by_draw: bool, drawer: int) -> Window | None:
         """The open window closes (None: none was open). Closed by a draw, it passes; the
         drawer's press on it is one in its own turn, and the others' wait for the next window
         (unless the seat took this tile)."""
-        window = self._open
-        if window is None:
-            return None
-        self._open = None
-        if by_draw:
-            self._closed = window
-            self._passed = [*self._passed[1 - PASSED_KEPT :], window]
-            if drawer in window.declares:
-                self._self_declared[drawer] = window.declares.pop(drawer)
-            for place in [p for p in window.declares if p != window.taken_by]:
-                self._early[place] = window.declares.pop(place)
-        return window
 
     def shut(self) -> None:
         """The hand is over: no window is open."""
-        self._open = None
 
     def taken(self, window: Window, place: int) -> None:
         """The seat moved the window's tile into its HAND (to win on it)."""
-        window.taken_by = place
 
     def set_claimed(self, window: Window | None) -> None:
         """A set was claimed from this window (None: the claim is complete, or void)."""
-        self._claimed = window
 
     def report_late(self, uid: int) -> None:
         """The tag was named in a late claim's incident."""
-        self._reported.add(uid)
-
-    # ---- presses --------------------------------------------------------------------------
 
     def pressed(self, place: int, at: Instant) -> None:
         """A declare press, not placed yet (a seat's first press counts)."""
-        self._early.setdefault(place, at)
 
     def placed(self, place: int) -> None:
         """The press is placed or judged: it waits no more."""
-        del self._early[place]
 
     def in_window(self, place: int, at: Instant) -> None:
         """The press claims the open window."""
-        assert self._open is not None
-        self._open.declares.setdefault(place, at)
-        del self._early[place]
 
     def in_own_turn(self, place: int, at: Instant) -> None:
         """The press declares a win in the seat's own turn."""
-        self._self_declared.setdefault(place, at)
-        del self._early[place]
 
     def judged_self(self, place: int) -> None:
         """The seat's declaration in its own turn is judged."""
-        self._self_declared.pop(place, None)
 
     def turn_over(self) -> None:
         """A win: declarations in the winner's turn are over."""
-        self._self_declared.clear()
 
     def reopen_for(self, window: Window, place: int, at: Instant) -> None:
         """A win declared on the discard a set was just claimed from: its window opens
         again, with that declaration alone (R-CLAIM-3)."""
+
+
+class Windows:
+    """The claim windows of the hand and the presses not yet judged (held as `WindowSteps`:
+    its fields are read-only to the referee)."""
+
+    def __init__(self) -> None:
+        self.open: Window | None = None
+        self.closed: Window | None = None
+        self.claimed: Window | None = None
+        self.passed: list[Window] = []
+        self.self_declared: dict[int, Instant] = {}
+        self.early: dict[int, Instant] = {}
+        self.reported: set[int] = set()
+
+    def opens(self, window: Window, after_discard: bool = False) -> None:
+        self.open = window
+        if after_discard:
+            self.closed = None
+
+    def close(self, by_draw: bool, drawer: int) -> Window | None:
+        window = self.open
+        if window is None:
+            return None
+        self.open = None
+        if by_draw:
+            self.closed = window
+            self.passed = [*self.passed[1 - PASSED_KEPT :], window]
+            if drawer in window.declares:
+                self.self_declared[drawer] = window.declares.pop(drawer)
+            for place in [p for p in window.declares if p != window.taken_by]:
+                self.early[place] = window.declares.pop(place)
+        return window
+
+    def shut(self) -> None:
+        self.open = None
+
+    def taken(self, window: Window, place: int) -> None:
+        window.taken_by = place
+
+    def set_claimed(self, window: Window | None) -> None:
+        self.claimed = window
+
+    def report_late(self, uid: int) -> None:
+        self.reported.add(uid)
+
+    def pressed(self, place: int, at: Instant) -> None:
+        self.early.setdefault(place, at)
+
+    def placed(self, place: int) -> None:
+        del self.early[place]
+
+    def in_window(self, place: int, at: Instant) -> None:
+        assert self.open is not None
+        self.open.declares.setdefault(place, at)
+        del self.early[place]
+
+    def in_own_turn(self, place: int, at: Instant) -> None:
+        self.self_declared.setdefault(place, at)
+        del self.early[place]
+
+    def judged_self(self, place: int) -> None:
+        self.self_declared.pop(place, None)
+
+    def turn_over(self) -> None:
+        self.self_declared.clear()
+
+    def reopen_for(self, window: Window, place: int, at: Instant) -> None:
         window.declares = {place: at}
-        self._open = window
+        self.open = window
