@@ -21,7 +21,7 @@ def close(play: Play, why: Close, claimant: tuple[int, list[int]] | None = None)
     set a `claimant` (seat, own tags) laid out with the discard is void: R-CLAIM-2)."""
     # Closed by a draw, a press on it by another seat may have come before the reads of the
     # moves it follows: unless the seat took this tile, it waits for the next window.
-    window = play.windows.close(why is Close.DRAW, play.turn)
+    window = play.windows.close(why is Close.DRAW, play.on_turn.place)
     if window is None:
         return False
     if window.taken_by is not None:
@@ -103,13 +103,13 @@ def declare(play: Play, place: int) -> None:
 def place_declarations(play: Play) -> None:
     """Each press not yet placed: a claim on the open window, a win in the seat's own turn,
     or, once the tiles have had time to settle, too late or out of turn."""
-    for place, at in sorted(play.early.items(), key=lambda item: item[1].monotonic):
-        window = play.window
+    for place, at in sorted(play.windows.early.items(), key=lambda item: item[1].monotonic):
+        window = play.windows.open
         if not play.in_play(place):
             play.windows.placed(place)
         elif window is not None and place != window.source:
             play.windows.in_window(place, at)
-        elif place == play.turn and play.need is Need.DISCARD:
+        elif place == play.on_turn.place and play.on_turn.need is Need.DISCARD:
             play.windows.in_own_turn(place, at)
         elif _over_claim(play, place):
             play.windows.placed(place)
@@ -132,13 +132,13 @@ def place_declarations(play: Play) -> None:
 
 def _over_claim(play: Play, place: int) -> bool:
     """A press on the discard a set was just claimed from, before the claimer discarded."""
-    claimed = play.claimed
+    claimed = play.windows.claimed
     return (
         claimed is not None
-        and play.window is None
-        and place not in (claimed.source, play.turn)
+        and play.windows.open is None
+        and place not in (claimed.source, play.on_turn.place)
         and play.in_play(place)
-        and any(r.claimed == claimed.uid for r in play.seats[play.turn].melds)
+        and any(r.claimed == claimed.uid for r in play.seats[play.on_turn.place].melds)
     )
 
 
@@ -146,9 +146,9 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
     """A win declared on a discard after another seat laid out a set with it, before that
     seat discarded: the win keeps its priority (R-CLAIM-3). A valid win voids the set and
     takes the discard; a declaration that is no win is a false win, and the set stands."""
-    window = play.claimed
+    window = play.windows.claimed
     assert window is not None
-    claimer = play.turn
+    claimer = play.on_turn.place
     with play.judged_at(at):
         if not fouls.may(play, place, Rights.WIN, "win"):
             return
@@ -213,11 +213,12 @@ def judge_self(play: Play, place: int) -> None:
 
 def judge_settled(play: Play) -> None:
     """Judge self-drawn declarations whose tiles have settled."""
-    for place, at in sorted(play.self_declared.items(), key=lambda item: item[1].monotonic):
+    for place, at in sorted(play.windows.self_declared.items(), key=lambda item: item[1].monotonic):
         if play.over:
             return
         # Nothing may still be on its way (a flower set aside, a kong's fourth tile read late)
-        ready = play.turn == place and play.need is Need.DISCARD and not play.odd | play.unseen
+        turn = play.on_turn
+        ready = turn.place == place and turn.need is Need.DISCARD and not play.odd | play.unseen
         waited = play.t - at.monotonic
         if not play.reads_in(at.monotonic + play.settings.settle_s):
             continue

@@ -43,7 +43,7 @@ def check_count(play: Play, place: int) -> None:
     if place in play.standing.miscounted or not play.in_play(place):
         return
     seat = play.seats[place]
-    to_throw = play.turn == place and play.need is Need.DISCARD
+    to_throw = play.on_turn.place == place and play.on_turn.need is Need.DISCARD
     incident = count_incident(
         place,
         play.now,

@@ -51,23 +51,24 @@ class Referee:
     @property
     def turn(self) -> int | None:
         """The seat to act (None once the hand is over)."""
-        return None if self.play.over else self.play.turn
+        return None if self.play.over else self.play.on_turn.place
 
     @property
     def declared(self) -> tuple[int, ...]:
         """Seats whose declaration is still to be judged."""
         play = self.play
-        window = tuple(play.window.declares) if play.window else ()
-        return tuple(sorted({*window, *play.self_declared, *play.early}))
+        window = tuple(play.windows.open.declares) if play.windows.open else ()
+        return tuple(sorted({*window, *play.windows.self_declared, *play.windows.early}))
 
     def waiting_for(self) -> str:
         """What the referee waits for next, in words (a session that stalls says it)."""
         play = self.play
         if play.over:
             return "nothing: the hand is over"
-        need = _NEED_WORDS[play.need]
-        words = [f"seat {seat_name(play.turn)} to {need}, {play.wall.remaining} left in the wall"]
-        window = play.window
+        turn, left = play.on_turn, play.wall.remaining
+        need = _NEED_WORDS[turn.need]
+        words = [f"seat {seat_name(turn.place)} to {need}, {left} left in the wall"]
+        window = play.windows.open
         if window is not None:
             tile = play.tiles.notation([window.uid])
             words.append(f"the claims on seat {seat_name(window.source)}'s {tile}")
@@ -116,10 +117,10 @@ class Referee:
         window_due = play.window_due()
         if window_due is not None:
             yield window_due
-        for at in play.early.values():
+        for at in play.windows.early.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + 2 * settings.settle_s
-        for at in play.self_declared.values():
+        for at in play.windows.self_declared.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + settings.stray_s
         waits = play.waits
@@ -178,7 +179,7 @@ class Referee:
             case ReadsComplete():
                 play.waits.missing(None)
             case EndNow(reason):
-                if play.window is not None:  # what was declared on it still counts
+                if play.windows.open is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
                 procedures.end(play, reason)
                 return list(play.out)
@@ -198,7 +199,7 @@ class Referee:
 
     def _time(self) -> None:
         play = self.play
-        window = play.window
+        window = play.windows.open
         # The time is up, unless the tile is on its way to a claimer: read in a set whose
         # rest is not read yet, or (no win declared on it) gone from the river and read
         # nowhere yet (a lost read). The claim came in time; the reads are late. Nor while
@@ -220,11 +221,11 @@ class Referee:
         claims.judge_settled(play)
         if play.over:
             return
-        nothing_to_draw = play.need is not Need.DISCARD and play.wall.remaining == 0
-        if play.window is None and nothing_to_draw:
+        nothing_to_draw = play.on_turn.need is not Need.DISCARD and play.wall.remaining == 0
+        if play.windows.open is None and nothing_to_draw:
             procedures.end(play, "the wall is empty")
             return
-        pressed = (at.monotonic for at in play.early.values())
+        pressed = (at.monotonic for at in play.windows.early.values())
         waits = play.waits
         waiting = (waits.odd_since, waits.unseen_since, waits.conflict_since, *pressed)
         since = min((t for t in waiting if t is not None), default=None)

@@ -49,7 +49,7 @@ _NO_COUNT = frozenset({MoveKind.TAKE_FOR_WIN, MoveKind.ROB_KONG, MoveKind.WIN})
 
 
 def _claim(play: Play, patient: bool) -> bool:
-    window = play.window
+    window = play.windows.open
     if window is None or window.taken_by is not None or window.uid not in play.odd:
         return False
     seen = play.at(window.uid)
@@ -216,12 +216,12 @@ def _claimed_late(play: Play, closed: Window) -> bool:
 
 
 def _turn(play: Play, patient: bool) -> bool:
-    place = play.turn
+    place = play.on_turn.place
     if not play.in_play(place):
         return False
-    if play.need is not Need.DISCARD:
+    if play.on_turn.need is not Need.DISCARD:
         return _draw(play, place, patient) or (
-            patient and play.need is Need.DRAW and _undrawn_discard(play, place)
+            patient and play.on_turn.need is Need.DRAW and _undrawn_discard(play, place)
         )
     moved = _moved_to_meld(play, place)  # each look below leaves it as it is when it fails
     return (
@@ -235,7 +235,12 @@ def _turn(play: Play, patient: bool) -> bool:
 def _from_wall(play: Play, place: int) -> list[int]:
     """Wall tags the seat has taken that no move explains yet: in its HAND, or already
     thrown or set aside (the HAND antenna missed the tag while it was there)."""
-    return [u for u in sorted(play.odd) if play.wall.holds(u) and (play.at(u) or (-1,))[0] == place]
+    where, wall = play.places.where, play.wall
+    return [
+        u
+        for u in sorted(play.odd)
+        if u not in where and wall.holds(u) and (play.at(u) or (-1,))[0] == place
+    ]
 
 
 def _next_draw(play: Play) -> bool:
@@ -249,19 +254,19 @@ def _next_draw(play: Play) -> bool:
     if uid is None or seen is None or not play.in_play(seen[0]):
         return False
     place = seen[0]
-    if place == play.turn and play.need is Need.DRAW:
+    if place == play.on_turn.place and play.on_turn.need is Need.DRAW:
         return _draw(play, place, patient=False)
     if play.odd != {uid}:
         return False
-    if place == play.turn and play.need is Need.DISCARD:
+    if place == play.on_turn.place and play.on_turn.need is Need.DISCARD:
         if _just_claimed(play, place):
             return False  # at the wall's last tiles: a kong's replacement, its kong unread
         _second_tile(play, place, uid)
         return True
-    if place != play.turn and play.need is Need.DRAW:
+    if place != play.on_turn.place and play.on_turn.need is Need.DRAW:
         if _taken_to_win(play, place, uid):
-            return _draw(play, play.turn, patient=False)
-        in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.turn)
+            return _draw(play, play.on_turn.place, patient=False)
+        in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.on_turn.place)
         if in_hand and play.t - (play.waits.odd_since or play.t) < play.settings.settle_s:
             return False  # a press may follow: then the seat on turn drew, threw, and it took
         _drawn_out_of_turn(play, place, uid)
@@ -274,7 +279,8 @@ def drawn_and_taken(play: Play) -> bool:
     (R-SENSOR-4): its press is on the discard of that tile, still to be read as moves."""
     uid = play.wall.next_live()
     seen = play.at(uid) if uid is not None and uid in play.odd else None
-    if uid is None or seen is None or seen[0] == play.turn or play.need is not Need.DRAW:
+    turn = play.on_turn
+    if uid is None or seen is None or seen[0] == turn.place or turn.need is not Need.DRAW:
         return False
     return _taken_to_win(play, seen[0], uid)
 
@@ -284,21 +290,21 @@ def _taken_to_win(play: Play, place: int, uid: int) -> bool:
     drawn, thrown and taken to win between two reads (R-SENSOR-4), not a draw out of turn."""
     if play.at(uid) != (place, Zone.HAND):
         return False
-    window = play.window
-    return place in play.early or (window is not None and place in window.declares)
+    window = play.windows.open
+    return place in play.windows.early or (window is not None and place in window.declares)
 
 
 def _draw(play: Play, place: int, patient: bool) -> bool:
-    replacing = play.need is Need.REPLACEMENT
+    replacing = play.on_turn.need is Need.REPLACEMENT
     expected = play.wall.next_replacement() if replacing else play.wall.next_live()
     taken = _from_wall(play, place)
     if not taken and expected is not None and _claimed_unseen(play, place, expected):
         taken = [expected]
     if not taken or expected is None or (expected not in taken and not patient):
         return False  # another tile than the next: an antenna may have missed the next one
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.DRAW)
-        if play.over or play.turn != place or play.need is Need.DISCARD:
+        if play.over or play.on_turn.place != place or play.on_turn.need is Need.DISCARD:
             return True
     uid = expected if expected in taken else taken[0]
     if uid != expected:
@@ -342,13 +348,13 @@ def _out_of_turn(play: Play) -> bool:
     """A seat not on turn draws (in place of the seat on turn, or a second tile in its own
     turn) or throws a tile: the move stands as the table shows it, and is an incident."""
     for step in (1, 2, 3, 0):  # the seat after the one on turn first: it drew in its place
-        place = (play.turn + step) % 4
+        place = (play.on_turn.place + step) % 4
         if not play.in_play(place):
             continue
         taken = _from_wall(play, place)
         if taken and _stray_draw(play, place, taken):
             return True
-        if place != play.turn and _stray_discard(play, place):
+        if place != play.on_turn.place and _stray_discard(play, place):
             return True
     return False
 
@@ -359,15 +365,15 @@ def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
     uid = play.wall.next_live()
     if uid is None or uid not in taken:
         return False
-    if place == play.turn:
-        if play.need is not Need.DISCARD:
+    if place == play.on_turn.place:
+        if play.on_turn.need is not Need.DISCARD:
             return False
         _second_tile(play, place, uid)
         return True
-    if play.need is not Need.DRAW:
+    if play.on_turn.need is not Need.DRAW:
         return False
     if _taken_to_win(play, place, uid):
-        return _draw(play, play.turn, patient=True)
+        return _draw(play, play.on_turn.place, patient=True)
     _drawn_out_of_turn(play, place, uid)
     return True
 
@@ -380,7 +386,7 @@ def _second_tile(play: Play, place: int, uid: int) -> None:
 
 def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
     """`place` drew in place of the seat on turn: the turn is its now."""
-    skipped = play.turn
+    skipped = play.on_turn.place
     play.incident(
         place,
         IncidentKind.DRAW_OUT_OF_TURN,
@@ -392,9 +398,9 @@ def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
     )
     play.standing.lose(place, Rights.ALL)
     play.standing.miscount_said(place)  # said as this incident
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.DRAW)
-        if play.over or play.need is not Need.DRAW:
+        if play.over or play.on_turn.need is not Need.DRAW:
             return
     play.on_turn.taken_over(place)
     timing.turn_starts(play, place)
@@ -414,9 +420,9 @@ def _undrawn_discard(play: Play, place: int) -> bool:
     turn goes on from it, so the next seat's draw is in turn (R-TURN-1)."""
     if not _thrown(play, place):
         return False
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.TIME)
-        if play.over or play.turn != place or play.need is not Need.DRAW:
+        if play.over or play.on_turn.place != place or play.on_turn.need is not Need.DRAW:
             return True
     return _discard(play, place, patient=True)
 
@@ -425,14 +431,14 @@ def _second_discard(play: Play) -> bool:
     """The seat that just threw throws another tile before the next draw (a short hand from
     now on): the newest tile of its river is the one the others may claim now. Taken at once
     only when nothing else is out of place."""
-    window = play.window
-    if window is None or window.robbing or play.need is not Need.DRAW:
+    window = play.windows.open
+    if window is None or window.robbing or play.on_turn.need is not Need.DRAW:
         return False
     thrown = _thrown(play, window.source)
     if len(thrown) != 1 or play.odd != set(thrown):
         return False
     claims.close(play, Close.TIME)
-    if play.over or play.need is not Need.DRAW:
+    if play.over or play.on_turn.need is not Need.DRAW:
         return True
     _throw(play, window.source, thrown[0])
     play.windows.opens(Window(thrown[0], window.source, play.t, last=play.wall.remaining == 0))
@@ -522,7 +528,7 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
         play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))
         if play.ruleset.claims.can_rob(KongKind.ADDED):
             play.windows.opens(Window(uid, place, play.t, robbing=True))
-        procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.window is None)
+        procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.windows.open is None)
         return True
     return False
 
@@ -542,17 +548,18 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
         return False
     if not patient and (_from_wall(play, place) or _flower_kept(play, place)):
         return False  # a tile from the wall no move explains yet: a flower or kong unread
-    if place in play.self_declared:
+    if place in play.windows.self_declared:
         claims.judge_self(play, place)
         return True
     own = [u for u in gone if play.at(u) == (place, Zone.DISCARD)]
     uid = (own or gone)[0]
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.TIME)
     procedures.check_passed_own_win(play, place)
     play.windows.set_claimed(None)
     _into_river(play, place, uid)
-    draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
+    draw = play.on_turn.last_draw
+    draw = draw if draw and draw.place == place else None
     window = Window(
         uid,
         place,
@@ -563,7 +570,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
     )
     play.windows.opens(window, after_discard=True)
     play.on_turn.discarded(play.next_in(place))
-    timing.discarded(play, place, play.turn)
+    timing.discarded(play, place, play.on_turn.place)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
 
@@ -571,7 +578,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
 def _flower_kept(play: Play, place: int) -> bool:
     """The seat's last draw was a flower it still holds: a player sets a flower aside before
     throwing, so its read from the MELD zone is late (the HAND antenna holds it until then)."""
-    draw = play.last_draw
+    draw = play.on_turn.last_draw
     return (
         draw is not None
         and draw.place == place

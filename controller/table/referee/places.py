@@ -42,6 +42,9 @@ ZONE_OF = {
 }
 """The zone a pile's tags lie in."""
 
+_ZONE = {pile.value: zone for pile, zone in ZONE_OF.items()}
+"""`ZONE_OF` by the pile's name (hashing a str is quicker: this runs on every move)."""
+
 PILE_OF = {Zone.HAND: Pile.HAND, Zone.MELD: Pile.LOOSE, Zone.DISCARD: Pile.RIVER}
 """The pile a tag joins when play takes it as the table shows it (in a zone, in no meld)."""
 
@@ -82,6 +85,8 @@ class Places:
         self._also: dict[int, Place] = {}
         self._out: set[int] = set()
         self._won_on: dict[int, int] = {}
+        self.won_on: Final[Mapping[int, int]] = self._won_on
+        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
         self._moved = moved
         self.wall: Final[WallView] = wall
         """The wall (read-only)."""
@@ -109,11 +114,6 @@ class Places:
         if uid in self._out:
             return Spot.OUT
         return Spot.WALL if self._wall.holds(uid) else Spot.NOWHERE
-
-    @property
-    def won_on(self) -> Mapping[int, int]:
-        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
-        return self._won_on
 
     def out_of_play(self) -> Set[int]:
         """Tags that left the table (play goes on without them)."""
@@ -215,7 +215,8 @@ class Places:
             self._leave(uid)
             self._enter(uid, place, pile)
         if also is None:
-            self._also.pop(uid, None)
+            if uid in self._also:
+                del self._also[uid]
         else:
             self._also[uid] = also
         self._moved(uid)
@@ -255,7 +256,7 @@ class Places:
         elif pile is Pile.LOOSE:
             seat.loose.append(uid)
         self._held[uid] = (place, pile)
-        self._where[uid] = (place, ZONE_OF[pile])
+        self._where[uid] = (place, Zone.HAND if pile is Pile.HAND else _ZONE[pile.value])
 
     def _record(self, place: int, meld: MeldView) -> MeldRecord:
         return next(r for r in self._seats[place].melds if r is meld)

@@ -64,7 +64,7 @@ def pass_income(play: Play, window: Window, winners: list[int]) -> None:
 
 def check_passed_own_win(play: Play, place: int) -> None:
     """The seat discards instead of winning on a drawn tile it had to win on (最后四张)."""
-    draw = play.last_draw
+    draw = play.on_turn.last_draw
     if draw is None or draw.place != place or draw.wall_before > 4:
         return
     seat = play.seats[place]
@@ -112,7 +112,7 @@ def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
         return
     play.on_turn.after_win(play.next_in(after))
     play.windows.turn_over()
-    timing.turn_starts(play, play.turn)
+    timing.turn_starts(play, play.on_turn.place)
 
 
 def end(play: Play, reason: str) -> None:

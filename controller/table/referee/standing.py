@@ -3,6 +3,7 @@ lose rights), whether its short or long hand was said (once a hand), and its pen
 Changed only through the steps below; `fouls` decides when each applies."""
 
 from collections.abc import Iterable, Sequence, Set
+from typing import Final
 
 from controller.table.irregularities import PenaltyTiles, Rights
 
@@ -14,21 +15,12 @@ class Standing:
         self._rights = [Rights.ALL for _ in range(4)]
         self._miscounted: set[int] = set()
         self._penalty_tiles = [PenaltyTiles() for _ in range(4)]
-
-    @property
-    def rights(self) -> Sequence[Rights]:
-        """What each seat may still do this hand."""
-        return self._rights
-
-    @property
-    def miscounted(self) -> Set[int]:
-        """Seats whose short or long hand was said (once a hand)."""
-        return self._miscounted
-
-    @property
-    def penalty_tiles(self) -> Sequence[PenaltyTiles]:
-        """Each seat's penalty tiles."""
-        return self._penalty_tiles
+        self.rights: Final[Sequence[Rights]] = self._rights
+        """What each seat may still do this hand (read-only)."""
+        self.miscounted: Final[Set[int]] = self._miscounted
+        """Seats whose short or long hand was said, once a hand (read-only)."""
+        self.penalty_tiles: Final[Sequence[PenaltyTiles]] = self._penalty_tiles
+        """Each seat's penalty tiles (read-only)."""
 
     def lose(self, place: int, rights: Rights) -> None:
         """The seat loses these rights for the rest of the hand."""

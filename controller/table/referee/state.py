@@ -20,12 +20,12 @@ from controller.table.referee.events import (
     WinEntry,
     WinMade,
 )
-from controller.table.referee.handclocks import HandClocks
+from controller.table.referee.handclocks import ClockSteps, HandClocks
 from controller.table.referee.melds import SeatView
 from controller.table.referee.places import Place, Places, WallView
 from controller.table.referee.standing import Standing
-from controller.table.referee.turn import LastDraw, Need, Turn, TurnSteps
-from controller.table.referee.waits import Waits
+from controller.table.referee.turn import Need, Turn, TurnSteps
+from controller.table.referee.waits import Waits, WaitSteps
 from controller.table.referee.wall import WallTiles
 from controller.table.referee.windows import Window, Windows, WindowSteps
 from controller.table.rulings import Ruling
@@ -93,7 +93,7 @@ class Play:
         """Tags a read showed in two zones at once (R-SENSOR-2): no move until read again."""
         self.unseen: set[int] = set()
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
-        self.waits = Waits()
+        self.waits: WaitSteps = Waits()
         """What the referee waits for and since when; the reads again under way."""
         self.on_turn: TurnSteps = Turn(deal.dealer)
         """Whose turn it is and what that seat must do next."""
@@ -105,7 +105,7 @@ class Play:
         self.wins: list[WinEntry] = []
         self.payments: list[Payment] = []
         self.incidents: list[IncidentRecord] = []
-        self.time = HandClocks()
+        self.time: ClockSteps = HandClocks()
         """The hand's clocks, and what they said during the input being handled."""
         self.standing = Standing()
         """Each seat's rights, miscount said, and penalty tiles."""
@@ -128,29 +128,9 @@ class Play:
         return self.on_turn.need
 
     @property
-    def last_draw(self) -> LastDraw | None:
-        """The newest tile taken from the wall in a turn."""
-        return self.on_turn.last_draw
-
-    @property
     def window(self) -> Window | None:
         """The claim window open now."""
         return self.windows.open
-
-    @property
-    def claimed(self) -> Window | None:
-        """The window a set was claimed from, until the claimer discards."""
-        return self.windows.claimed
-
-    @property
-    def self_declared(self) -> Mapping[int, Instant]:
-        """Presses in the seat's own turn not yet judged."""
-        return self.windows.self_declared
-
-    @property
-    def early(self) -> Mapping[int, Instant]:
-        """Presses not yet placed."""
-        return self.windows.early
 
     @property
     def rights(self) -> Sequence[Rights]:
@@ -250,7 +230,7 @@ class Play:
 
     def window_due(self) -> float | None:
         """When the open claim window's time is up (None: no window is open)."""
-        window = self.window
+        window = self.windows.open
         return None if window is None else window.opened + self.settings.window_s
 
     def reads_in(self, due: float) -> bool:

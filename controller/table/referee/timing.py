@@ -15,9 +15,9 @@ from controller.table.referee.state import Play
 
 def start(play: Play) -> None:
     """The hand's clocks start now; the dealer is on turn."""
-    clocks = play.time.start(play.ruleset.timing, play.t)
-    if clocks is not None:
-        _note(play, clocks.turn_starts(play.turn, play.t))
+    if play.time.clocks is None:
+        clocks = play.time.start(play.ruleset.timing, play.t)
+        _note(play, clocks.turn_starts(play.on_turn.place, play.t))
 
 
 def turn_starts(play: Play, place: int, since: float | None = None) -> None:

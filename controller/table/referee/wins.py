@@ -10,7 +10,8 @@ from controller.table.referee.windows import Window
 
 def self_drawn_type(play: Play, place: int) -> tuple[WinType, int | None]:
     """How a seat that declares in its own turn won, and on which tag (None: no tile to name)."""
-    draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
+    draw = play.on_turn.last_draw
+    draw = draw if draw and draw.place == place else None
     untouched = (
         not play.on_turn.claims_made
         and not play.wins
