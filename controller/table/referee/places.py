@@ -42,9 +42,6 @@ ZONE_OF = {
 }
 """The zone a pile's tags lie in."""
 
-_ZONE = {pile.value: zone for pile, zone in ZONE_OF.items()}
-"""`ZONE_OF` by the pile's name (hashing a str is quicker: this runs on every move)."""
-
 PILE_OF = {Zone.HAND: Pile.HAND, Zone.MELD: Pile.LOOSE, Zone.DISCARD: Pile.RIVER}
 """The pile a tag joins when play takes it as the table shows it (in a zone, in no meld)."""
 
@@ -256,7 +253,9 @@ class Places:
         elif pile is Pile.LOOSE:
             seat.loose.append(uid)
         self._held[uid] = (place, pile)
-        self._where[uid] = (place, Zone.HAND if pile is Pile.HAND else _ZONE[pile.value])
+        # ZONE_OF without hashing the pile (an enum hashes slowly; this runs on every move)
+        zone = Zone.HAND if pile is Pile.HAND else Zone.DISCARD if pile is Pile.RIVER else Zone.MELD
+        self._where[uid] = (place, zone)
 
     def _record(self, place: int, meld: MeldView) -> MeldRecord:
         return next(r for r in self._seats[place].melds if r is meld)
