@@ -1,5 +1,8 @@
-"""The referee's memory of one hand and the primitives every step uses: where each tag must
-be, which tags differ from the last settled read, turns, incidents and payments."""
+"""The referee's memory of one hand and the primitives every step uses. Each fact has one
+owner: where each tile is (`places`), the turn (`turn`), the claim windows (`windows`), each
+seat's standing (`standing`), the waits (`waits`), the clocks (`handclocks`); `Play` itself
+keeps which tags differ from the last settled read, and the moves, incidents and payments.
+The steps of play change a fact only through its owner's methods."""
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
