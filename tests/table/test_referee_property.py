@@ -14,7 +14,7 @@ from controller.table.ports import Zone
 from controller.table.records import IncidentKind
 from controller.table.referee.blackbox import read, replay
 from controller.table.referee.result import result_json
-from controller.table.referee.state import Need
+from controller.table.referee.turn import Need
 from tests.table.scripted import Table
 
 ALLOWED = {

@@ -1,9 +1,12 @@
 """The referee: follows a hand move by move from the settled zone inventories, the declare
 buttons and the clock; judges claims and wins with the rules engine; ends the hand.
 
-Modules: `events` (inputs, outputs, result records), `state` (its memory), `moves` (reads ->
-moves), `melds` (each seat's melds as formed), `claims` (windows and priority), `wins` (win
-type and scoring), `procedures` (ruleset hooks), `result`, `setup`, `machine`, `blackbox`.
+Modules: `events` (inputs, outputs, result records), `state` (its memory), whose facts each
+have one owner: `places` (where every tile is), `turn`, `windows` (claim windows and presses),
+`standing` (rights, penalty tiles), `waits`, `handclocks`; `moves` (reads -> moves), `melds`
+(each seat's melds as formed), `claims` (when windows close, priority), `wins` (win type and
+scoring), `fouls`, `timing`, `procedures` (ruleset hooks), `result`, `setup`, `machine`,
+`blackbox`.
 """
 
 from controller.table.referee.events import (

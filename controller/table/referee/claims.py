@@ -3,14 +3,15 @@ other seats may declare; when the window closes (its time is up, the next seat d
 is claimed) the declarations are judged in priority: wins first, head bump or several
 winners as the ruleset says."""
 
-from controller.rules import MeldKind
 from controller.rules.claims import KongKind
 from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import fouls, procedures, wins
-from controller.table.referee.events import Move, MoveKind, Payment, WinEntry
-from controller.table.referee.state import PASSED_KEPT, Close, Need, Play, Window
+from controller.table.referee.events import Move, MoveKind, WinEntry
+from controller.table.referee.state import Play
+from controller.table.referee.turn import Need
+from controller.table.referee.windows import Close, Window
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
@@ -18,23 +19,13 @@ from controller.table.tiles import seat_name, tile_words
 def close(play: Play, why: Close, claimant: tuple[int, list[int]] | None = None) -> bool:
     """Close the open window and judge what was declared on it; True if someone won (then the
     set a `claimant` (seat, own tags) laid out with the discard is void: R-CLAIM-2)."""
-    window = play.window
+    # Closed by a draw, a press on it by another seat may have come before the reads of the
+    # moves it follows: unless the seat took this tile, it waits for the next window.
+    window = play.windows.close(why is Close.DRAW, play.on_turn.place)
     if window is None:
         return False
-    play.window = None
     if window.taken_by is not None:
         play.check(window.uid)  # out of place again unless it is won on
-    if why is Close.DRAW:
-        play.closed = window
-        play.passed = [*play.passed[1 - PASSED_KEPT :], window]
-        drawer = play.turn
-        if drawer in window.declares:
-            play.self_declared[drawer] = window.declares.pop(drawer)
-    if why is Close.DRAW:
-        # A press may come before the reads of the moves it follows: unless the seat took
-        # this tile, it waits for the next window rather than being judged on this one.
-        for place in [p for p in window.declares if p != window.taken_by]:
-            play.early[place] = window.declares.pop(place)
     winners = _judge_window(play, window)
     if window.robbing:
         _kong_robbed_or_stands(play, window, winners)
@@ -57,16 +48,14 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
     for place in order:
         if place not in window.declares or not play.in_play(place):
             continue
-        play.now, at = window.declares[place], play.now
-        if not fouls.may(play, place, Rights.WIN, "win"):
-            play.now = at
-            continue
-        entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
-        if entry is None:
-            fouls.false_win(play, place, reason)
-        else:
-            valid.append(entry)
-        play.now = at
+        with play.judged_at(window.declares[place]):
+            if not fouls.may(play, place, Rights.WIN, "win"):
+                continue
+            entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
+            if entry is None:
+                fouls.false_win(play, place, reason)
+            else:
+                valid.append(entry)
     rules = play.ruleset.claims
     if valid and not rules.multiple_winners:
         for bumped in valid[1:]:
@@ -87,28 +76,16 @@ def _judge_window(play: Play, window: Window) -> list[WinEntry]:
 
 
 def _tile_to_winner(play: Play, window: Window, place: int) -> None:
-    source = play.seats[window.source]
-    if window.uid in source.river:
-        source.river.remove(window.uid)
-    for record in source.melds:
-        if window.uid in record.uids:
-            record.uids.remove(window.uid)
-    play.seats[place].concealed.add(window.uid)
-    play.won_on[window.uid] = place
     seen = play.at(window.uid)
-    if seen is not None and seen[0] == place:
-        play.put(window.uid, place, Zone.HAND)
-    else:
-        play.put(window.uid, *(seen or (window.source, Zone.DISCARD)))
+    lies = (place, Zone.HAND) if seen is not None and seen[0] == place else None
+    play.places.won(window.uid, place, lies or seen or (window.source, Zone.DISCARD))
 
 
 def _kong_robbed_or_stands(play: Play, window: Window, winners: list[WinEntry]) -> None:
     if not winners:
         procedures.pay_kong(play, window.source, KongKind.ADDED, None)
         return
-    for record in play.seats[window.source].melds:
-        if record.kong is KongKind.ADDED and len(record.uids) == 3:
-            record.kind, record.kong = MeldKind.PUNG, None
+    play.places.unkong(window.source)
 
 
 def _last_in_turn(window: Window, winners: list[WinEntry]) -> int:
@@ -119,31 +96,29 @@ def _last_in_turn(window: Window, winners: list[WinEntry]) -> int:
 def declare(play: Play, place: int) -> None:
     """A declare press; it is placed once the tiles show what it claims (it may come first)."""
     if play.in_play(place):
-        play.early.setdefault(place, play.now)
+        play.windows.pressed(place, play.now)
         place_declarations(play)
 
 
 def place_declarations(play: Play) -> None:
     """Each press not yet placed: a claim on the open window, a win in the seat's own turn,
     or, once the tiles have had time to settle, too late or out of turn."""
-    for place, at in sorted(play.early.items(), key=lambda item: item[1].monotonic):
-        window = play.window
+    for place, at in sorted(play.windows.early.items(), key=lambda item: item[1].monotonic):
+        window = play.windows.open
         if not play.in_play(place):
-            del play.early[place]
+            play.windows.placed(place)
         elif window is not None and place != window.source:
-            window.declares.setdefault(place, at)
-            del play.early[place]
-        elif place == play.turn and play.need is Need.DISCARD:
-            play.self_declared.setdefault(place, at)
-            del play.early[place]
+            play.windows.in_window(place, at)
+        elif place == play.on_turn.place and play.on_turn.need is Need.DISCARD:
+            play.windows.in_own_turn(place, at)
         elif _over_claim(play, place):
-            del play.early[place]
+            play.windows.placed(place)
             _win_over_claim(play, place, at)
         # Too late or out of turn once the zones were read again, and no read is missing.
         elif play.t >= (due := at.monotonic + 2 * play.settings.settle_s) and play.reads_in(due):
-            del play.early[place]
+            play.windows.placed(place)
             who = f"seat {seat_name(place)}"
-            closed = play.closed
+            closed = play.windows.closed
             if closed is not None and place != closed.source:
                 play.incident(
                     place,
@@ -157,13 +132,13 @@ def place_declarations(play: Play) -> None:
 
 def _over_claim(play: Play, place: int) -> bool:
     """A press on the discard a set was just claimed from, before the claimer discarded."""
-    claimed = play.claimed
+    claimed = play.windows.claimed
     return (
         claimed is not None
-        and play.window is None
-        and place not in (claimed.source, play.turn)
+        and play.windows.open is None
+        and place not in (claimed.source, play.on_turn.place)
         and play.in_play(place)
-        and any(r.claimed == claimed.uid for r in play.seats[play.turn].melds)
+        and any(r.claimed == claimed.uid for r in play.seats[play.on_turn.place].melds)
     )
 
 
@@ -171,35 +146,29 @@ def _win_over_claim(play: Play, place: int, at: Instant) -> None:
     """A win declared on a discard after another seat laid out a set with it, before that
     seat discarded: the win keeps its priority (R-CLAIM-3). A valid win voids the set and
     takes the discard; a declaration that is no win is a false win, and the set stands."""
-    window = play.claimed
+    window = play.windows.claimed
     assert window is not None
-    claimer = play.turn
-    before, play.now = play.now, at
-    if not fouls.may(play, place, Rights.WIN, "win"):
-        play.now = before
-        return
-    win_type = wins.discard_type(play, window)
-    entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
-    if entry is None:
-        fouls.false_win(play, place, reason)
-        play.now = before
-        return
-    play.now = before
+    claimer = play.on_turn.place
+    with play.judged_at(at):
+        if not fouls.may(play, place, Rights.WIN, "win"):
+            return
+        win_type = wins.discard_type(play, window)
+        entry, reason = wins.judge(play, place, window.uid, win_type, window.source)
+        if entry is None:
+            fouls.false_win(play, place, reason)
+            return
     record = next(r for r in play.seats[claimer].melds if r.claimed == window.uid)
-    play.seats[claimer].melds.remove(record)
     own = [uid for uid in record.uids if uid != window.uid]
     if record.kong is not None:
         _unpay_kong(play, claimer)
-    play.seats[window.source].river.append(window.uid)
-    play.put(window.uid, window.source, Zone.DISCARD, also=(claimer, Zone.MELD))
-    play.claimed = None
-    play.need = Need.DRAW
-    play.replacing = None
+    play.places.to_river(window.uid, window.source, also=(claimer, Zone.MELD))
+    play.windows.set_claimed(None)
+    play.on_turn.set_void()
     void_set(play, window, claimer, own, Ruling.WIN_OVER_LAID_SET)
-    window.declares = {place: at}
-    play.window = window
+    play.places.drop_meld(claimer, record)
+    play.windows.reopen_for(window, place, at)
     if play.at(window.uid) == (place, Zone.HAND):  # taken from the set into the winner's hand
-        window.taken_by = place
+        play.windows.taken(window, place)
         kinds = tuple(play.kinds([window.uid]))
         play.record(Move(play.now, place, MoveKind.TAKE_FOR_WIN, kinds, window.source))
     close(play, Close.TIME)
@@ -210,18 +179,14 @@ def _unpay_kong(play: Play, place: int) -> None:
     entry = next((k for k in reversed(play.kongs) if k.place == place), None)
     if entry is None:
         return
-    play.kongs.remove(entry)
-    amounts = tuple(-a for a in play.payments[-1].amounts)
-    play.payments.append(Payment("kong void: the discard was won on", amounts))
+    play.kong_void(entry, "kong void: the discard was won on")
 
 
 def void_set(play: Play, window: Window, place: int, uids: list[int], ruling: Ruling) -> None:
     """A set laid out on a discard that a win took: void, no fault; its own tiles are the
     claimer's hand again (they may lie in its MELD zone until they are put back)."""
-    seat = play.seats[place]
     for uid in uids:
-        seat.concealed.add(uid)
-        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
+        play.places.to_hand(uid, place, also=(place, Zone.MELD))
     tile = tile_words(play.tiles.kind(window.uid) or 0)
     play.incident(
         place,
@@ -234,7 +199,7 @@ def void_set(play: Play, window: Window, place: int, uids: list[int], ruling: Ru
 
 def judge_self(play: Play, place: int) -> None:
     """Judge a seat's declaration in its own turn (self-drawn, replacement, heavenly...)."""
-    play.self_declared.pop(place, None)
+    play.windows.judged_self(place)
     if not fouls.may(play, place, Rights.WIN, "win"):
         return
     win_type, uid = wins.self_drawn_type(play, place)
@@ -248,11 +213,12 @@ def judge_self(play: Play, place: int) -> None:
 
 def judge_settled(play: Play) -> None:
     """Judge self-drawn declarations whose tiles have settled."""
-    for place, at in sorted(play.self_declared.items(), key=lambda item: item[1].monotonic):
+    for place, at in sorted(play.windows.self_declared.items(), key=lambda item: item[1].monotonic):
         if play.over:
             return
         # Nothing may still be on its way (a flower set aside, a kong's fourth tile read late)
-        ready = play.turn == place and play.need is Need.DISCARD and not play.odd | play.unseen
+        turn = play.on_turn
+        ready = turn.place == place and turn.need is Need.DISCARD and not play.odd | play.unseen
         waited = play.t - at.monotonic
         if not play.reads_in(at.monotonic + play.settings.settle_s):
             continue

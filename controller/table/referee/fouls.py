@@ -17,7 +17,8 @@ from controller.table.irregularities import (
     unknown_tile_incident,
 )
 from controller.table.referee.events import MoveKind
-from controller.table.referee.state import Need, Play
+from controller.table.referee.state import Play
+from controller.table.referee.turn import Need
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name
 
@@ -25,7 +26,7 @@ from controller.table.tiles import seat_name
 def report(play: Play, incident: Incident) -> None:
     """Record a typed incident; the seat loses what it costs."""
     if incident.seat is not None:
-        play.rights[incident.seat] &= ~incident.cost.loses
+        play.standing.lose(incident.seat, incident.cost.loses)
     play.note(incident.record())
 
 
@@ -33,16 +34,16 @@ def foreign_tags(play: Play, place: int, uids: Iterable[int]) -> None:
     """Tags in a seat's zone that are in no tile set: said once each; they are no tiles."""
     new = [uid for uid in unknown_tags(uids, play.tiles) if uid not in play.foreign]
     if new:
-        play.foreign.update(new)
+        play.foreign_found(new)
         report(play, unknown_tile_incident(place, play.now, new))
 
 
 def check_count(play: Play, place: int) -> None:
     """After a settled move of `place`: short or long hand (said once; the rights go)."""
-    if place in play.miscounted or not play.in_play(place):
+    if place in play.standing.miscounted or not play.in_play(place):
         return
     seat = play.seats[place]
-    to_throw = play.turn == place and play.need is Need.DISCARD
+    to_throw = play.on_turn.place == place and play.on_turn.need is Need.DISCARD
     incident = count_incident(
         place,
         play.now,
@@ -53,7 +54,7 @@ def check_count(play: Play, place: int) -> None:
         _miscount_ruling(play, place),
     )
     if incident is not None:
-        play.miscounted.add(place)
+        play.standing.miscount_said(place)
         report(play, incident)
 
 
@@ -84,9 +85,9 @@ def false_win(play: Play, place: int, reason: str, ruling: Ruling = Ruling.FALSE
         place, play.now, play.kinds(exposed), reason, play.ruleset.penalties
     )
     report(play, replace(incident, ruling=ruling))
-    play.penalty_tiles[place] = play.penalty_tiles[place].exposed(exposed)
+    play.standing.expose(place, exposed)
 
 
 def discarded(play: Play, place: int, uid: int) -> None:
     """A discard ends the live penalty tiles of the seat (unless it was one of them)."""
-    play.penalty_tiles[place] = play.penalty_tiles[place].after_discard(uid)
+    play.standing.discarded(place, uid)

@@ -7,7 +7,6 @@ from typing import assert_never
 from controller.table.clocks import SeatTime
 from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import left_table_incident
-from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,
@@ -25,7 +24,9 @@ from controller.table.referee.events import (
     TimeCalled,
 )
 from controller.table.referee.setup import RefereeSetup
-from controller.table.referee.state import Close, Need, Play
+from controller.table.referee.state import Play
+from controller.table.referee.turn import Need
+from controller.table.referee.windows import Close
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, seats_words
 
@@ -50,23 +51,24 @@ class Referee:
     @property
     def turn(self) -> int | None:
         """The seat to act (None once the hand is over)."""
-        return None if self.play.over else self.play.turn
+        return None if self.play.over else self.play.on_turn.place
 
     @property
     def declared(self) -> tuple[int, ...]:
         """Seats whose declaration is still to be judged."""
         play = self.play
-        window = tuple(play.window.declares) if play.window else ()
-        return tuple(sorted({*window, *play.self_declared, *play.early}))
+        window = tuple(play.windows.open.declares) if play.windows.open else ()
+        return tuple(sorted({*window, *play.windows.self_declared, *play.windows.early}))
 
     def waiting_for(self) -> str:
         """What the referee waits for next, in words (a session that stalls says it)."""
         play = self.play
         if play.over:
             return "nothing: the hand is over"
-        need = _NEED_WORDS[play.need]
-        words = [f"seat {seat_name(play.turn)} to {need}, {play.wall.remaining} left in the wall"]
-        window = play.window
+        turn, left = play.on_turn, play.wall.remaining
+        need = _NEED_WORDS[turn.need]
+        words = [f"seat {seat_name(turn.place)} to {need}, {left} left in the wall"]
+        window = play.windows.open
         if window is not None:
             tile = play.tiles.notation([window.uid])
             words.append(f"the claims on seat {seat_name(window.source)}'s {tile}")
@@ -86,12 +88,12 @@ class Referee:
     @property
     def reads_missing_since(self) -> float | None:
         """Since when zone reads may be missing, as last told (None: complete)."""
-        return self.play.missing_since
+        return self.play.waits.missing_since
 
     @property
     def paused(self) -> bool:
         """A fault has stopped the clocks."""
-        return self.play.paused
+        return self.play.time.paused
 
     @property
     def next_deadline(self) -> float | None:
@@ -103,7 +105,7 @@ class Referee:
         if play.over:
             return None
         dues = [d for d in self._waits() if d > play.t]
-        clocks = play.clocks
+        clocks = play.time.clocks
         deadline = None if clocks is None else clocks.next_deadline()
         if deadline is not None:
             dues.append(deadline)
@@ -115,29 +117,30 @@ class Referee:
         window_due = play.window_due()
         if window_due is not None:
             yield window_due
-        for at in play.early.values():
+        for at in play.windows.early.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + 2 * settings.settle_s
-        for at in play.self_declared.values():
+        for at in play.windows.self_declared.values():
             yield at.monotonic + settings.settle_s
             yield at.monotonic + settings.stray_s
-        for since in (play.odd_since, play.unseen_since, play.conflict_since):
+        waits = play.waits
+        for since in (waits.odd_since, waits.unseen_since, waits.conflict_since):
             if since is not None:
                 yield since + settings.settle_s
                 yield since + settings.stray_s / 2
                 yield since + settings.stray_s
-        if play.read_at is not None:
-            yield self._next_read(play.read_at)
+        if waits.read_at is not None:
+            yield self._next_read(waits.read_at)
 
     def _next_read(self, last: float) -> float:
         """When to read the zones again for the same wait (the last read or its start at `last`)."""
         play = self.play
-        factor: int = min(2 ** max(0, play.reads - 2), READ_BACKOFF)
+        factor: int = min(2 ** max(0, play.waits.reads - 2), READ_BACKOFF)
         return last + play.settings.settle_s * factor
 
     def seat_time(self, place: int, now: float) -> SeatTime | None:
         """A seat's clock for the live status (None before the first input)."""
-        clocks = self.play.clocks
+        clocks = self.play.time.clocks
         return None if clocks is None else clocks.seat_time(place, now)
 
     @property
@@ -149,11 +152,9 @@ class Referee:
     def handle(self, event: RefereeInput, now: Instant) -> list[RefereeOutput]:
         """Take one input at instant `now`; returns what the referee saw, in order."""
         play = self.play
-        play.out = []
         if play.over:
             return []
-        play.now = now
-        play.clock_events = []
+        play.begin_input(now)
         timing.start(play)
         match event:
             case Inventories(zones):
@@ -168,53 +169,37 @@ class Referee:
             case Elapsed():
                 pass
             case ReadDone(asked_at):
-                while play.asked and play.asked[0] <= asked_at:
-                    play.read_done = play.asked.popleft()
+                play.waits.answered(asked_at)
             case Pause():
-                if not play.paused:
-                    play.paused = True
-                    timing.pause(play)
+                timing.pause(play)
             case Resume():
-                if play.paused:
-                    play.paused = False
-                    timing.resume(play)
+                timing.resume(play)
             case ReadsMissing(since):
-                play.missing_since = since
+                play.waits.missing(since)
             case ReadsComplete():
-                play.missing_since = None
+                play.waits.missing(None)
             case EndNow(reason):
-                if play.window is not None:  # what was declared on it still counts
+                if play.windows.open is not None:  # what was declared on it still counts
                     claims.close(play, Close.TIME)
                 procedures.end(play, reason)
-                return play.out
+                return list(play.out)
             case _:
                 assert_never(event)
         self._time()
         timing.tick(play)
-        if play.clock_events:
-            play.out.append(TimeCalled(tuple(play.clock_events)))
-        return play.out
+        if play.time.events:
+            play.say(TimeCalled(tuple(play.time.events)))
+        return list(play.out)
 
     def _reconcile(self, patient: bool = False) -> None:
         play = self.play
         while moves.explain(play, patient):
             pass
-        if not play.odd:
-            play.odd_since = None
-        elif play.odd_since is None:
-            play.odd_since = play.t
-        if not play.unseen:
-            play.unseen_since = None
-        elif play.unseen_since is None:
-            play.unseen_since = play.t
-        if not play.conflicts:
-            play.conflict_since = None
-        elif play.conflict_since is None:
-            play.conflict_since = play.t
+        play.waits.note(play.t, bool(play.odd), bool(play.unseen), bool(play.conflicts))
 
     def _time(self) -> None:
         play = self.play
-        window = play.window
+        window = play.windows.open
         # The time is up, unless the tile is on its way to a claimer: read in a set whose
         # rest is not read yet, or (no win declared on it) gone from the river and read
         # nowhere yet (a lost read). The claim came in time; the reads are late. Nor while
@@ -222,7 +207,6 @@ class Referee:
         taking = (
             window is not None
             and window.taken_by is None
-            and not window.refused
             and (window.uid in play.odd or (window.uid in play.unseen and not window.declares))
         ) or moves.drawn_and_taken(play)
         # The window's time tells when to stop waiting for declarations (a win is judged then,
@@ -237,36 +221,34 @@ class Referee:
         claims.judge_settled(play)
         if play.over:
             return
-        nothing_to_draw = play.need is not Need.DISCARD and play.wall.remaining == 0
-        if play.window is None and nothing_to_draw:
+        nothing_to_draw = play.on_turn.need is not Need.DISCARD and play.wall.remaining == 0
+        if play.windows.open is None and nothing_to_draw:
             procedures.end(play, "the wall is empty")
             return
-        pressed = (at.monotonic for at in play.early.values())
-        waiting = (play.odd_since, play.unseen_since, play.conflict_since, *pressed)
+        pressed = (at.monotonic for at in play.windows.early.values())
+        waits = play.waits
+        waiting = (waits.odd_since, waits.unseen_since, waits.conflict_since, *pressed)
         since = min((t for t in waiting if t is not None), default=None)
         if since is None:
-            play.read_at = None
+            waits.nothing_waits()
             return
         # A press no tile explains yet, tags out of place or read nowhere for a while: read
         # the zones again (a tag an antenna missed; again while it lasts), then take what no
         # move of the turn explains as a move out of turn (a draw, a throw), at last as
         # strays, or as tiles gone from the table.
         settle = play.settings.settle_s
-        if play.read_at is None:
-            play.reads = 0
-        if play.t >= self._next_read(since if play.read_at is None else play.read_at):
-            play.read_at = play.t
-            play.reads += 1
-            play.asked.append(play.t)
-            play.out.append(ReadAgain())
+        waits.waiting()
+        if play.t >= self._next_read(since if waits.read_at is None else waits.read_at):
+            waits.asked(play.t)
+            play.say(ReadAgain())
         # What is not seen may be in reads still to come: each waits until the reads up to
         # its time have come.
-        if self._read_since_odd() and play.reads_in((play.odd_since or play.t) + settle):
+        if self._read_since_odd() and play.reads_in((waits.odd_since or play.t) + settle):
             self._reconcile(patient=True)
             claims.place_declarations(play)  # a press may belong to a discard just found
-        if self._waited_out(play.odd_since):
+        if self._waited_out(waits.odd_since):
             self._adopt()
-        if self._waited_out(play.unseen_since):
+        if self._waited_out(waits.unseen_since):
             self._gone()
 
     def _waited_out(self, since: float | None) -> bool:
@@ -281,16 +263,16 @@ class Referee:
         """The zones were read again since the tags went out of place (a missed tag would
         show by now), or the reads take too long (half the stray time)."""
         play = self.play
-        since = play.odd_since
+        since, done_at = play.waits.odd_since, play.waits.read_done
         if since is None:
             return False
-        done = play.read_done is not None and play.read_done >= since
+        done = done_at is not None and done_at >= since
         return done or play.t - since >= play.settings.stray_s / 2
 
     def _adopt(self) -> None:
         """Tags out of place that no move explains: one incident, then take the table as it is."""
         play = self.play
-        named = sorted(play.odd - play.reported)
+        named = sorted(play.odd - play.windows.reported)
         if named:
             words = play.tiles.notation(named)
             play.incident(
@@ -300,21 +282,10 @@ class Referee:
                 ruling=Ruling.STRAY_TILES,
             )
         for uid in sorted(play.odd):
-            play.forget(uid)
             seen = play.at(uid)
-            if play.wall.holds(uid):
-                play.wall.take(uid)
-            if seen is None:
-                continue
-            seat = play.seats[seen[0]]
-            if seen[1] is Zone.HAND:
-                seat.concealed.add(uid)
-            elif seen[1] is Zone.DISCARD:
-                seat.river.append(uid)
-            else:
-                seat.loose.append(uid)
-            play.put(uid, *seen)
-        play.odd_since = None
+            if seen is not None:  # an odd tag is always read somewhere
+                play.places.take_as_seen(uid, *seen)
+        play.waits.adopted()
 
     def _gone(self) -> None:
         """Tags no antenna has read for a while, however often the zones were read again:
@@ -322,11 +293,10 @@ class Referee:
         play = self.play
         by_seat: dict[int, list[int]] = {}
         for uid in sorted(play.unseen):
-            place = play.where[uid][0]
-            by_seat.setdefault(place, []).append(uid)
-            play.forget(uid)
-            del play.where[uid]
-            play.unseen.discard(uid)
+            where = play.places.where.get(uid)
+            if where is not None:  # a tag read nowhere is one that must lie somewhere
+                by_seat.setdefault(where[0], []).append(uid)
+            play.left_table(uid)
         for place, uids in by_seat.items():
             fouls.report(play, left_table_incident(place, play.now, uids, play.tiles))
-        play.unseen_since = None
+        play.waits.gone()

@@ -1,8 +1,11 @@
 """What each seat holds as the referee follows it: concealed tags, melds as they were formed
 (so a kong's kind and a chow's tiles come from history, never from reading a zone), flowers
-set aside, the river."""
+set aside, the river. Only `places.Places` changes them; the rest of the referee reads them
+through the read-only views `SeatView` and `MeldView`."""
 
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from controller.rules import Meld, MeldKind
 from controller.rules.claims import KongKind
@@ -23,6 +26,38 @@ class MeldRecord:
     def meld(self, tiles: TileMap) -> Meld:
         """The meld for the rules engine."""
         return Meld(self.kind, tuple(sorted(tiles.kinds(self.uids))))
+
+
+class MeldView(Protocol):
+    """One meld as formed, read-only."""
+
+    @property
+    def uids(self) -> Sequence[int]: ...
+    @property
+    def kind(self) -> MeldKind: ...
+    @property
+    def kong(self) -> KongKind | None: ...
+    @property
+    def claimed(self) -> int | None: ...
+    def meld(self, tiles: TileMap) -> Meld: ...
+
+
+class SeatView(Protocol):
+    """One seat's tiles, read-only."""
+
+    @property
+    def concealed(self) -> Set[int]: ...
+    @property
+    def melds(self) -> Sequence[MeldView]: ...
+    @property
+    def flowers(self) -> Sequence[int]: ...
+    @property
+    def river(self) -> Sequence[int]: ...
+    @property
+    def loose(self) -> Sequence[int]: ...
+    def zone_of(self, uid: int) -> Zone | None: ...
+    def all_uids(self) -> list[int]: ...
+    def pung_of(self, kind: int, tiles: TileMap) -> MeldView | None: ...
 
 
 @dataclass

@@ -11,8 +11,10 @@ from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, procedures, timing
 from controller.table.referee.events import Move, MoveKind
-from controller.table.referee.melds import MeldRecord
-from controller.table.referee.state import Close, LastDraw, Need, Play, Replaced, Window
+from controller.table.referee.melds import MeldView
+from controller.table.referee.state import Play
+from controller.table.referee.turn import Need, Replaced
+from controller.table.referee.windows import Close, Window
 from controller.table.rulings import Ruling
 from controller.table.tiles import seat_name, tile_words
 
@@ -47,7 +49,7 @@ _NO_COUNT = frozenset({MoveKind.TAKE_FOR_WIN, MoveKind.ROB_KONG, MoveKind.WIN})
 
 
 def _claim(play: Play, patient: bool) -> bool:
-    window = play.window
+    window = play.windows.open
     if window is None or window.taken_by is not None or window.uid not in play.odd:
         return False
     seen = play.at(window.uid)
@@ -55,7 +57,7 @@ def _claim(play: Play, patient: bool) -> bool:
         return False
     place, zone = seen
     if zone is Zone.HAND:
-        window.taken_by = place
+        play.windows.taken(window, place)
         play.check(window.uid)
         kind = MoveKind.ROB_KONG if window.robbing else MoveKind.TAKE_FOR_WIN
         play.record(Move(play.now, place, kind, tuple(play.kinds([window.uid])), window.source))
@@ -130,12 +132,11 @@ def _refuse(
         tuple(sorted(play.kinds(uids))),
         ruling,
     )
-    play.penalty_tiles[place] = play.penalty_tiles[place].exposed(uids)
+    play.standing.expose(place, uids)
     for uid in uids:
-        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
-    where = play.where.get(window.uid)
-    if where is not None:
-        play.put(window.uid, *where, also=(place, Zone.MELD))
+        play.places.to_hand(uid, place, also=(place, Zone.MELD))
+    if play.places.where.get(window.uid) is not None:
+        play.places.may_lie(window.uid, (place, Zone.MELD))
 
 
 def _claimed_set(
@@ -162,20 +163,11 @@ def _claimed_set(
 
 
 def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[int]) -> None:
-    source = play.seats[window.source]
-    if window.uid in source.river:
-        source.river.remove(window.uid)
-    seat = play.seats[place]
-    seat.concealed.difference_update(uids)
     kind = {Claim.CHOW: MeldKind.CHOW, Claim.PUNG: MeldKind.PUNG}.get(claim, MeldKind.KONG)
     kong = KongKind.EXPOSED if kind is MeldKind.KONG else None
-    seat.melds.append(MeldRecord([window.uid, *uids], kind, kong, window.uid))
-    for uid in (window.uid, *uids):
-        play.put(uid, place, Zone.MELD)
-    play.claims_made = True
-    play.claimed = window
-    play.turn = place
-    play.last_draw = None  # the turn began with a claim: its discard follows no draw (no 杠上炮)
+    play.places.meld(place, [window.uid, *uids], kind, kong, window.uid)
+    play.windows.set_claimed(window)
+    play.on_turn.claimed(place)
     timing.turn_starts(play, place, since=window.opened)
     move_kind = {
         Claim.CHOW: MoveKind.CHOW,
@@ -184,17 +176,17 @@ def _make_meld(play: Play, window: Window, place: int, claim: Claim, uids: list[
     tiles = tuple(sorted(play.kinds([window.uid, *uids])))
     play.record(Move(play.now, place, move_kind, tiles, window.source))
     if kong is None:
-        play.need = Need.DISCARD
+        play.on_turn.to_discard()
     else:
         procedures.kong_made(play, place, kong, window.source)
 
 
 def _late_claim(play: Play) -> bool:
-    return any(_claimed_late(play, window) for window in reversed(play.passed))
+    return any(_claimed_late(play, window) for window in reversed(play.windows.passed))
 
 
 def _claimed_late(play: Play, closed: Window) -> bool:
-    if closed.uid in play.reported or closed.uid not in play.odd:
+    if closed.uid in play.windows.reported or closed.uid not in play.odd:
         return False
     seen = play.at(closed.uid)
     if seen is None or seen[0] == closed.source or seen[1] is Zone.DISCARD:
@@ -205,7 +197,7 @@ def _claimed_late(play: Play, closed: Window) -> bool:
     if seen[1] is Zone.MELD and found is None:
         return False  # the rest of the set is still on its way
     if found is None:
-        play.reported.add(closed.uid)
+        play.windows.report_late(closed.uid)
         what = tile_words(play.tiles.kind(closed.uid) or 0)
         play.incident(
             place,
@@ -224,12 +216,12 @@ def _claimed_late(play: Play, closed: Window) -> bool:
 
 
 def _turn(play: Play, patient: bool) -> bool:
-    place = play.turn
+    place = play.on_turn.place
     if not play.in_play(place):
         return False
-    if play.need is not Need.DISCARD:
+    if play.on_turn.need is not Need.DISCARD:
         return _draw(play, place, patient) or (
-            patient and play.need is Need.DRAW and _undrawn_discard(play, place)
+            patient and play.on_turn.need is Need.DRAW and _undrawn_discard(play, place)
         )
     moved = _moved_to_meld(play, place)  # each look below leaves it as it is when it fails
     return (
@@ -243,10 +235,11 @@ def _turn(play: Play, patient: bool) -> bool:
 def _from_wall(play: Play, place: int) -> list[int]:
     """Wall tags the seat has taken that no move explains yet: in its HAND, or already
     thrown or set aside (the HAND antenna missed the tag while it was there)."""
+    where, wall = play.places.where, play.wall
     return [
         u
         for u in sorted(play.odd)
-        if u not in play.where and play.wall.holds(u) and (play.at(u) or (-1,))[0] == place
+        if u not in where and wall.holds(u) and (play.at(u) or (-1,))[0] == place
     ]
 
 
@@ -261,20 +254,20 @@ def _next_draw(play: Play) -> bool:
     if uid is None or seen is None or not play.in_play(seen[0]):
         return False
     place = seen[0]
-    if place == play.turn and play.need is Need.DRAW:
+    if place == play.on_turn.place and play.on_turn.need is Need.DRAW:
         return _draw(play, place, patient=False)
     if play.odd != {uid}:
         return False
-    if place == play.turn and play.need is Need.DISCARD:
+    if place == play.on_turn.place and play.on_turn.need is Need.DISCARD:
         if _just_claimed(play, place):
             return False  # at the wall's last tiles: a kong's replacement, its kong unread
         _second_tile(play, place, uid)
         return True
-    if place != play.turn and play.need is Need.DRAW:
+    if place != play.on_turn.place and play.on_turn.need is Need.DRAW:
         if _taken_to_win(play, place, uid):
-            return _draw(play, play.turn, patient=False)
-        in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.turn)
-        if in_hand and play.t - (play.odd_since or play.t) < play.settings.settle_s:
+            return _draw(play, play.on_turn.place, patient=False)
+        in_hand = seen == (place, Zone.HAND) and place == play.next_in(play.on_turn.place)
+        if in_hand and play.t - (play.waits.odd_since or play.t) < play.settings.settle_s:
             return False  # a press may follow: then the seat on turn drew, threw, and it took
         _drawn_out_of_turn(play, place, uid)
         return True
@@ -286,7 +279,8 @@ def drawn_and_taken(play: Play) -> bool:
     (R-SENSOR-4): its press is on the discard of that tile, still to be read as moves."""
     uid = play.wall.next_live()
     seen = play.at(uid) if uid is not None and uid in play.odd else None
-    if uid is None or seen is None or seen[0] == play.turn or play.need is not Need.DRAW:
+    turn = play.on_turn
+    if uid is None or seen is None or seen[0] == turn.place or turn.need is not Need.DRAW:
         return False
     return _taken_to_win(play, seen[0], uid)
 
@@ -296,21 +290,21 @@ def _taken_to_win(play: Play, place: int, uid: int) -> bool:
     drawn, thrown and taken to win between two reads (R-SENSOR-4), not a draw out of turn."""
     if play.at(uid) != (place, Zone.HAND):
         return False
-    window = play.window
-    return place in play.early or (window is not None and place in window.declares)
+    window = play.windows.open
+    return place in play.windows.early or (window is not None and place in window.declares)
 
 
 def _draw(play: Play, place: int, patient: bool) -> bool:
-    replacing = play.need is Need.REPLACEMENT
+    replacing = play.on_turn.need is Need.REPLACEMENT
     expected = play.wall.next_replacement() if replacing else play.wall.next_live()
     taken = _from_wall(play, place)
     if not taken and expected is not None and _claimed_unseen(play, place, expected):
         taken = [expected]
     if not taken or expected is None or (expected not in taken and not patient):
         return False  # another tile than the next: an antenna may have missed the next one
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.DRAW)
-        if play.over or play.turn != place or play.need is Need.DISCARD:
+        if play.over or play.on_turn.place != place or play.on_turn.need is Need.DISCARD:
             return True
     uid = expected if expected in taken else taken[0]
     if uid != expected:
@@ -340,16 +334,11 @@ def _claimed_unseen(play: Play, place: int, uid: int) -> bool:
 def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     """The seat took this tag from the wall into its hand: its draw."""
     before = play.wall.remaining
-    play.wall.take(uid)
-    play.seats[place].concealed.add(uid)
-    play.put(uid, place, Zone.HAND)
-    replaced = play.replacing if replacing else None
+    play.places.draw(uid, place)
     if replacing:
-        play.claimed = None  # a claimed kong's replacement is drawn: the claim is complete
-    play.last_draw = LastDraw(place, uid, replaced, before)
-    play.replacing = None
-    play.need = Need.DISCARD
-    if replaced is Replaced.KONG:
+        play.windows.set_claimed(None)  # a claimed kong's replacement: the claim is complete
+    draw = play.on_turn.drew(place, uid, replacing, before)
+    if draw.replaced is Replaced.KONG:
         timing.turn_starts(play, place)  # a kong: a new turn from the replacement draw
     kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
     play.record(Move(play.now, place, kind, tuple(play.kinds([uid]))))
@@ -359,13 +348,13 @@ def _out_of_turn(play: Play) -> bool:
     """A seat not on turn draws (in place of the seat on turn, or a second tile in its own
     turn) or throws a tile: the move stands as the table shows it, and is an incident."""
     for step in (1, 2, 3, 0):  # the seat after the one on turn first: it drew in its place
-        place = (play.turn + step) % 4
+        place = (play.on_turn.place + step) % 4
         if not play.in_play(place):
             continue
         taken = _from_wall(play, place)
         if taken and _stray_draw(play, place, taken):
             return True
-        if place != play.turn and _stray_discard(play, place):
+        if place != play.on_turn.place and _stray_discard(play, place):
             return True
     return False
 
@@ -376,30 +365,28 @@ def _stray_draw(play: Play, place: int, taken: list[int]) -> bool:
     uid = play.wall.next_live()
     if uid is None or uid not in taken:
         return False
-    if place == play.turn:
-        if play.need is not Need.DISCARD:
+    if place == play.on_turn.place:
+        if play.on_turn.need is not Need.DISCARD:
             return False
         _second_tile(play, place, uid)
         return True
-    if play.need is not Need.DRAW:
+    if play.on_turn.need is not Need.DRAW:
         return False
     if _taken_to_win(play, place, uid):
-        return _draw(play, play.turn, patient=True)
+        return _draw(play, play.on_turn.place, patient=True)
     _drawn_out_of_turn(play, place, uid)
     return True
 
 
 def _second_tile(play: Play, place: int, uid: int) -> None:
     """A second tile in one turn: the count check says it (a long hand)."""
-    play.wall.take(uid)
-    play.seats[place].concealed.add(uid)
-    play.put(uid, place, Zone.HAND)
+    play.places.draw(uid, place)
     play.record(Move(play.now, place, MoveKind.DRAW, tuple(play.kinds([uid]))))
 
 
 def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
     """`place` drew in place of the seat on turn: the turn is its now."""
-    skipped = play.turn
+    skipped = play.on_turn.place
     play.incident(
         place,
         IncidentKind.DRAW_OUT_OF_TURN,
@@ -409,13 +396,13 @@ def _drawn_out_of_turn(play: Play, place: int, uid: int) -> None:
         tuple(play.kinds([uid])),
         Ruling.DRAW_OUT_OF_TURN,
     )
-    play.rights[place] = Rights.NONE
-    play.miscounted.add(place)  # said as this incident
-    if play.window is not None:
+    play.standing.lose(place, Rights.ALL)
+    play.standing.miscount_said(place)  # said as this incident
+    if play.windows.open is not None:
         claims.close(play, Close.DRAW)
-        if play.over or play.need is not Need.DRAW:
+        if play.over or play.on_turn.need is not Need.DRAW:
             return
-    play.turn = place
+    play.on_turn.taken_over(place)
     timing.turn_starts(play, place)
     _take(play, place, uid, replacing=False)
 
@@ -433,9 +420,9 @@ def _undrawn_discard(play: Play, place: int) -> bool:
     turn goes on from it, so the next seat's draw is in turn (R-TURN-1)."""
     if not _thrown(play, place):
         return False
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.TIME)
-        if play.over or play.turn != place or play.need is not Need.DRAW:
+        if play.over or play.on_turn.place != place or play.on_turn.need is not Need.DRAW:
             return True
     return _discard(play, place, patient=True)
 
@@ -444,17 +431,17 @@ def _second_discard(play: Play) -> bool:
     """The seat that just threw throws another tile before the next draw (a short hand from
     now on): the newest tile of its river is the one the others may claim now. Taken at once
     only when nothing else is out of place."""
-    window = play.window
-    if window is None or window.robbing or play.need is not Need.DRAW:
+    window = play.windows.open
+    if window is None or window.robbing or play.on_turn.need is not Need.DRAW:
         return False
     thrown = _thrown(play, window.source)
     if len(thrown) != 1 or play.odd != set(thrown):
         return False
     claims.close(play, Close.TIME)
-    if play.over or play.need is not Need.DRAW:
+    if play.over or play.on_turn.need is not Need.DRAW:
         return True
     _throw(play, window.source, thrown[0])
-    play.window = Window(thrown[0], window.source, play.t, last=play.wall.remaining == 0)
+    play.windows.opens(Window(thrown[0], window.source, play.t, last=play.wall.remaining == 0))
     return True
 
 
@@ -474,15 +461,13 @@ def _throw(play: Play, place: int, uid: int) -> None:
 
 
 def _into_river(play: Play, place: int, uid: int) -> None:
-    seat = play.seats[place]
-    seat.concealed.discard(uid)
-    seat.river.append(uid)
-    play.put(uid, place, Zone.DISCARD)
+    play.places.to_river(uid, place)
     fouls.discarded(play, place, uid)
 
 
 def _moved_to_meld(play: Play, place: int) -> list[int]:
-    return [u for u in play.odd_at(place, Zone.MELD) if play.where.get(u) == (place, Zone.HAND)]
+    where, hand = play.places.where, (place, Zone.HAND)
+    return [u for u in play.odd_at(place, Zone.MELD) if where.get(u) == hand]
 
 
 def _flower(play: Play, place: int, moved: list[int]) -> bool:
@@ -490,14 +475,11 @@ def _flower(play: Play, place: int, moved: list[int]) -> bool:
     if not flowers:
         return False
     uid = flowers[0]
-    seat = play.seats[place]
-    seat.concealed.discard(uid)
-    seat.flowers.append(uid)
-    play.put(uid, place, Zone.MELD)
+    play.places.to_flowers(uid, place)
     play.record(Move(play.now, place, MoveKind.FLOWER, tuple(play.kinds([uid]))))
-    play.need, play.replacing = Need.REPLACEMENT, Replaced.FLOWER  # none left: the hand ends
+    play.on_turn.replace(Replaced.FLOWER)  # none left: the hand ends
     if not play.wall.remaining:
-        play.miscounted.add(place)  # a flower as the last tile: one short, by the rules
+        play.standing.miscount_said(place)  # a flower as the last tile: one short, by rule
     return True
 
 
@@ -509,12 +491,8 @@ def _concealed_kong(play: Play, place: int, moved: list[int]) -> bool:
                 _kong_refused(play, place, four)
                 return True
             # A concealed kong may use penalty tiles: they are none any more (R-PEN-4).
-            play.penalty_tiles[place] = play.penalty_tiles[place].used_concealed(four)
-            seat = play.seats[place]
-            seat.concealed.difference_update(four)
-            seat.melds.append(MeldRecord(four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED))
-            for uid in four:
-                play.put(uid, place, Zone.MELD)
+            play.standing.in_concealed_kong(place, four)
+            play.places.meld(place, four, MeldKind.CONCEALED_KONG, KongKind.CONCEALED)
             play.record(Move(play.now, place, MoveKind.CONCEALED_KONG, (kind,) * 4))
             procedures.kong_made(play, place, KongKind.CONCEALED, None)
             return True
@@ -542,18 +520,15 @@ def _added_kong(play: Play, place: int, moved: list[int]) -> bool:
             )
             _kong_refused(play, place, [uid])
             return True
-        seat.concealed.discard(uid)
-        pung.uids.append(uid)
-        pung.kind = MeldKind.KONG
-        play.put(uid, place, Zone.MELD)
-        if _just_claimed(play, place) and pung.claimed is not None:
+        late = _just_claimed(play, place) and pung.claimed is not None
+        play.places.add_to_pung(uid, place, pung, KongKind.EXPOSED if late else KongKind.ADDED)
+        if late:
             _read_late_as_exposed_kong(play, place, pung)
             return True
-        pung.kong = KongKind.ADDED
         play.record(Move(play.now, place, MoveKind.ADDED_KONG, (kind,) * 4))
         if play.ruleset.claims.can_rob(KongKind.ADDED):
-            play.window = Window(uid, place, play.t, robbing=True)
-        procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.window is None)
+            play.windows.opens(Window(uid, place, play.t, robbing=True))
+        procedures.kong_made(play, place, KongKind.ADDED, None, pay=play.windows.open is None)
         return True
     return False
 
@@ -562,7 +537,7 @@ def _kong_refused(play: Play, place: int, uids: list[int]) -> None:
     """A kong the seat may not make: no kong, no replacement; its tiles stay in the hand and
     may lie face up in the MELD zone (a penalty tile stays one)."""
     for uid in uids:
-        play.put(uid, place, Zone.HAND, also=(place, Zone.MELD))
+        play.places.to_hand(uid, place, also=(place, Zone.MELD))
 
 
 def _discard(play: Play, place: int, patient: bool) -> bool:
@@ -573,19 +548,19 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
         return False
     if not patient and (_from_wall(play, place) or _flower_kept(play, place)):
         return False  # a tile from the wall no move explains yet: a flower or kong unread
-    if place in play.self_declared:
+    if place in play.windows.self_declared:
         claims.judge_self(play, place)
         return True
     own = [u for u in gone if play.at(u) == (place, Zone.DISCARD)]
     uid = (own or gone)[0]
-    if play.window is not None:
+    if play.windows.open is not None:
         claims.close(play, Close.TIME)
     procedures.check_passed_own_win(play, place)
-    play.claimed = None
+    play.windows.set_claimed(None)
     _into_river(play, place, uid)
-    play.discards += 1
-    draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
-    play.window = Window(
+    draw = play.on_turn.last_draw
+    draw = draw if draw and draw.place == place else None
+    window = Window(
         uid,
         place,
         play.t,
@@ -593,10 +568,9 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
         after_kong=draw is not None and draw.replaced is Replaced.KONG,
         wall_before=draw.wall_before if draw else None,
     )
-    play.closed = None
-    play.turn = play.next_in(place)
-    play.need = Need.DRAW
-    timing.discarded(play, place, play.turn)
+    play.windows.opens(window, after_discard=True)
+    play.on_turn.discarded(play.next_in(place))
+    timing.discarded(play, place, play.on_turn.place)
     play.record(Move(play.now, place, MoveKind.DISCARD, tuple(play.kinds([uid]))))
     return True
 
@@ -604,7 +578,7 @@ def _discard(play: Play, place: int, patient: bool) -> bool:
 def _flower_kept(play: Play, place: int) -> bool:
     """The seat's last draw was a flower it still holds: a player sets a flower aside before
     throwing, so its read from the MELD zone is late (the HAND antenna holds it until then)."""
-    draw = play.last_draw
+    draw = play.on_turn.last_draw
     return (
         draw is not None
         and draw.place == place
@@ -619,12 +593,11 @@ def _just_claimed(play: Play, place: int) -> bool:
     return last is not None and last.place == place and last.kind is MoveKind.PUNG
 
 
-def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldRecord) -> None:
+def _read_late_as_exposed_kong(play: Play, place: int, pung: MeldView) -> None:
     """The fourth tile of a claimed set was read after the other three: it was a kong on the
     discard all along (a pung cannot be added to in the turn it was claimed), so the pung
-    move the first read made becomes that kong."""
-    pung.kong = KongKind.EXPOSED
-    claimed = play.moves.pop()
+    move the first read made becomes that kong (`places` made it an exposed kong)."""
+    claimed = play.unrecord()
     tiles = tuple(sorted(play.kinds(pung.uids)))
     play.record(Move(claimed.at, place, MoveKind.EXPOSED_KONG, tiles, claimed.source))
     procedures.kong_made(play, place, KongKind.EXPOSED, claimed.source)

@@ -8,9 +8,11 @@ from controller.rules.ruleset import SeatAtDraw
 from controller.rules.tiles import is_flower
 from controller.table.incidents import IncidentKind
 from controller.table.referee import timing
-from controller.table.referee.events import HandOver, WinEntry, WinMade
+from controller.table.referee.events import HandOver, WinEntry
 from controller.table.referee.result import build_result
-from controller.table.referee.state import KongEntry, Need, Play, Replaced, Window
+from controller.table.referee.state import KongEntry, Play
+from controller.table.referee.turn import Replaced
+from controller.table.referee.windows import Window
 
 
 def kong_made(
@@ -19,12 +21,12 @@ def kong_made(
     """A kong is on the table: it is paid for (unless it may still be robbed), then replaced."""
     if play.wall.remaining == 0:
         play.incident(place, IncidentKind.KONG_ON_LAST_TILE, "no kong may be made on the last tile")
-        play.need = Need.DISCARD
-        play.miscounted.add(place)  # short by the missing replacement: said as this incident
+        play.on_turn.to_discard()
+        play.standing.miscount_said(place)  # short by the replacement: said as this incident
         return
     if pay:
         pay_kong(play, place, kind, discarder)
-    play.need, play.replacing = Need.REPLACEMENT, Replaced.KONG
+    play.on_turn.replace(Replaced.KONG)
 
 
 def pay_kong(play: Play, place: int, kind: KongKind, discarder: int | None) -> None:
@@ -38,7 +40,7 @@ def pay_kong(play: Play, place: int, kind: KongKind, discarder: int | None) -> N
         return
     by_place = play.pay(f"{kind.value} kong", amounts)
     paid = {p: -amount for p, amount in enumerate(by_place) if amount < 0}
-    play.kongs.append(KongEntry(place, kind, paid))
+    play.kong_stands(KongEntry(place, kind, paid))
 
 
 def pass_income(play: Play, window: Window, winners: list[int]) -> None:
@@ -57,12 +59,12 @@ def pass_income(play: Play, window: Window, winners: list[int]) -> None:
         return
     if any(amounts.values()):
         play.pay("kong income passed to the winner", amounts)
-        kong.passed = True
+        play.kong_income_passed(kong)
 
 
 def check_passed_own_win(play: Play, place: int) -> None:
     """The seat discards instead of winning on a drawn tile it had to win on (最后四张)."""
-    draw = play.last_draw
+    draw = play.on_turn.last_draw
     if draw is None or draw.place != place or draw.wall_before > 4:
         return
     seat = play.seats[place]
@@ -98,22 +100,19 @@ def _must_win(play: Play, place: int, concealed: list[int], tile: int | None, be
 
 def record_wins(play: Play, wins: list[WinEntry], after: int) -> None:
     """Record wins (one settlement each); the hand ends, or play goes on after `after`."""
-    play.claimed = None
+    play.windows.set_claimed(None)
     for win in wins:
-        play.wins.append(win)
-        play.out.append(WinMade(win))
+        play.won(win)
         play.pay(
             f"{win.win_type.value} win", {play.seat_of(p): a for p, a in enumerate(win.payments)}
         )
-        play.finished.append(win.place)
-        play.recheck(win.place)
+        play.leaves(win.place)
     if play.ruleset.hand_over(len(play.finished), play.wall.remaining):
         end(play, "won" if play.wall.remaining else "won; the wall is empty")
         return
-    play.turn = play.next_in(after)
-    play.need = Need.DRAW
-    play.self_declared.clear()
-    timing.turn_starts(play, play.turn)
+    play.on_turn.after_win(play.next_in(after))
+    play.windows.turn_over()
+    timing.turn_starts(play, play.on_turn.place)
 
 
 def end(play: Play, reason: str) -> None:
@@ -122,9 +121,8 @@ def end(play: Play, reason: str) -> None:
         return
     if play.wall.remaining == 0 and len(play.finished) < 4:
         _settle_draw(play)
-    play.over = reason
-    play.window = None
-    play.out.append(HandOver(build_result(play)))
+    play.ends(reason)
+    play.say(HandOver(build_result(play)))
 
 
 def _settle_draw(play: Play) -> None:

@@ -9,7 +9,6 @@ from controller.rules import DealState, Ruleset
 from controller.table.deal import expected_deal
 from controller.table.geometry import Slot, physical_slot
 from controller.table.ports import Zone
-from controller.table.referee.melds import SeatTiles
 from controller.table.referee.state import Play, Settings
 from controller.table.referee.wall import WallTiles
 from controller.table.tiles import TileMap
@@ -45,17 +44,14 @@ class RefereeSetup:
         # A dealt tile no antenna has read yet is taken to be where the deal put it.
         unseen = {p: expected.hands[p] - held for p in range(4)}
         unseen_flowers = {p: expected.flowers[p] - held for p in range(4)}
-        seats = [
-            SeatTiles(
-                concealed=set(self.hands.get(p, ())) | unseen[p],
-                flowers=sorted(self.melds.get(p, frozenset()) | unseen_flowers[p]),
-            )
-            for p in range(4)
-        ]
+        hands = [set(self.hands.get(p, ())) | unseen[p] for p in range(4)]
+        flowers = [set(self.melds.get(p, frozenset())) | unseen_flowers[p] for p in range(4)]
         heavenly = next(
             (self.placed[t.slot] for t in reversed(expected.takes) if t.place == dealer), None
         )
-        play = Play(self.ruleset, self.tiles, self.deal, wall, seats, self.settings, heavenly)
+        play = Play(
+            self.ruleset, self.tiles, self.deal, wall, hands, flowers, self.settings, heavenly
+        )
         for place in range(4):
             play.observe(place, Zone.HAND, self.hands.get(place, frozenset()))
             play.observe(place, Zone.MELD, self.melds.get(place, frozenset()))

@@ -1,14 +1,16 @@
-"""The referee's memory of one hand and the primitives every step uses: where each tag must
-be, which tags differ from the last settled read, turns, incidents and payments."""
+"""The referee's memory of one hand and the primitives every step uses. Each fact has one
+owner: where each tile is (`places`), the turn (`turn`), the claim windows (`windows`), each
+seat's standing (`standing`), the waits (`waits`), the clocks (`handclocks`); `Play` itself
+keeps which tags differ from the last settled read, and the moves, incidents and payments.
+The steps of play change a fact only through its owner's methods."""
 
-import enum
-from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Final
 
 from controller.rules import DealState, Ruleset, Seat
 from controller.rules.claims import KongKind
-from controller.table.clocks import ClockEvent, TableClocks
 from controller.table.incidents import IncidentKind, IncidentRecord, Instant
 from controller.table.irregularities import PenaltyTiles, Rights
 from controller.table.ports import Zone
@@ -19,76 +21,21 @@ from controller.table.referee.events import (
     Payment,
     RefereeOutput,
     WinEntry,
+    WinMade,
 )
-from controller.table.referee.melds import SeatTiles
+from controller.table.referee.handclocks import ClockSteps, HandClocks
+from controller.table.referee.melds import SeatView
+from controller.table.referee.places import Place, Places, WallView
+from controller.table.referee.standing import Standing
+from controller.table.referee.turn import Need, Turn, TurnSteps
+from controller.table.referee.waits import Waits, WaitSteps
 from controller.table.referee.wall import WallTiles
+from controller.table.referee.windows import Window, Windows, WindowSteps
 from controller.table.rulings import Ruling
 from controller.table.tiles import TileMap
 
-Place = tuple[int, Zone]
-"""(physical seat, zone) where a tag lies."""
-
-
-class Need(enum.Enum):
-    """What the seat whose turn it is must do next."""
-
-    DRAW = "draw"
-    REPLACEMENT = "replacement"
-    DISCARD = "discard"
-
-
 READ_LAG = 1.0
 """Longest a lost MCU event goes unnoticed (the next event or heartbeat reply shows it)."""
-ASKED_KEPT = 8
-"""Reads again under way that the referee keeps count of."""
-PASSED_KEPT = 4
-"""Windows kept in `Play.passed`."""
-
-
-class Close(enum.Enum):
-    """Why a claim window closed."""
-
-    TIME = "time"
-    DRAW = "the next draw"
-    CLAIM = "a claim"
-
-
-class Replaced(enum.Enum):
-    """What a replacement draw replaced."""
-
-    KONG = "kong"
-    FLOWER = "flower"
-
-
-@dataclass
-class LastDraw:
-    """The newest tile a seat took from the wall."""
-
-    place: int
-    uid: int
-    replaced: Replaced | None
-    wall_before: int
-
-
-@dataclass
-class Window:
-    """A claim window: on a discard, or on an added kong's fourth tile (robbing)."""
-
-    uid: int
-    source: int
-    opened: float
-    robbing: bool = False
-    declares: dict[int, Instant] = field(default_factory=dict)
-    taken_by: int | None = None
-    """The seat that moved the tile into its HAND (to win on it)."""
-    last: bool = False
-    """The wall was empty at the discard (the last discard)."""
-    after_kong: bool = False
-    """The discarder's last draw replaced a kong (杠上炮 if won on)."""
-    wall_before: int | None = None
-    """How many tiles the wall held before the discarder's last draw (None: no draw)."""
-    refused: bool = False
-    """A claim on it was refused already (said once)."""
 
 
 @dataclass
@@ -120,92 +67,164 @@ class Play:
         tiles: TileMap,
         deal: DealState,
         wall: WallTiles,
-        seats: list[SeatTiles],
+        hands: Sequence[Iterable[int]],
+        flowers: Sequence[Iterable[int]],
         settings: Settings,
         heavenly_tile: int | None,
     ) -> None:
         self.ruleset = ruleset
         self.tiles = tiles
         self.deal = deal
-        self.wall = wall
-        self.seats = seats
         self.settings = settings
         self.heavenly_tile = heavenly_tile
-        self.where: dict[int, Place] = {}
-        for place, seat in enumerate(seats):
+        self.places = Places(wall, hands, flowers, self._check)
+        """Where every tag is (the one owner of it)."""
+        self.seats: Final[Sequence[SeatView]] = self.places.seats
+        """Each seat's tiles (read-only: `places` moves them)."""
+        self.wall: Final[WallView] = self.places.wall
+        """The wall (read-only: `places` takes tags from it)."""
+        self.seen: dict[int, Place] = {}
+        for seat in self.places.seats:
             for uid in seat.all_uids():
-                zone = seat.zone_of(uid)
-                if zone is not None:
-                    self.where[uid] = (place, zone)
-        self.seen: dict[int, Place] = dict(self.where)
+                where = self.places.where.get(uid)
+                if where is not None:
+                    self.seen[uid] = where
         self.zones: dict[Place, frozenset[int]] = {}
         self.odd: set[int] = set()
         """Tags whose settled place differs from where they must be."""
-        self.odd_since: float | None = None
-        self.also: dict[int, Place] = {}
-        """A second place a tag may lie in until it moves (R-WRONG: a refused claim's tiles
-        may stay in the claimer's MELD zone; penalty tiles lie face up there or in the hand)."""
         self.conflicts: set[int] = set()
         """Tags a read showed in two zones at once (R-SENSOR-2): no move until read again."""
-        self.conflict_since: float | None = None
         self.unseen: set[int] = set()
         """Tags that must lie in a zone and that no antenna reads (missed, or gone)."""
-        self.unseen_since: float | None = None
-        self.asked: deque[float] = deque(maxlen=ASKED_KEPT)
-        """When each read again still under way was asked, oldest first."""
-        self.read_done: float | None = None
-        """When the newest read again that has come back was asked."""
-        self.reads = 0
-        """How often the zones were read again for the present wait."""
-        self.read_at: float | None = None
-        """When the zones were last asked to be read again (for tags out of place or not
-        read, or a press no tile explains yet)."""
-        self.turn = deal.dealer
-        self.need = Need.DISCARD
-        self.window: Window | None = None
-        self.closed: Window | None = None
-        """The window the next draw closed (a declaration on it now comes too late)."""
-        self.claimed: Window | None = None
-        """The window a set was claimed from, until the claimer discards: a win declared on
-        its discard meanwhile still comes first (R-CLAIM-3)."""
-        self.passed: list[Window] = []
-        """The last windows a draw closed (a round's worth, newest last): a set claimed
-        from one of them is a late claim, even after the next discard."""
-        self.self_declared: dict[int, Instant] = {}
-        self.early: dict[int, Instant] = {}
-        """Presses not yet matched to a window or a turn (a press may come before the tiles)."""
-        self.last_draw: LastDraw | None = None
+        self.waits: WaitSteps = Waits()
+        """What the referee waits for and since when; the reads again under way."""
+        self.on_turn: TurnSteps = Turn(deal.dealer)
+        """Whose turn it is and what that seat must do next."""
+        self.windows: WindowSteps = Windows()
+        """The claim windows and the presses not yet judged."""
         self.kongs: list[KongEntry] = []
-        self.replacing: Replaced | None = None
-        self.reported: set[int] = set()
-        """Tags already named in an incident (a late claim): not named again as strays."""
-        self.finished: list[int] = []
-        self.won_on: dict[int, int] = {}
-        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
-        self.claims_made = False
-        self.discards = 0
+        self._finished: list[int] = []
         self.moves: list[Move] = []
         self.wins: list[WinEntry] = []
         self.payments: list[Payment] = []
         self.incidents: list[IncidentRecord] = []
-        self.clocks: TableClocks | None = None
-        """The turn and hand clocks (started at the first input)."""
-        self.clock_events: list[ClockEvent] = []
-        """What the clocks said during the input being handled."""
-        self.paused = False
-        self.missing_since: float | None = None
-        """Zone reads from about then on may be missing (MCU events lost, not yet read
-        again): what falls due after it waits."""
-        self.rights = [Rights.ALL for _ in range(4)]
-        """What each seat may still do this hand (a short or long hand loses rights)."""
-        self.miscounted: set[int] = set()
-        """Seats whose short or long hand was said (once a hand)."""
-        self.penalty_tiles = [PenaltyTiles() for _ in range(4)]
-        self.foreign: set[int] = set()
+        self.time: ClockSteps = HandClocks()
+        """The hand's clocks, and what they said during the input being handled."""
+        self.standing = Standing()
+        """Each seat's rights, miscount said, and penalty tiles."""
+        self._foreign: set[int] = set()
         """Tags that are in no tile set (said once; they take no part in play)."""
         self.over = ""
+        """Why the hand ended ('': it goes on)."""
         self.now = Instant(0.0, 0.0)
-        self.out: list[RefereeOutput] = []
+        """The instant of the input being handled (or of the declaration being judged)."""
+        self._out: list[RefereeOutput] = []
+
+    @property
+    def turn(self) -> int:
+        """The seat whose turn it is."""
+        return self.on_turn.place
+
+    @property
+    def need(self) -> Need:
+        """What the seat on turn must do next."""
+        return self.on_turn.need
+
+    @property
+    def window(self) -> Window | None:
+        """The claim window open now."""
+        return self.windows.open
+
+    @property
+    def rights(self) -> Sequence[Rights]:
+        """What each seat may still do this hand."""
+        return self.standing.rights
+
+    @property
+    def penalty_tiles(self) -> Sequence[PenaltyTiles]:
+        """Each seat's penalty tiles."""
+        return self.standing.penalty_tiles
+
+    @property
+    def won_on(self) -> Mapping[int, int]:
+        """Discards won on -> the winner (who may take the tile to its hand, or leave it)."""
+        return self.places.won_on
+
+    @property
+    def finished(self) -> Sequence[int]:
+        """Seats that won and left the hand, in order."""
+        return self._finished
+
+    @property
+    def foreign(self) -> Set[int]:
+        """Tags that are in no tile set (said once; they take no part in play)."""
+        return self._foreign
+
+    @property
+    def out(self) -> Sequence[RefereeOutput]:
+        """What the referee said during the input being handled, in order."""
+        return self._out
+
+    def begin_input(self, now: Instant) -> None:
+        """An input at `now`: nothing said during it yet."""
+        self._out = []
+        self.now = now
+        self.time.new_input()
+
+    @contextmanager
+    def judged_at(self, at: Instant) -> Iterator[None]:
+        """Judge a declaration at the instant it was made (its incidents and its win)."""
+        before, self.now = self.now, at
+        try:
+            yield
+        finally:
+            self.now = before
+
+    def say(self, output: RefereeOutput) -> None:
+        """Something the referee says now (a read again, the clocks, a win, the hand's end)."""
+        self._out.append(output)
+
+    def won(self, win: WinEntry) -> None:
+        """A win is recorded and said."""
+        self.wins.append(win)
+        self._out.append(WinMade(win))
+
+    def leaves(self, place: int) -> None:
+        """The seat won and leaves the hand: its tiles are looked at again."""
+        self._finished.append(place)
+        self.recheck(place)
+
+    def ends(self, reason: str) -> None:
+        """The hand is over; no window is open."""
+        self.over = reason
+        self.windows.shut()
+
+    def kong_stands(self, kong: KongEntry) -> None:
+        """A kong stands, paid as recorded."""
+        self.kongs.append(kong)
+
+    def kong_income_passed(self, kong: KongEntry) -> None:
+        """The kong's income went to the winners on the konger's next discard (杠上炮)."""
+        kong.passed = True
+
+    def kong_void(self, kong: KongEntry, reason: str) -> None:
+        """A kong is void: its payment (the newest) is returned."""
+        self.kongs.remove(kong)
+        amounts = tuple(-a for a in self.payments[-1].amounts)
+        self.payments.append(Payment(reason, amounts))
+
+    def unrecord(self) -> Move:
+        """The newest move was read wrongly: it is taken back (to be recorded as it was)."""
+        return self.moves.pop()
+
+    def foreign_found(self, uids: Iterable[int]) -> None:
+        """Tags in no tile set: they take no part in play."""
+        self._foreign.update(uids)
+
+    def left_table(self, uid: int) -> None:
+        """The tag left the table: play goes on without it."""
+        self.places.gone(uid)
+        self.unseen.discard(uid)
 
     @property
     def t(self) -> float:
@@ -214,26 +233,17 @@ class Play:
 
     def window_due(self) -> float | None:
         """When the open claim window's time is up (None: no window is open)."""
-        window = self.window
+        window = self.windows.open
         return None if window is None else window.opened + self.settings.window_s
 
     def reads_in(self, due: float) -> bool:
         """Every read up to `due` has come, so a decision due then may be taken; or it waited
         the strays time for them (a re-read on a noisy line can take that long). A loss is
         found at the next event or heartbeat, so one found up to READ_LAG after `due` counts."""
-        since = self.missing_since
+        since = self.waits.missing_since
         return since is None or due < since - READ_LAG or self.t >= due + self.settings.stray_s
 
     # ---- places -------------------------------------------------------------------------
-
-    def put(self, uid: int, place: int, zone: Zone, also: Place | None = None) -> None:
-        """The tag must now lie in this seat's zone (or, until it moves, at `also`)."""
-        self.where[uid] = (place, zone)
-        if also is None:
-            self.also.pop(uid, None)
-        else:
-            self.also[uid] = also
-        self._check(uid)
 
     def observe(self, place: int, zone: Zone, uids: frozenset[int]) -> None:
         """A zone's settled content. A tag read here while the zone it was seen in still
@@ -261,13 +271,14 @@ class Play:
             self._check(uid)
 
     def _check(self, uid: int) -> None:
-        if uid in self.foreign:
+        if uid in self._foreign:
             self.odd.discard(uid)
             self.unseen.discard(uid)
             return
-        want, got = self.where.get(uid), self.seen.get(uid)
-        if want == got and uid in self.also:
-            del self.also[uid]  # put back where it belongs: the second place is gone
+        places = self.places
+        want, got = places.where.get(uid), self.seen.get(uid)
+        if want == got and uid in places.also:
+            places.back_in_place(uid)  # put back where it belongs: the second place is gone
         if got is None and want is not None:
             self.unseen.add(uid)
         else:
@@ -278,7 +289,7 @@ class Play:
             want == got
             or got is None
             or uid in self.conflicts
-            or got == self.also.get(uid)
+            or got == places.also.get(uid)
             or self._revealed(uid, want, got)
         ):
             self.odd.discard(uid)
@@ -288,26 +299,12 @@ class Play:
     def _revealed(self, uid: int, want: Place | None, got: Place | None) -> bool:
         """A winner who left the hand may lay its tiles out as it likes, the discard it won on
         among them; a discard taken to win on lies in the taker's hand until it is judged."""
-        if got is not None and self.won_on.get(uid) == got[0]:
+        if got is not None and self.places.won_on.get(uid) == got[0]:
             return True
-        window = self.window
+        window = self.windows.open
         if window is not None and window.uid == uid and window.taken_by is not None:
             return got == (window.taken_by, Zone.HAND)
-        return want is not None and want[0] in self.finished and (got is None or got[0] == want[0])
-
-    def forget(self, uid: int) -> None:
-        """Take the tag out of every seat's tiles (it is no longer where play put it)."""
-        for seat in self.seats:
-            seat.concealed.discard(uid)
-            if uid in seat.river:
-                seat.river.remove(uid)
-            if uid in seat.flowers:
-                seat.flowers.remove(uid)
-            if uid in seat.loose:
-                seat.loose.remove(uid)
-            for record in seat.melds:
-                if uid in record.uids:
-                    record.uids.remove(uid)
+        return want is not None and want[0] in self._finished and (got is None or got[0] == want[0])
 
     def check(self, uid: int) -> None:
         """Look again at one tag (what play wants of it changed without a move)."""
@@ -335,7 +332,7 @@ class Play:
 
     def in_play(self, place: int) -> bool:
         """The seat has not won and left (blood battle)."""
-        return place not in self.finished
+        return place not in self._finished
 
     def next_in(self, place: int) -> int:
         """The next seat after `place` still in the hand."""
@@ -354,7 +351,7 @@ class Play:
     def record(self, move: Move) -> None:
         """A move was made."""
         self.moves.append(move)
-        self.out.append(MoveMade(move))
+        self._out.append(MoveMade(move))
 
     def incident(
         self,
@@ -372,7 +369,7 @@ class Play:
     def note(self, incident: IncidentRecord) -> None:
         """An incident record made elsewhere (the clocks): recorded, play goes on."""
         self.incidents.append(incident)
-        self.out.append(IncidentSeen(incident))
+        self._out.append(IncidentSeen(incident))
 
     def pay(self, reason: str, amounts: Mapping[Seat, int]) -> tuple[int, ...]:
         """Record a settlement (by seat wind); returns it by place."""

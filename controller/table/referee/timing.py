@@ -9,51 +9,57 @@ replacement draw (a new turn of the same seat), and after a win in a hand that g
 discard ends it. A fault pauses every clock; a win that ends the hand stops them.
 """
 
-from controller.table.clocks import ClockEvent, TableClocks
+from controller.table.clocks import ClockEvent
 from controller.table.referee.state import Play
 
 
 def start(play: Play) -> None:
     """The hand's clocks start now; the dealer is on turn."""
-    if play.clocks is None:
-        play.clocks = TableClocks(play.ruleset.timing, play.t)
-        _note(play, play.clocks.turn_starts(play.turn, play.t))
+    if play.time.clocks is None:
+        clocks = play.time.start(play.ruleset.timing, play.t)
+        _note(play, clocks.turn_starts(play.on_turn.place, play.t))
 
 
 def turn_starts(play: Play, place: int, since: float | None = None) -> None:
     """`place`'s turn starts now (counted from `since`, a claimed discard)."""
-    if play.clocks is not None:
-        _note(play, play.clocks.turn_starts(place, play.t, since))
+    clocks = play.time.clocks
+    if clocks is not None:
+        _note(play, clocks.turn_starts(place, play.t, since))
 
 
 def discarded(play: Play, place: int, next_place: int) -> None:
     """`place` discarded: its turn ends and the next seat's starts."""
-    if play.clocks is not None:
-        _note(play, play.clocks.turn_ends(place, play.t))
-        _note(play, play.clocks.turn_starts(next_place, play.t))
+    clocks = play.time.clocks
+    if clocks is not None:
+        _note(play, clocks.turn_ends(place, play.t))
+        _note(play, clocks.turn_starts(next_place, play.t))
 
 
 def pause(play: Play) -> None:
-    """No clock runs (a fault)."""
-    if play.clocks is not None:
-        _note(play, play.clocks.pause(play.t))
+    """No clock runs (a fault; once, however often it is said)."""
+    clocks = play.time.clocks
+    if play.time.pause() and clocks is not None:
+        _note(play, clocks.pause(play.t))
 
 
 def resume(play: Play) -> None:
     """The clocks run again."""
-    if play.clocks is not None:
-        play.clocks.resume(play.t)
+    clocks = play.time.clocks
+    if play.time.resume() and clocks is not None:
+        clocks.resume(play.t)
 
 
 def tick(play: Play) -> None:
     """Whatever fell due up to now."""
-    if play.clocks is not None and not play.over:
-        _note(play, play.clocks.tick(play.t))
+    clocks = play.time.clocks
+    if clocks is not None and not play.over:
+        _note(play, clocks.tick(play.t))
 
 
 def _note(play: Play, events: list[ClockEvent]) -> None:
-    if not events or play.clocks is None:
+    clocks = play.time.clocks
+    if not events or clocks is None:
         return
-    play.clock_events.extend(events)
-    for record in play.clocks.incidents(events, play.now):
+    play.time.said(events)
+    for record in clocks.incidents(events, play.now):
         play.note(record)

@@ -4,19 +4,21 @@ what the seat holds, scored by the rules engine."""
 from controller.rules import RulesError, Win, WinType
 from controller.rules.tiles import is_flower
 from controller.table.referee.events import MoveKind, WinEntry
-from controller.table.referee.state import Play, Window
+from controller.table.referee.state import Play
+from controller.table.referee.windows import Window
 
 
 def self_drawn_type(play: Play, place: int) -> tuple[WinType, int | None]:
     """How a seat that declares in its own turn won, and on which tag (None: no tile to name)."""
-    draw = play.last_draw if play.last_draw and play.last_draw.place == place else None
+    draw = play.on_turn.last_draw
+    draw = draw if draw and draw.place == place else None
     untouched = (
-        not play.claims_made
+        not play.on_turn.claims_made
         and not play.wins
         and not any(m.kind in (MoveKind.CONCEALED_KONG, MoveKind.ADDED_KONG) for m in play.moves)
     )
     if draw is None:
-        if place == play.deal.dealer and play.discards == 0 and untouched:
+        if place == play.deal.dealer and play.on_turn.discards == 0 and untouched:
             return WinType.HEAVENLY, play.heavenly_tile
         return WinType.SELF_DRAW, None
     if draw.replaced is not None:
@@ -39,8 +41,8 @@ def discard_type(play: Play, window: Window) -> WinType:
         return WinType.AFTER_KONG_DISCARD
     if window.last:
         return WinType.LAST_DISCARD
-    dealer_first = window.source == play.deal.dealer and play.discards == 1
-    if dealer_first and not play.claims_made and not rules.is_self_drawn(WinType.EARTHLY):
+    dealer_first = window.source == play.deal.dealer and play.on_turn.discards == 1
+    if dealer_first and not play.on_turn.claims_made and not rules.is_self_drawn(WinType.EARTHLY):
         return WinType.EARTHLY
     return WinType.DISCARD
 
