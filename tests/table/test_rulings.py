@@ -513,6 +513,25 @@ def test_r_sensor_5_tiles_moved_outside_play_are_stray_tiles_said_once() -> None
     assert kinds(table) == [(None, IncidentKind.STRAY_TILES, Ruling.STRAY_TILES)]
 
 
+def test_r_sensor_5_a_replacement_taken_as_a_stray_is_the_draw_of_a_kong_read_later() -> None:
+    # East lays out a concealed kong of East winds and takes its replacement from the wall's
+    # end; the MELD antenna reads the kong only after the strays time, so the replacement was
+    # taken as a stray by then. It is the kong's replacement: no long hand, no second
+    # replacement waited for, and play goes on with East's discard.
+    hands = {0: "1111z234567m789p5s", 1: "123456789s6667z", 2: "2345678p234567s"}
+    table = Table("zung-jung", {**hands, 3: "2345678m22z33z44z"}, replacements="9m9m")
+    replacement = table.replace(E)
+    table.wait(15.0)
+    assert kinds(table) == [(None, IncidentKind.STRAY_TILES, Ruling.STRAY_TILES)]
+    table.meld(E, "1111z")
+    assert moves(table) == [(E, MoveKind.CONCEALED_KONG), (E, MoveKind.REPLACEMENT)]
+    assert table.referee.play.moves[-1].tiles == (table.tiles.kind(replacement),)
+    table.discard(E, "5s")
+    assert moves(table)[-1] == (E, MoveKind.DISCARD)
+    assert table.referee.turn == S
+    assert [kind for _, kind, _ in kinds(table)] == [IncidentKind.STRAY_TILES]
+
+
 def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three_moves() -> None:
     # North draws a 1m and throws it at once, East (thirteen orphans, waiting on all 13)
     # takes it to win and presses declare, all before one read: North's draw and discard and

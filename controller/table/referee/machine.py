@@ -7,6 +7,7 @@ from typing import assert_never
 from controller.table.clocks import SeatTime
 from controller.table.incidents import IncidentKind, Instant
 from controller.table.irregularities import left_table_incident
+from controller.table.ports import Zone
 from controller.table.referee import claims, fouls, moves, procedures, timing
 from controller.table.referee.events import (
     Declare,
@@ -283,8 +284,11 @@ class Referee:
             )
         for uid in sorted(play.odd):
             seen = play.at(uid)
-            if seen is not None:  # an odd tag is always read somewhere
-                play.places.take_as_seen(uid, *seen)
+            if seen is None:  # an odd tag is always read somewhere
+                continue
+            if seen == (play.on_turn.place, Zone.HAND) and play.wall.holds(uid):
+                play.on_turn.holds_from_wall(uid)  # its draw, if a kong or flower is read late
+            play.places.take_as_seen(uid, *seen)
         play.waits.adopted()
 
     def _gone(self) -> None:

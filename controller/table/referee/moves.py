@@ -23,9 +23,11 @@ def explain(play: Play, patient: bool = False) -> bool:
     """Find and apply one move; False when the tags out of place show none (yet). Moves out
     of turn are looked for only when `patient` (the tags stayed out of place a while: a
     missed read would have been read again by then)."""
-    if play.over or not play.odd:
-        return False  # every move shows as tags out of place
+    if play.over:
+        return False
     before = len(play.moves)
+    if not play.odd:  # every move shows as tags out of place, but one already taken as a stray
+        return _held_draw(play)
     found = (
         _claim(play, patient)
         or _late_claim(play)
@@ -35,6 +37,7 @@ def explain(play: Play, patient: bool = False) -> bool:
         or (patient and _out_of_turn(play))
     )
     if found and not play.over:
+        _held_draw(play)  # before the count: the seat holds the draw its move calls for
         for move in play.moves[before:]:
             if move.kind not in _NO_COUNT:
                 fouls.check_count(play, move.place)
@@ -316,6 +319,27 @@ def _draw(play: Play, place: int, patient: bool) -> bool:
             tiles=tuple(play.kinds([uid])),
         )
     _take(play, place, uid, replacing)
+    return True
+
+
+def _held_draw(play: Play) -> bool:
+    """The seat on turn must draw (a replacement, after a kong or flower read late) and holds
+    the tile it took from the wall before that move was read, taken then as a stray: that
+    tile is its draw (R-SENSOR-5)."""
+    turn = play.on_turn
+    uid = turn.held_draw
+    if uid is None or turn.need is Need.DISCARD:
+        return False
+    if play.places.where.get(uid) != (turn.place, Zone.HAND):
+        return False
+    replacing = turn.need is Need.REPLACEMENT
+    draw = turn.drew(turn.place, uid, replacing, play.wall.remaining + 1)
+    if replacing:
+        play.windows.set_claimed(None)  # a claimed kong's replacement: the claim is complete
+    if draw.replaced is Replaced.KONG:
+        timing.turn_starts(play, turn.place)
+    kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
+    play.record(Move(play.now, turn.place, kind, tuple(play.kinds([uid]))))
     return True
 
 

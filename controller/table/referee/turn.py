@@ -49,6 +49,11 @@ class TurnSteps(Protocol):
         """The newest tile taken from the wall in a turn (None: the turn began with a claim)."""
 
     @property
+    def held_draw(self) -> int | None:
+        """A tag from the wall the seat on turn took into its hand before the move that calls
+        for it was read (taken as a stray): its draw once that move is read, in this turn."""
+
+    @property
     def discards(self) -> int:
         """Discards that opened a claim window so far."""
 
@@ -58,6 +63,9 @@ class TurnSteps(Protocol):
 
     def drew(self, place: int, uid: int, replacement: bool, wall_before: int) -> LastDraw:
         """The seat drew this tag (a replacement replaces what `replace` said); it discards next."""
+
+    def holds_from_wall(self, uid: int) -> None:
+        """The seat on turn holds this tag from the wall, taken as a stray (`held_draw`)."""
 
     def taken_over(self, place: int) -> None:
         """A seat drew in place of the seat on turn: the turn is its now."""
@@ -90,22 +98,29 @@ class Turn:
         self.last_draw: LastDraw | None = None
         self.discards = 0
         self.claims_made = False
+        self.held_draw: int | None = None
         self._replacing: Replaced | None = None
 
     def drew(self, place: int, uid: int, replacement: bool, wall_before: int) -> LastDraw:
         replaced = self._replacing if replacement else None
         self.last_draw = LastDraw(place, uid, replaced, wall_before)
         self._replacing = None
+        self.held_draw = None
         self.need = Need.DISCARD
         return self.last_draw
 
+    def holds_from_wall(self, uid: int) -> None:
+        self.held_draw = uid
+
     def taken_over(self, place: int) -> None:
         self.place = place
+        self.held_draw = None
 
     def claimed(self, place: int) -> None:
         self.claims_made = True
         self.place = place
         self.last_draw = None
+        self.held_draw = None
 
     def to_discard(self) -> None:
         self.need = Need.DISCARD
@@ -117,6 +132,7 @@ class Turn:
         self.discards += 1
         self.place = next_place
         self.need = Need.DRAW
+        self.held_draw = None
 
     def set_void(self) -> None:
         self.need = Need.DRAW
@@ -125,3 +141,4 @@ class Turn:
     def after_win(self, place: int) -> None:
         self.place = place
         self.need = Need.DRAW
+        self.held_draw = None
