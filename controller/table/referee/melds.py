@@ -22,10 +22,12 @@ class MeldRecord:
     kong: KongKind | None = None
     claimed: int | None = None
     """The tag taken from another seat's discard (None: all the seat's own)."""
+    left: list[int] = field(default_factory=list)
+    """Tags of the set that left the table since: the set stands as it was laid out."""
 
     def meld(self, tiles: TileMap) -> Meld:
-        """The meld for the rules engine."""
-        return Meld(self.kind, tuple(sorted(tiles.kinds(self.uids))))
+        """The meld for the rules engine (as laid out)."""
+        return Meld(self.kind, tuple(sorted(tiles.kinds([*self.uids, *self.left]))))
 
 
 class MeldView(Protocol):

@@ -135,8 +135,20 @@ class Places:
         self._move(uid, place, Pile.FLOWERS)
 
     def take_as_seen(self, uid: int, place: int, zone: Zone) -> None:
-        """The tag is taken to be where the table shows it (in no meld, from anywhere)."""
+        """The tag is taken to be where the table shows it (in no meld, from anywhere); a set
+        it is taken from is broken up: its other tags lie loose in the MELD zone."""
+        held = self._held.get(uid)
+        if held is not None and held[1] is Pile.MELD:
+            self._break_up(held[0], uid)
         self._move(uid, place, PILE_OF[zone])
+
+    def _break_up(self, place: int, uid: int) -> None:
+        seat = self._seats[place]
+        record = next(r for r in seat.melds if uid in r.uids)
+        seat.melds.remove(record)
+        for tag in record.uids:
+            self._held[tag] = (place, Pile.LOOSE)
+            seat.loose.append(tag)
 
     def meld(
         self,
@@ -199,7 +211,12 @@ class Places:
         self._also.pop(uid, None)
 
     def gone(self, uid: int) -> None:
-        """The tag left the table: it is out of play (where it might also lie is kept)."""
+        """The tag left the table: it is out of play (where it might also lie is kept); a
+        set it was part of stands as it was laid out."""
+        held = self._held.get(uid)
+        if held is not None and held[1] is Pile.MELD:
+            record = next(r for r in self._seats[held[0]].melds if uid in r.uids)
+            record.left.append(uid)
         self._leave(uid)
         self._out.add(uid)
 
