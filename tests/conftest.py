@@ -14,11 +14,18 @@ from pathlib import Path
 
 import pytest
 from gpiozero import Device
+from hypothesis import settings
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.clock import ManualClock
 from devsupport import host_guard
 from devsupport.mosquitto import Broker, find_mosquitto
+
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
+"""No time limit per generated example: speed is measured in bench/, never asserted in a test
+(a loaded machine made examples that talk to a subprocess, such as the C codec, miss hypothesis's
+default 200 ms deadline)."""
 
 HOST_TOUCHES: list[str] = []
 """What tests tried to change under the host's /etc, /run or /var (each was refused)."""
