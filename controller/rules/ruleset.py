@@ -41,6 +41,7 @@ from controller.rules.wall import WallLayout, WallPlan
 _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
+_ROBBING_KONG = WinType.ROBBING_KONG
 
 
 _PLANS_KEPT = 4
@@ -267,7 +268,7 @@ class Ruleset(ABC):
             raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
         if how is _EARTHLY and not self_drawn and win.discarder not in (None, _DEALER):
             raise RulesError("an earthly win on a discard is on the dealer's (E) first discard")
-        if how is WinType.ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
+        if how is _ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
             tile = tile_str(win.win_tile)
             raise RulesError(
                 f"robbing a kong: the other three {tile} are in the kong, so the hand "
