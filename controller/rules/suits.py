@@ -218,9 +218,15 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     return _new_table((parts, total % 3 // 2, profile))
 
 
+def _honours_read(counts: bytes) -> bool:
+    """Whether the honours' 7 counts (each at most 4) read as sets and pairs: honours make
+    no sequences, so none may be held once, or four times (a kong is declared, not held)."""
+    return 1 not in counts and 4 not in counts
+
+
 def _honour_table(counts: bytes) -> SuitTable:
     profile = ((HOLDS_ANY if any(counts) else 0) | _pairing(counts)) << PROFILE_BITS * 3
-    if 1 in counts or 4 in counts:
+    if not _honours_read(counts):
         return SuitTable((), 0, profile)
     blocks = tuple(
         block(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i) for i, n in enumerate(counts) if n
@@ -265,17 +271,18 @@ def is_regular(counts: Sequence[int]) -> bool:
     row = bytes(counts)
     if max(row) > MOST_OF_A_KIND:
         return _is_regular_read(row)
+    honours = row[27:34]
+    if not _honours_read(honours):
+        return False
     index = _INDEX or _make_index()
-    pairs = 0
+    pairs = honours.count(2)
     for part in (row[0:9], row[9:18], row[18:27]):
         if part != _EMPTY_SUIT:
             found = index.get(int.from_bytes(part, "big") % FOLD)
             if found is None:
                 return sum(part) > MOST_TILES and _is_regular_read(row)
             pairs += found >= _UNPAIRED
-    z = row[27:34]
-    h = _TABLES[3].get(z) or suit_table(3, z)
-    return bool(h.readings) and pairs + h.pairs == 1
+    return pairs == 1
 
 
 def _is_regular_read(row: bytes) -> bool:
