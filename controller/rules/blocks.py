@@ -217,16 +217,25 @@ def _places(blocks: Sequence[Block]) -> dict[int, tuple[int, ...]]:
     return {kind: tuple(indices) for kind, indices in found.items()}
 
 
+_new = tuple.__new__
+"""`_new(Reading, fields)` makes a Reading without the class's generated __new__ (a Python
+call): a hand's reading is made for every hand scored."""
+
+
 def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
     """The hand's reading from its suits' readings (characters, dots, bamboo, honours, in
     that order, so their tiles stay ascending) and the declared melds, if any."""
     m, p, s, z = parts
-    reading = Reading(
-        m.blocks + p.blocks + s.blocks + z.blocks,
-        m.sequences + p.sequences + s.sequences,
-        m.triplets + p.triplets + s.triplets + z.triplets,
-        m.pairs + p.pairs + s.pairs + z.pairs,
-        m.census + p.census + s.census + z.census,
+    reading = _new(
+        Reading,
+        (
+            m.blocks + p.blocks + s.blocks + z.blocks,
+            m.sequences + p.sequences + s.sequences,
+            m.triplets + p.triplets + s.triplets + z.triplets,
+            m.pairs + p.pairs + s.pairs + z.pairs,
+            m.census + p.census + s.census + z.census,
+            NO_PLACES,
+        ),
     )
     if declared is None:
         return reading

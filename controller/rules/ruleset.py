@@ -42,6 +42,8 @@ _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_RE
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 _ROBBING_KONG = WinType.ROBBING_KONG
+_new_score = Score._make
+"""Makes a Score from all its fields as one tuple (cheaper than calling the class)."""
 
 
 _PLANS_KEPT = 4
@@ -194,18 +196,8 @@ class Ruleset(ABC):
         tally, arrangement = found
         reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
         payments = self.settle_win(win, tally)
-        return Score(
-            self.name,
-            True,
-            reason,
-            tally.patterns,
-            tally.limits,
-            tally.total,
-            self.unit,
-            tally.score,
-            payments,
-            arrangement,
-        )
+        fields = (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
+        return _new_score((*fields, tally.score, payments, arrangement))
 
     def views(self, win: Win) -> list[HandView]:
         """The view of every arrangement of a declared win: what its patterns are asked."""
