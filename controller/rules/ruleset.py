@@ -390,15 +390,12 @@ class Ruleset(ABC):
 def _count(tiles: Sequence[int], copies: int) -> tuple[list[int], bool]:
     """Counts per kind of concealed tiles, and whether a kind has more than `copies`."""
     counts = [0] * KINDS
-    over = False
     try:
         for tile in tiles:
-            if counts[tile] == copies:
-                over = True
             counts[tile] += 1
     except IndexError:  # a kind past the 34 tiles: a flower
         raise RulesError("a flower in the hand: flowers are passed separately") from None
-    return counts, over
+    return counts, max(counts) > copies
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

@@ -138,14 +138,6 @@ _SUIT_TILES = tuple(bytes(9 * suit + (code & 15) for code in range(256)) for sui
 """Each number suit's block codes to the blocks' lowest tiles (for bytes.translate)."""
 
 
-def _in_table(key: int, total: int) -> int:
-    """The index of a number suit's counts (each at most 4; `total` tiles; `key` their
-    `fold`) in the table, or -1."""
-    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
-    index = bisect_left(_KEYS, key, low, high)
-    return index if index < high and _KEYS[index] == key else -1
-
-
 def _make_index() -> dict[int, int]:
     _INDEX.update(zip(_KEYS, range(_SIZE), strict=True))
     return _INDEX
@@ -153,9 +145,10 @@ def _make_index() -> dict[int, int]:
 
 def _stored(suit: int, key: int, total: int) -> tuple[Reading, ...]:
     """A number suit's readings from the table (none if its counts, of `fold` `key`, cannot
-    be read)."""
-    index = _in_table(key, total)
-    if index < 0:
+    be read); `total` is how many tiles it holds (at most 14, each kind at most 4)."""
+    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
+    index = bisect_left(_KEYS, key, low, high)
+    if index == high or _KEYS[index] != key:
         return ()
     codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
     if len(codes) == codes[0] + 1:  # most counts read one way only
@@ -242,13 +235,17 @@ all day keeps a bounded memo, while the counts of the hands in play stay in it."
 
 def suit_table(suit: int, counts: bytes) -> SuitTable:
     """The table entry of one suit (0-2 number suits, 3 honours) for its counts. Memoised."""
+    found = _TABLES[suit].get(counts)
+    return _remember(suit, counts) if found is None else found
+
+
+def _remember(suit: int, counts: bytes) -> SuitTable:
+    """Make a suit's table entry and keep it in the suit's memo."""
     cache = _TABLES[suit]
-    found = cache.get(counts)
-    if found is None:
-        found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
-        if len(cache) >= MEMO_LIMIT:
-            del cache[next(iter(cache))]
-        cache[counts] = found
+    found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
+    if len(cache) >= MEMO_LIMIT:
+        del cache[next(iter(cache))]
+    cache[counts] = found
     return found
 
 
@@ -258,10 +255,10 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
     m, p, s, z = row[0:9], row[9:18], row[18:27], row[27:34]
     tm, tp, ts, tz = _TABLES
     return (
-        tm.get(m) or suit_table(0, m),
-        tp.get(p) or suit_table(1, p),
-        ts.get(s) or suit_table(2, s),
-        tz.get(z) or suit_table(3, z),
+        tm.get(m) or _remember(0, m),
+        tp.get(p) or _remember(1, p),
+        ts.get(s) or _remember(2, s),
+        tz.get(z) or _remember(3, z),
     )
 
 
@@ -289,19 +286,19 @@ def _is_regular_read(row: bytes) -> bool:
     """`is_regular` through the suits' readings (any counts)."""
     tm, tp, ts, tz = _TABLES
     m = row[0:9]
-    a = tm.get(m) or suit_table(0, m)
+    a = tm.get(m) or _remember(0, m)
     if not a.readings:
         return False
     p = row[9:18]
-    b = tp.get(p) or suit_table(1, p)
+    b = tp.get(p) or _remember(1, p)
     if not b.readings:
         return False
     s = row[18:27]
-    c = ts.get(s) or suit_table(2, s)
+    c = ts.get(s) or _remember(2, s)
     if not c.readings:
         return False
     z = row[27:34]
-    h = tz.get(z) or suit_table(3, z)
+    h = tz.get(z) or _remember(3, z)
     return bool(h.readings) and a.pairs + b.pairs + c.pairs + h.pairs == 1
 
 
