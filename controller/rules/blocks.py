@@ -24,6 +24,8 @@ class Shape(IntEnum):
 
 
 _SIZES = (3, 3, 4, 2)
+_SEQUENCE, _TRIPLET, _KONG = Shape.SEQUENCE, Shape.TRIPLET, Shape.KONG
+"""Looking a member up on its enum class is slow (the enum's metaclass has a __getattr__)."""
 
 
 class Block(NamedTuple):
@@ -36,13 +38,13 @@ class Block(NamedTuple):
 
     def tiles(self) -> tuple[int, ...]:
         """The tile kinds of the block."""
-        if self.shape is Shape.SEQUENCE:
+        if self.shape is _SEQUENCE:
             return (self.tile, self.tile + 1, self.tile + 2)
         return (self.tile,) * _SIZES[self.shape]
 
     def holds(self, kind: int) -> bool:
         """Whether the block contains a tile of `kind`."""
-        if self.shape is Shape.SEQUENCE:
+        if self.shape is _SEQUENCE:
             return self.tile <= kind <= self.tile + 2
         return self.tile == kind
 
@@ -62,13 +64,17 @@ def block(shape: Shape, tile: int, concealed: bool = True, declared: bool = Fals
     return BLOCKS[shape, tile, concealed, declared]
 
 
+_CHOW, _PUNG, _CONCEALED_KONG = MeldKind.CHOW, MeldKind.PUNG, MeldKind.CONCEALED_KONG
+
+
 def meld_block(meld: Meld) -> Block:
     """The block a declared meld stands for."""
-    if meld.kind is MeldKind.CHOW:
-        return block(Shape.SEQUENCE, meld.first, False, True)
-    if meld.kind is MeldKind.PUNG:
-        return block(Shape.TRIPLET, meld.first, False, True)
-    return block(Shape.KONG, meld.first, meld.kind is MeldKind.CONCEALED_KONG, True)
+    kind = meld.kind
+    if kind is _CHOW:
+        return BLOCKS[_SEQUENCE, meld.first, False, True]
+    if kind is _PUNG:
+        return BLOCKS[_TRIPLET, meld.first, False, True]
+    return BLOCKS[_KONG, meld.first, kind is _CONCEALED_KONG, True]
 
 
 NO_PLACES: Mapping[int, tuple[int, ...]] = MappingProxyType({})
@@ -141,7 +147,7 @@ class Reading(NamedTuple):
     def opened(self, index: int) -> "Reading":
         """The reading with its concealed triplet at `index` completed by a discard (exposed)."""
         blocks = self.blocks
-        exposed = BLOCKS[Shape.TRIPLET, blocks[index].tile, False, False]
+        exposed = BLOCKS[_TRIPLET, blocks[index].tile, False, False]
         return self._replace(
             blocks=blocks[:index] + (exposed,) + blocks[index + 1 :],
             census=self.census - (1 << CONCEALED),
@@ -204,23 +210,32 @@ def _places(blocks: Sequence[Block]) -> dict[int, tuple[int, ...]]:
     seen: set[tuple[int, int]] = set()
     found: dict[int, list[int]] = {}
     for index, (shape, tile, _, _) in enumerate(blocks):
-        for kind in (tile, tile + 1, tile + 2) if shape == Shape.SEQUENCE else (tile,):
+        for kind in (tile, tile + 1, tile + 2) if shape == _SEQUENCE else (tile,):
             if (kind, shape) not in seen:
                 seen.add((kind, shape))
                 found.setdefault(kind, []).append(index)
     return {kind: tuple(indices) for kind, indices in found.items()}
 
 
+_new = tuple.__new__
+"""`_new(Reading, fields)` makes a Reading without the class's generated __new__ (a Python
+call): a hand's reading is made for every hand scored."""
+
+
 def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
     """The hand's reading from its suits' readings (characters, dots, bamboo, honours, in
     that order, so their tiles stay ascending) and the declared melds, if any."""
     m, p, s, z = parts
-    reading = Reading(
-        m.blocks + p.blocks + s.blocks + z.blocks,
-        m.sequences + p.sequences + s.sequences,
-        m.triplets + p.triplets + s.triplets + z.triplets,
-        m.pairs + p.pairs + s.pairs + z.pairs,
-        m.census + p.census + s.census + z.census,
+    reading = _new(
+        Reading,
+        (
+            m.blocks + p.blocks + s.blocks + z.blocks,
+            m.sequences + p.sequences + s.sequences,
+            m.triplets + p.triplets + s.triplets + z.triplets,
+            m.pairs + p.pairs + s.pairs + z.pairs,
+            m.census + p.census + s.census + z.census,
+            NO_PLACES,
+        ),
     )
     if declared is None:
         return reading

@@ -32,6 +32,11 @@ class WinType(StrEnum):
     EARTHLY = "earthly"
 
 
+_KONGS = frozenset({MeldKind.KONG, MeldKind.CONCEALED_KONG})
+_CONCEALED_KONG = MeldKind.CONCEALED_KONG
+"""Looking a member up on its enum class is slow (the enum's metaclass has a __getattr__)."""
+
+
 @dataclass(frozen=True)
 class Meld:
     """A declared set; `tiles` are kinds in ascending order."""
@@ -50,12 +55,12 @@ class Meld:
     @property
     def is_kong(self) -> bool:
         """An exposed or concealed kong."""
-        return self.kind in (MeldKind.KONG, MeldKind.CONCEALED_KONG)
+        return self.kind in _KONGS
 
     @property
     def exposed(self) -> bool:
         """Melded from another player's tile (everything but a concealed kong)."""
-        return self.kind is not MeldKind.CONCEALED_KONG
+        return self.kind is not _CONCEALED_KONG
 
     @classmethod
     def parse(cls, text: str) -> "Meld":

@@ -163,11 +163,11 @@ class Compiled(dict[int, Asked]):
         read = features & self._read
         found = self._by_read.get(read)
         if found is None:
-            found = self._by_read[read] = tuple(
-                (asked, once, group)
-                for needs, without, asked, once, group in self._gated
-                if read & needs == needs and not read & without
-            )
+            opened = []
+            for needs, without, asked, once, group in self._gated:
+                if read & needs == needs and not read & without:
+                    opened.append((asked, once, group))
+            found = self._by_read[read] = tuple(opened)
         self[features] = found
         return found
 

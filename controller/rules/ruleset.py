@@ -41,6 +41,9 @@ from controller.rules.wall import WallLayout, WallPlan
 _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
+_ROBBING_KONG = WinType.ROBBING_KONG
+_new_score = Score._make
+"""Makes a Score from all its fields as one tuple (cheaper than calling the class)."""
 
 
 _PLANS_KEPT = 4
@@ -193,18 +196,8 @@ class Ruleset(ABC):
         tally, arrangement = found
         reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
         payments = self.settle_win(win, tally)
-        return Score(
-            self.name,
-            True,
-            reason,
-            tally.patterns,
-            tally.limits,
-            tally.total,
-            self.unit,
-            tally.score,
-            payments,
-            arrangement,
-        )
+        fields = (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
+        return _new_score((*fields, tally.score, payments, arrangement))
 
     def views(self, win: Win) -> list[HandView]:
         """The view of every arrangement of a declared win: what its patterns are asked."""
@@ -267,7 +260,7 @@ class Ruleset(ABC):
             raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
         if how is _EARTHLY and not self_drawn and win.discarder not in (None, _DEALER):
             raise RulesError("an earthly win on a discard is on the dealer's (E) first discard")
-        if how is WinType.ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
+        if how is _ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
             tile = tile_str(win.win_tile)
             raise RulesError(
                 f"robbing a kong: the other three {tile} are in the kong, so the hand "
@@ -397,15 +390,12 @@ class Ruleset(ABC):
 def _count(tiles: Sequence[int], copies: int) -> tuple[list[int], bool]:
     """Counts per kind of concealed tiles, and whether a kind has more than `copies`."""
     counts = [0] * KINDS
-    over = False
     try:
         for tile in tiles:
-            if counts[tile] == copies:
-                over = True
             counts[tile] += 1
     except IndexError:  # a kind past the 34 tiles: a flower
         raise RulesError("a flower in the hand: flowers are passed separately") from None
-    return counts, over
+    return counts, max(counts) > copies
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

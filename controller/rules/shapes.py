@@ -65,8 +65,10 @@ FORM_NAMES = {
 }
 FORMS_BY_NAME = {name: form for form, name in FORM_NAMES.items()}
 ALL_FORMS = frozenset(Form)
+# Module constants: looking a member up on its enum class is slow (the enum's metaclass has
+# a __getattr__), and the win check and scoring ask these for every hand.
 _REGULAR, _SEVEN_PAIRS, _THIRTEEN_ORPHANS, _SPECIAL = Form
-_TRIPLET = Shape.TRIPLET
+_TRIPLET, _PAIR = Shape.TRIPLET, Shape.PAIR
 
 
 class Arrangement(NamedTuple):
@@ -114,9 +116,9 @@ def is_win(
     """Whether concealed counts (declared melds already taken out) make a winning shape."""
     if _REGULAR in forms and is_regular(counts):
         return True
-    if Form.SEVEN_PAIRS in forms and is_seven_pairs(counts, allow_four):
+    if _SEVEN_PAIRS in forms and is_seven_pairs(counts, allow_four):
         return True
-    return Form.THIRTEEN_ORPHANS in forms and is_thirteen_orphans(counts)
+    return _THIRTEEN_ORPHANS in forms and is_thirteen_orphans(counts)
 
 
 def count_tiles(tiles: Sequence[int]) -> list[int]:
@@ -176,11 +178,11 @@ def irregular_arrangements(
     has them. `packed` is the counts' `suits.packed_profile`: it rules both out cheaply."""
     found = []
     if packed & ODD_COUNTS == 0 and _SEVEN_PAIRS in forms and is_seven_pairs(counts, allow_four):
-        pairs = tuple(block(Shape.PAIR, k) for k, n in enumerate(counts) for _ in range(n // 2))
-        found.append(Arrangement(Form.SEVEN_PAIRS, pairs, _first_holding(pairs, win_tile)))
+        pairs = tuple(block(_PAIR, k) for k, n in enumerate(counts) for _ in range(n // 2))
+        found.append(Arrangement(_SEVEN_PAIRS, pairs, _first_holding(pairs, win_tile)))
     if packed & MIDDLES == 0 and _THIRTEEN_ORPHANS in forms and is_thirteen_orphans(counts):
         double = next(k for k in ORPHANS if counts[k] == 2)
-        found.append(Arrangement(Form.THIRTEEN_ORPHANS, (block(Shape.PAIR, double),), 0))
+        found.append(Arrangement(_THIRTEEN_ORPHANS, (block(_PAIR, double),), 0))
     return found
 
 

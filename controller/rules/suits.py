@@ -67,17 +67,37 @@ class SuitTable(NamedTuple):
     """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
 
 
+def _kinds(*kinds: int) -> int:
+    """A mask of these kinds' counts in `int.from_bytes(counts, "big")` of a number suit."""
+    return sum(0xFF << 8 * (8 - kind) for kind in kinds)
+
+
+_TERMINALS, _MIDDLES, _456 = _kinds(0, 8), _kinds(*range(1, 8)), _kinds(3, 4, 5)
+_LOW_BITS = int.from_bytes(bytes([1] * 9), "big")
+"""The lowest bit of each count: set where a kind is held an odd number of times."""
+
+
+_new_table = SuitTable._make
+"""Makes a `SuitTable` from its fields as one tuple (cheaper than calling the class)."""
+
+
 def suit_profile(counts: bytes) -> int:
     """Which kinds of tile one number suit's 9 counts hold (bits HOLDS_*)."""
-    if counts == _EMPTY_SUIT:
+    return _profile(counts, int.from_bytes(counts, "big"))
+
+
+def _profile(counts: bytes, held: int) -> int:
+    """`suit_profile`, given the counts as one int (`held`, big-endian: 1s in the top byte)."""
+    if not held:
         return 0
     return (
         HOLDS_ANY
-        | (HOLDS_TERMINAL if counts[0] or counts[8] else 0)
-        | (HOLDS_MIDDLE if counts[1:8] != _EMPTY_SUIT[1:8] else 0)
-        | (HOLDS_456 if counts[3:6] != _EMPTY_SUIT[3:6] else 0)
+        | (HOLDS_TERMINAL if held & _TERMINALS else 0)
+        | (HOLDS_MIDDLE if held & _MIDDLES else 0)
+        | (HOLDS_456 if held & _456 else 0)
         | (HOLDS_NINE if sum(counts) >= 9 else 0)
-        | _pairing(counts)
+        | (HOLDS_ODD if held & _LOW_BITS else 0)
+        | (HOLDS_FOUR if 4 in counts else 0)
     )
 
 
@@ -114,15 +134,8 @@ _SUIT_BLOCKS = tuple(
     for suit in range(3)
 )
 """Each number suit's blocks by their code in the table (shape * 16 + tile in the suit)."""
-
-
-def _in_table(counts: bytes, total: int) -> int:
-    """The index of a number suit's counts (each at most 4; `total` tiles) in the table, or
-    -1."""
-    key = int.from_bytes(counts, "big") % FOLD
-    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
-    index = bisect_left(_KEYS, key, low, high)
-    return index if index < high and _KEYS[index] == key else -1
+_SUIT_TILES = tuple(bytes(9 * suit + (code & 15) for code in range(256)) for suit in range(3))
+"""Each number suit's block codes to the blocks' lowest tiles (for bytes.translate)."""
 
 
 def _make_index() -> dict[int, int]:
@@ -130,10 +143,12 @@ def _make_index() -> dict[int, int]:
     return _INDEX
 
 
-def _stored(suit: int, counts: bytes, total: int) -> tuple[Reading, ...]:
-    """A number suit's readings from the table (none if its counts cannot be read)."""
-    index = _in_table(counts, total)
-    if index < 0:
+def _stored(suit: int, key: int, total: int) -> tuple[Reading, ...]:
+    """A number suit's readings from the table (none if its counts, of `fold` `key`, cannot
+    be read); `total` is how many tiles it holds (at most 14, each kind at most 4)."""
+    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
+    index = bisect_left(_KEYS, key, low, high)
+    if index == high or _KEYS[index] != key:
         return ()
     codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
     if len(codes) == codes[0] + 1:  # most counts read one way only
@@ -150,35 +165,61 @@ def _stored(suit: int, counts: bytes, total: int) -> tuple[Reading, ...]:
 _TRIPLET_CODE, _PAIR_CODE = Shape.TRIPLET * 16, Shape.PAIR * 16
 
 
+_SUIT_CENSUS = {
+    (runs, sets, repeats): census(tuple(max(0, i - repeats) for i in range(runs)), sets, sets, 0, 0)
+    for runs in range(MOST_TILES // 3 + 1)
+    for sets in range(MOST_TILES // 3 + 1 - runs)
+    for repeats in range(max(runs, 1))
+}
+"""The census of a suit's reading (all concealed, no kongs) by its sequences, its triplets and
+how many of its sequences repeat an earlier one (see `blocks.census`)."""
+_new_reading = Reading._make
+"""Makes a `Reading` from its fields as one tuple (cheaper than calling the class)."""
+
+
 def _reading(suit: int, codes: bytes) -> Reading:
     """`Reading.of_suit` of a reading in the table: its codes are its blocks, sorted, so its
     sequences come first, then its triplets (all concealed), then its pair."""
+    tiles = codes.translate(_SUIT_TILES[suit])
+    triplets_at = bisect_left(codes, _TRIPLET_CODE)
+    pair_at = bisect_left(codes, _PAIR_CODE, triplets_at)
+    sequences = tuple(tiles[:triplets_at])
+    repeats = triplets_at - len(set(sequences)) if triplets_at > 1 else 0
     blocks = tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes))
-    offset = 9 * suit
-    sequences = tuple([offset + code for code in codes if code < _TRIPLET_CODE])
-    triplets = tuple(
-        [offset + code - _TRIPLET_CODE for code in codes if _TRIPLET_CODE <= code < _PAIR_CODE]
+    return _new_reading(
+        (
+            blocks,
+            sequences,
+            tuple(tiles[triplets_at:pair_at]),
+            tuple(tiles[pair_at:]),
+            _SUIT_CENSUS[triplets_at, pair_at - triplets_at, repeats],
+            Places(blocks),
+        )
     )
-    pairs = tuple([offset + code - _PAIR_CODE for code in codes if code >= _PAIR_CODE])
-    counted = census(sequences, len(triplets), len(triplets), 0, 0)
-    return Reading(blocks, sequences, triplets, pairs, counted, Places(blocks))
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     total = sum(counts)
-    profile = suit_profile(counts) << PROFILE_BITS * suit
+    held = int.from_bytes(counts, "big")
+    profile = _profile(counts, held) << PROFILE_BITS * suit
     if total % 3 == 1:
-        return SuitTable((), 0, profile)
+        return _new_table(((), 0, profile))
     if total <= MOST_TILES and max(counts) <= MOST_OF_A_KIND:
-        parts = _stored(suit, counts, total)
+        parts = _stored(suit, held % FOLD, total)
     else:
         parts = tuple(Reading.of_suit(blocks) for blocks in readings(counts, 9 * suit))
-    return SuitTable(parts, total % 3 // 2, profile)
+    return _new_table((parts, total % 3 // 2, profile))
+
+
+def _honours_read(counts: bytes) -> bool:
+    """Whether the honours' 7 counts (each at most 4) read as sets and pairs: honours make
+    no sequences, so none may be held once, or four times (a kong is declared, not held)."""
+    return 1 not in counts and 4 not in counts
 
 
 def _honour_table(counts: bytes) -> SuitTable:
     profile = ((HOLDS_ANY if any(counts) else 0) | _pairing(counts)) << PROFILE_BITS * 3
-    if 1 in counts or 4 in counts:
+    if not _honours_read(counts):
         return SuitTable((), 0, profile)
     blocks = tuple(
         block(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i) for i, n in enumerate(counts) if n
@@ -194,13 +235,17 @@ all day keeps a bounded memo, while the counts of the hands in play stay in it."
 
 def suit_table(suit: int, counts: bytes) -> SuitTable:
     """The table entry of one suit (0-2 number suits, 3 honours) for its counts. Memoised."""
+    found = _TABLES[suit].get(counts)
+    return _remember(suit, counts) if found is None else found
+
+
+def _remember(suit: int, counts: bytes) -> SuitTable:
+    """Make a suit's table entry and keep it in the suit's memo."""
     cache = _TABLES[suit]
-    found = cache.get(counts)
-    if found is None:
-        found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
-        if len(cache) >= MEMO_LIMIT:
-            del cache[next(iter(cache))]
-        cache[counts] = found
+    found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
+    if len(cache) >= MEMO_LIMIT:
+        del cache[next(iter(cache))]
+    cache[counts] = found
     return found
 
 
@@ -210,10 +255,10 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
     m, p, s, z = row[0:9], row[9:18], row[18:27], row[27:34]
     tm, tp, ts, tz = _TABLES
     return (
-        tm.get(m) or suit_table(0, m),
-        tp.get(p) or suit_table(1, p),
-        ts.get(s) or suit_table(2, s),
-        tz.get(z) or suit_table(3, z),
+        tm.get(m) or _remember(0, m),
+        tp.get(p) or _remember(1, p),
+        ts.get(s) or _remember(2, s),
+        tz.get(z) or _remember(3, z),
     )
 
 
@@ -223,36 +268,37 @@ def is_regular(counts: Sequence[int]) -> bool:
     row = bytes(counts)
     if max(row) > MOST_OF_A_KIND:
         return _is_regular_read(row)
+    honours = row[27:34]
+    if not _honours_read(honours):
+        return False
     index = _INDEX or _make_index()
-    pairs = 0
+    pairs = honours.count(2)
     for part in (row[0:9], row[9:18], row[18:27]):
         if part != _EMPTY_SUIT:
             found = index.get(int.from_bytes(part, "big") % FOLD)
             if found is None:
                 return sum(part) > MOST_TILES and _is_regular_read(row)
             pairs += found >= _UNPAIRED
-    z = row[27:34]
-    h = _TABLES[3].get(z) or suit_table(3, z)
-    return bool(h.readings) and pairs + h.pairs == 1
+    return pairs == 1
 
 
 def _is_regular_read(row: bytes) -> bool:
     """`is_regular` through the suits' readings (any counts)."""
     tm, tp, ts, tz = _TABLES
     m = row[0:9]
-    a = tm.get(m) or suit_table(0, m)
+    a = tm.get(m) or _remember(0, m)
     if not a.readings:
         return False
     p = row[9:18]
-    b = tp.get(p) or suit_table(1, p)
+    b = tp.get(p) or _remember(1, p)
     if not b.readings:
         return False
     s = row[18:27]
-    c = ts.get(s) or suit_table(2, s)
+    c = ts.get(s) or _remember(2, s)
     if not c.readings:
         return False
     z = row[27:34]
-    h = tz.get(z) or suit_table(3, z)
+    h = tz.get(z) or _remember(3, z)
     return bool(h.readings) and a.pairs + b.pairs + c.pairs + h.pairs == 1
 
 

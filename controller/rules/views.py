@@ -85,37 +85,53 @@ class Feature(IntFlag):
 _PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
 
 
+def _at_least(least: int, *bits: Feature) -> tuple[int, ...]:
+    """The Feature bits of each count 0..7, where `bits[i]` means "at least `least + i`"."""
+    return tuple(
+        sum(int(bit) for i, bit in enumerate(bits) if count >= least + i) for count in range(8)
+    )
+
+
+# Plain ints, looked up by count: IntFlag arithmetic is too slow for the scoring loop, and a
+# hand never seen before may bring a census or a profile never seen before.
+_BY_SEQUENCES = _at_least(2, Feature.SEQUENCES_2, Feature.SEQUENCES_3, Feature.SEQUENCES_4)
+_BY_TRIPLETS = _at_least(2, Feature.TRIPLETS_2, Feature.TRIPLETS_3, Feature.TRIPLETS_4)
+_BY_CONCEALED = _at_least(2, Feature.CONCEALED_2, Feature.CONCEALED_3, Feature.CONCEALED_4)
+_BY_HONOUR_SETS = _at_least(1, Feature.HONOUR_SET, Feature.HONOUR_SETS_2)
+_KONG = Feature.KONG.value
+_SEQUENCE_REPEAT = Feature.SEQUENCE_REPEAT.value
+
+
 def _census_features(census: int) -> int:
     """The Feature bits that follow from a reading's census (`blocks.census`)."""
-    sequences = census >> SEQUENCES & 7
-    triplets = census >> TRIPLETS & 7
-    concealed = census >> CONCEALED & 7
-    honour_sets = census >> HONOUR_SETS & 7
-    checks = {
-        Feature.SEQUENCES_2: sequences >= 2,
-        Feature.SEQUENCES_3: sequences >= 3,
-        Feature.SEQUENCES_4: sequences >= 4,
-        Feature.TRIPLETS_2: triplets >= 2,
-        Feature.TRIPLETS_3: triplets >= 3,
-        Feature.TRIPLETS_4: triplets >= 4,
-        Feature.CONCEALED_2: concealed >= 2,
-        Feature.CONCEALED_3: concealed >= 3,
-        Feature.CONCEALED_4: concealed >= 4,
-        Feature.HONOUR_SET: honour_sets >= 1,
-        Feature.HONOUR_SETS_2: honour_sets >= 2,
-        Feature.KONG: census >> KONGS & 7 >= 1,
-        Feature.SEQUENCE_REPEAT: census >> REPEATS & 7 >= 1,
-    }
-    return sum(int(feature) for feature, present in checks.items() if present)
+    return (
+        _BY_SEQUENCES[census >> SEQUENCES & 7]
+        | _BY_TRIPLETS[census >> TRIPLETS & 7]
+        | _BY_CONCEALED[census >> CONCEALED & 7]
+        | _BY_HONOUR_SETS[census >> HONOUR_SETS & 7]
+        | (_KONG if census >> KONGS & 7 else 0)
+        | (_SEQUENCE_REPEAT if census >> REPEATS & 7 else 0)
+    )
 
 
 _CENSUS_FEATURES: dict[int, int] = {}
 """Feature bits per census, memoised."""
-# Plain ints: IntFlag arithmetic is too slow for the scoring loop.
 _SPECIAL_WIN = Feature.SPECIAL_WIN.value
 _CONCEALED_HAND = Feature.CONCEALED_HAND.value
 _DECLARED = Feature.DECLARED.value
 _FLOWERS = Feature.FLOWERS.value
+_HONOURS, _ORPHANS, _SIMPLES_ONLY = (
+    Feature.HONOURS.value,
+    Feature.ORPHANS.value,
+    Feature.SIMPLES_ONLY.value,
+)
+_ONE_SUIT, _THREE_SUITS, _NO_SUITS = (
+    Feature.ONE_SUIT.value,
+    Feature.THREE_SUITS.value,
+    Feature.NO_SUITS.value,
+)
+_ORPHANS_ONLY, _NO_456 = Feature.ORPHANS_ONLY.value, Feature.NO_456.value
+_NINE_OF_A_SUIT, _FOUR_OF_A_KIND = Feature.NINE_OF_A_SUIT.value, Feature.FOUR_OF_A_KIND.value
 
 
 class TileFacts:
@@ -138,19 +154,17 @@ class TileFacts:
         self.simples_only = not self.honours and not every & HOLDS_TERMINAL
         self.orphans_only = not every & HOLDS_MIDDLE
         self.terminals_only = self.orphans_only and not self.honours
-        checks = {
-            Feature.HONOURS: self.honours,
-            Feature.ORPHANS: not self.simples_only,
-            Feature.SIMPLES_ONLY: self.simples_only,
-            Feature.ONE_SUIT: len(self.suits) == 1,
-            Feature.THREE_SUITS: len(self.suits) == 3,
-            Feature.NO_SUITS: not self.suits,
-            Feature.ORPHANS_ONLY: self.orphans_only,
-            Feature.NO_456: not every & HOLDS_456,
-            Feature.NINE_OF_A_SUIT: bool(every & HOLDS_NINE),
-            Feature.FOUR_OF_A_KIND: bool((every | bits[3]) & HOLDS_FOUR),
-        }
-        self.features = sum(int(feature) for feature, present in checks.items() if present)
+        suits = len(self.suits)
+        self.features = (
+            (_HONOURS if self.honours else 0)
+            | (_SIMPLES_ONLY if self.simples_only else _ORPHANS)
+            | (_ONE_SUIT if suits == 1 else _THREE_SUITS if suits == 3 else 0)
+            | (_NO_SUITS if not suits else 0)
+            | (_ORPHANS_ONLY if self.orphans_only else 0)
+            | (0 if every & HOLDS_456 else _NO_456)
+            | (_NINE_OF_A_SUIT if every & HOLDS_NINE else 0)
+            | (_FOUR_OF_A_KIND if (every | bits[3]) & HOLDS_FOUR else 0)
+        )
 
     @classmethod
     def of(cls, tiles: Sequence[int]) -> "TileFacts":

@@ -20,6 +20,7 @@ from controller.rules.timing import TimePenalty
 from controller.rules.views import Feature, HandView
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+_HEAVENLY = WinType.HEAVENLY
 
 
 # --- 1 trivial
@@ -65,7 +66,7 @@ def nine_gates(view: HandView) -> bool:
     The dealer's heavenly hand has no winning tile of its own, so it is not Nine Gates.
     """
     win = view.win
-    if win.melds or win.win_type is WinType.HEAVENLY or not pure_one_suit(view):
+    if win.melds or win.win_type is _HEAVENLY or not pure_one_suit(view):
         return False
     counts = [0] * 9
     base = min(win.concealed) // 9 * 9
@@ -407,7 +408,7 @@ class ZungJung(Ruleset):
 
     def check(self, win: Win) -> list[int]:
         """As the base check; Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
-        if win.win_type is WinType.HEAVENLY and win.melds and not any(m.exposed for m in win.melds):
+        if win.melds and win.win_type is _HEAVENLY and not any(m.exposed for m in win.melds):
             raise RulesError(
                 "a heavenly win holds the dealt tiles: after a concealed kong the dealer "
                 "wins on the kong's replacement (kong-replacement), not Blessing of Heaven "

@@ -13,7 +13,18 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules import RULESET_NAMES, Meld, MeldKind, Seat, Win, WinType, get_ruleset
+from controller.rules import (
+    RULESET_NAMES,
+    Feature,
+    HandView,
+    Meld,
+    MeldKind,
+    Seat,
+    Win,
+    WinType,
+    get_ruleset,
+)
+from controller.rules.tiles import is_orphan
 
 _FACES = ([0, 3, 6], [0, 8], [2, 3, 4], [1, 4, 7], [0, 1, 2, 3])
 """Faces (0-8: ones to nines) a hand may keep to, so that straights, terminal, consecutive
@@ -123,3 +134,56 @@ def test_scoring_each_reading_once_gives_the_score_of_every_place(seed: int) -> 
     assert not ruleset.scores_the_wait
     every_place = type("EveryPlace", (type(ruleset),), {"scores_the_wait": True})(ruleset.data)
     assert ruleset.score(win) == every_place.score(win)
+
+
+def _features_in_words(view: HandView) -> Feature:
+    """The features of an arrangement, spelled out from its sets and all its tiles."""
+    held = [kind for kind, count in enumerate(view.counts) if count]
+    suits = {kind // 9 for kind in held if kind < 27}
+    orphans = [kind for kind in held if is_orphan(kind)]
+    honour_sets = sum(tile >= 27 for tile in view.triplets)
+    win = view.win
+    checks = {
+        Feature.HONOURS: any(kind >= 27 for kind in held),
+        Feature.ORPHANS: bool(orphans),
+        Feature.SIMPLES_ONLY: not orphans,
+        Feature.ONE_SUIT: len(suits) == 1,
+        Feature.THREE_SUITS: len(suits) == 3,
+        Feature.NO_SUITS: not suits,
+        Feature.ORPHANS_ONLY: len(orphans) == len(held),
+        Feature.NO_456: not any(kind < 27 and kind % 9 in (3, 4, 5) for kind in held),
+        Feature.NINE_OF_A_SUIT: any(sum(view.counts[9 * s : 9 * s + 9]) >= 9 for s in range(3)),
+        Feature.FOUR_OF_A_KIND: 4 in view.counts,
+        Feature.SEQUENCES_2: len(view.sequences) >= 2,
+        Feature.SEQUENCES_3: len(view.sequences) >= 3,
+        Feature.SEQUENCES_4: len(view.sequences) >= 4,
+        Feature.TRIPLETS_2: len(view.triplets) >= 2,
+        Feature.TRIPLETS_3: len(view.triplets) >= 3,
+        Feature.TRIPLETS_4: len(view.triplets) >= 4,
+        Feature.CONCEALED_2: view.concealed_triplets >= 2,
+        Feature.CONCEALED_3: view.concealed_triplets >= 3,
+        Feature.CONCEALED_4: view.concealed_triplets >= 4,
+        Feature.HONOUR_SET: honour_sets >= 1,
+        Feature.HONOUR_SETS_2: honour_sets >= 2,
+        Feature.KONG: view.kongs >= 1,
+        Feature.SEQUENCE_REPEAT: len(set(view.sequences)) < len(view.sequences),
+        Feature.SPECIAL_WIN: win.win_type not in (WinType.DISCARD, WinType.SELF_DRAW),
+        Feature.CONCEALED_HAND: not any(meld.exposed for meld in win.melds),
+        Feature.DECLARED: bool(win.melds),
+        Feature.FLOWERS: bool(win.flowers),
+    }
+    found = Feature(0)
+    for feature, present in checks.items():
+        if present:
+            found |= feature
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32))
+def test_the_features_that_gate_patterns_are_what_the_arrangement_holds(seed: int) -> None:
+    """The feature bits are worked out with int arithmetic from memoised profiles and
+    censuses; spelled out from the arrangement itself they are the same."""
+    name, win = random_win(random.Random(seed))
+    for view in get_ruleset(name).views(win):
+        assert Feature(view.features) == _features_in_words(view), view.arrangement.describe()

@@ -8,7 +8,19 @@ from hypothesis import strategies as st
 from controller.rules.blocks import Reading
 from controller.rules.shapes import count_tiles
 from controller.rules.suit_search import TABLE_FILE, build, readings
-from controller.rules.suits import _is_regular_read, _suit_table, is_regular
+from controller.rules.suits import (
+    HOLDS_456,
+    HOLDS_ANY,
+    HOLDS_FOUR,
+    HOLDS_MIDDLE,
+    HOLDS_NINE,
+    HOLDS_ODD,
+    HOLDS_TERMINAL,
+    _is_regular_read,
+    _suit_table,
+    is_regular,
+    suit_profile,
+)
 
 suit_counts = st.lists(st.integers(0, 4), min_size=9, max_size=9).filter(lambda c: sum(c) <= 14)
 
@@ -26,6 +38,25 @@ def test_a_suit_read_from_the_table_reads_as_searched(counts: list[int], suit: i
     row = bytes(counts)
     searched = tuple(Reading.of_suit(blocks) for blocks in readings(row, 9 * suit))
     assert _suit_table(suit, row).readings == searched
+
+
+def _profile_in_words(counts: list[int]) -> int:
+    """Which kinds of tile a number suit holds, spelled out kind by kind."""
+    bits = 0
+    for number, held in enumerate(counts, start=1):
+        if held:
+            bits |= HOLDS_ANY
+            bits |= HOLDS_TERMINAL if number in (1, 9) else HOLDS_MIDDLE
+            bits |= HOLDS_456 if number in (4, 5, 6) else 0
+            bits |= HOLDS_ODD if held % 2 else 0
+            bits |= HOLDS_FOUR if held == 4 else 0
+    return bits | (HOLDS_NINE if sum(counts) >= 9 else 0)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.integers(0, 4), min_size=9, max_size=9))
+def test_a_suits_profile_says_which_kinds_of_tile_it_holds(counts: list[int]) -> None:
+    assert suit_profile(bytes(counts)) == _profile_in_words(counts)
 
 
 @settings(max_examples=400)
