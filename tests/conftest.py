@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from gpiozero import Device
-from hypothesis import settings
 from gpiozero.pins.mock import MockFactory, MockPWMPin
+from hypothesis import settings
 
 from controller.clock import ManualClock
 from devsupport import host_guard
