@@ -12,11 +12,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
 from controller.venue import store_sql as sql
 from controller.venue.store_engines import (
+    Answer,
     Cursor,
     Engine,
     PgEngine,
@@ -65,6 +67,21 @@ class Presence:
             return decode(self.status, StatusMessage)
         except MalformedMessage:
             return None
+
+
+Hand = tuple[str, str, int]
+"""(table, session, hand)."""
+NewResult = tuple[ResultMessage, bytes, str]
+"""A verified result to record: the message, its payload as received, the wall audit's verdict."""
+
+
+def _first_gap(floor: int, rows: list[Any]) -> tuple[tuple[int, int] | None, int]:
+    expected = floor + 1
+    for (seq,) in rows:
+        if seq > expected:
+            return (expected, int(seq) - 1), int(seq)
+        expected = int(seq) + 1
+    return None, expected - 1
 
 
 def is_postgres_url(spec: str) -> bool:
@@ -165,6 +182,10 @@ class ResultStore:
         """Run one of the store's queries (store_sql) on this engine."""
         return self.engine.execute(self.dialect.sql(query), params)
 
+    def _many(self, query: str, rows: Sequence[Sequence[object]]) -> list[Answer]:
+        """Run one of the store's queries once per row of parameters, in one round trip."""
+        return self.engine.many(self.dialect.sql(query), rows)
+
     def bump(self, key: str) -> int:
         """Increase a counter (the hub's boot or its message sequence) and return it."""
         with self:
@@ -177,30 +198,28 @@ class ResultStore:
 
     def add_result(self, message: ResultMessage, payload: bytes, audit: str, now: float) -> bool:
         """Record a verified result; False if its id is already recorded (a resend)."""
-        r = message.result
-        cursor = self._run(
-            sql.RESULT_ADD,
+        return self.add_results([(message, payload, audit)], now)[0]
+
+    def add_results(self, results: Sequence[NewResult], now: float) -> list[bool]:
+        """Record verified results, each (message, payload, audit verdict), in one round trip;
+        for each, False if its id is already recorded (a resend, or twice in `results`)."""
+        rows = [
             (
-                message.id,
-                message.table,
-                message.boot,
-                message.seq,
-                r.session,
-                r.hand,
-                r.ruleset,
-                r.ended_at.isoformat(),
-                audit,
-                now,
-                payload,
-                message.outbox or "",
-            ),
-        )
-        return cursor.rowcount == 1
+                m.id, m.table, m.boot, m.seq, m.result.session, m.result.hand, m.result.ruleset,
+                m.result.ended_at.isoformat(), audit, now, payload, m.outbox or "",
+            )
+            for m, payload, audit in results
+        ]  # fmt: skip
+        return [answer.changed == 1 for answer in self._many(sql.RESULT_ADD, rows)]
 
     def commitment(self, table: str, session: str, hand: int) -> str | None:
         """The wall commitment seen at the start of a hand, if it was seen."""
-        row = self._run(sql.COMMITMENT, (table, session, hand)).fetchone()
-        return None if row is None else str(row[0])
+        return self.commitments([(table, session, hand)]).get((table, session, hand))
+
+    def commitments(self, hands: Sequence[Hand]) -> dict[Hand, str]:
+        """The wall commitments seen of these (table, session, hand), in one round trip."""
+        answers = self._many(sql.COMMITMENT, hands)
+        return {hand: str(a.rows[0][0]) for hand, a in zip(hands, answers, strict=True) if a.rows}
 
     def hands_without_result(self, table: str) -> list[tuple[str, int]]:
         """(session, hand) of every hand of `table` whose wall commitment was seen but whose
@@ -259,13 +278,15 @@ class ResultStore:
     def first_gap(self, table: str, outbox: str, floor: int) -> tuple[tuple[int, int] | None, int]:
         """(first hole above `floor` as (first, last) missing seq, highest seq seen) among the
         results of one outbox; a refused result fills its place (it came, it was refused)."""
-        rows = self._run(sql.SEQS_ABOVE, (table, outbox, floor) * 2).fetchall()
-        expected = floor + 1
-        for (seq,) in rows:
-            if seq > expected:
-                return (expected, int(seq) - 1), int(seq)
-            expected = int(seq) + 1
-        return None, expected - 1
+        return self.first_gaps([(table, outbox, floor)])[0]
+
+    def first_gaps(
+        self, sources: Sequence[tuple[str, str, int]]
+    ) -> list[tuple[tuple[int, int] | None, int]]:
+        """`first_gap` of each (table, outbox, floor), in one round trip."""
+        answers = self._many(sql.SEQS_ABOVE, [source * 2 for source in sources])
+        pairs = zip(sources, answers, strict=True)
+        return [_first_gap(floor, answer.rows) for (_, _, floor), answer in pairs]
 
     def top_seq(self, table: str, outbox: str) -> int:
         """The highest result seq recorded from one outbox of a table (0: none)."""
