@@ -207,6 +207,9 @@ class Recorder:
         self.view: StoreView | None = None
         """The dashboard's copy of the store, refreshed after each batch (None: no dashboard)."""
         self._db: ResultStore = store.sync  # used on the store's worker thread only
+        self.behind = False
+        """More than one message was waiting when the recorder took its last batch: messages
+        come faster than it stores them (the dashboard then checks passwords more slowly)."""
         self._numbers = _Numbers()
         self._held = _Held()
         self._retries = 0
@@ -323,6 +326,7 @@ class Recorder:
                 messages = self._held.take(self.settings.batch)
             else:
                 messages = await self._next_batch(inbox)
+            self.behind = len(messages) > 1
             was_down = self.store.outage is not None
             try:
                 batch = await self.store.transaction(partial(_handle_all, self, messages))

@@ -137,3 +137,23 @@ async def test_checks_are_queued_at_two_a_second_and_a_try_beyond_is_held_then_t
     assert outcomes == [Outcome.WRONG] * 21 + [Outcome.BUSY]
     assert [0.5 * n for n in range(1, 21)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
     assert sessions.checks == 21
+
+
+async def test_while_recording_is_behind_checks_are_queued_at_one_every_two_seconds() -> None:
+    behind = True
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
+                        recording_behind=lambda: behind)  # fmt: skip
+    HELD.clear()
+
+    async def guess(n: int, now: float) -> Outcome:
+        form = sessions.begin(now)
+        return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
+                                     f"10.2.0.{n}", now)).outcome  # fmt: skip
+
+    outcomes = [await guess(n, 0.0) for n in range(7)]  # many addresses, all at once
+    assert outcomes == [Outcome.WRONG] * 6 + [Outcome.BUSY]
+    assert [2.0 * n for n in range(1, 6)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
+    behind = False  # recording caught up: two a second again after the turns already given
+    HELD.clear()
+    assert [await guess(n, 4.0) for n in range(7, 10)] == [Outcome.WRONG] * 3
+    assert HELD == [8.0, 8.5, 9.0]  # turns at 12, 12.5 and 13 s

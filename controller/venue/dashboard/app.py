@@ -72,6 +72,8 @@ class Dashboard:
         self.entries = entries_of(self.store)
         self.recorder.listeners.append(self._recorded)
         self.recorder.store.listeners.append(self._changed)  # the store's banner
+        if self.sessions is not None:
+            self.sessions.recording_behind = lambda: self.recorder.behind
 
     def _recorded(self, messages: list[ResultMessage]) -> None:
         self.live.add(messages)

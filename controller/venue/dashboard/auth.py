@@ -41,6 +41,11 @@ MAX_CHECKING = 4
 load it may fall behind the pace)."""
 BUSY_HOLD_S = 2.0
 """How long a try is held before it is told the checks are busy."""
+HASHES_PER_S = 2.0
+"""At most this many password checks begin a second, whoever asks (a check is about 0.1 s of
+one processor, and sweeps 16 MiB of memory through the processor's caches)."""
+BEHIND_HASHES_PER_S = 0.5
+"""The same while the recorder is behind (results wait to be stored): recording comes first."""
 _DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
 """Checked against for an unknown name: the same hashing as for a known one, never a match."""
 """Password checks waiting for the hashing thread beyond which a try is refused as busy."""
@@ -127,21 +132,21 @@ class LoginResult:
 class Sessions:
     """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
     form token; a log out deletes its session. Passwords are checked on a thread of their own,
-    one at a time, at the lowest processor priority and at most two a second, behind the
-    `LoginGuard`'s limits; an unknown name costs the same hashing as a known one."""
+    one at a time, at the lowest processor priority and at most two a second (one every two
+    seconds while the recorder is behind), behind the `LoginGuard`'s limits; an unknown name
+    costs the same hashing as a known one."""
 
     def __init__(
         self,
         operators: dict[str, str],
         say: Callable[[str], None] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        hashes_per_s: float = 2.0,
+        recording_behind: Callable[[], bool] = lambda: False,
     ) -> None:
         self.operators = operators
         self.sleep = sleep
-        self.hash_every_s = 1.0 / hashes_per_s
-        """At most this often a password check begins, whoever asks: a flood of log ins from
-        many addresses cannot take the recorder's processor (a check is about 0.1 s)."""
+        self.recording_behind = recording_behind
+        """Whether results are waiting to be stored now (the dashboard asks its recorder)."""
         self._next_hash = 0.0
         self.held = 0
         """Log in requests being held back now."""
@@ -231,7 +236,7 @@ class Sessions:
                 finally:
                     self.held -= 1
             return LoginResult(Outcome.BUSY)
-        self._next_hash = slot + self.hash_every_s
+        self._next_hash = slot + 1.0 / self._hashes_per_s()
         stored = self.operators.get(name)
         self.checks += 1
         if slot > now:  # its turn among the queued checks
@@ -251,6 +256,11 @@ class Sessions:
         self.guard.succeeded(client, name)
         self.logout(cookie)  # a new key once logged in: a planted cookie gains nothing
         return LoginResult(Outcome.IN, cookie=self._add(self._sessions, name, now + SESSION_S))
+
+    def _hashes_per_s(self) -> float:
+        """The pace of password checks now: a flood of log ins from many addresses cannot take
+        the processor, and takes less of it while recording is behind."""
+        return BEHIND_HASHES_PER_S if self.recording_behind() else HASHES_PER_S
 
     def close(self) -> None:
         """Stop the password thread."""
