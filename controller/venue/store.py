@@ -119,6 +119,8 @@ class ResultStore:
         self.engine = engine
         self.where = engine.where
         self.dialect = engine.dialect
+        self._heard: dict[str, float] | None = None
+        """Inside a transaction: the latest time each table was heard, not yet written."""
 
     def open(self) -> None:
         """Connect and apply the migrations the store lacks; StoreUnavailable if the engine
@@ -164,6 +166,7 @@ class ResultStore:
 
     def __enter__(self) -> "ResultStore":
         self.engine.begin()
+        self._heard = {}
         return self
 
     def __exit__(
@@ -172,7 +175,14 @@ class ResultStore:
         value: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        heard, self._heard = self._heard, None
         if kind is None:
+            try:
+                self._write_heard(heard)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    self.engine.end(commit=False)
+                raise
             self.engine.end(commit=True)
             return
         with contextlib.suppress(Exception):  # the failure that got us here is the one to tell
@@ -315,15 +325,35 @@ class ResultStore:
         return [Notice(float(a), str(t), str(k), str(x)) for a, t, k, x in rows]
 
     def heard(self, table: str, now: float) -> None:
-        """The table itself sent something just now: it is alive."""
-        self._run(sql.HEARD, (table, now))
+        """The table itself sent something just now: it is alive. Inside a transaction only
+        the latest time of each table is written, once, when the transaction commits (or
+        before its presence is read or changed otherwise): a batch of results costs one
+        write per table, not one per result."""
+        if self._heard is None:
+            self._run(sql.HEARD, (table, now))
+        else:
+            self._heard.pop(table, None)
+            self._heard[table] = now
+
+    def _write_heard(self, heard: dict[str, float] | None, table: str | None = None) -> None:
+        """Write the times heard held back (of one table, or of all)."""
+        if not heard:
+            return
+        if table is None:
+            rows = list(heard.items())
+            heard.clear()
+        else:
+            rows = [(table, heard.pop(table))] if table in heard else []
+        self._many(sql.HEARD, rows)
 
     def went_offline(self, table: str, at: float, by_will: bool) -> None:
         """The table said goodbye, or the broker published its will, at `at`."""
+        self._write_heard(self._heard, table)  # what came before the goodbye
         self._run(sql.WENT_OFFLINE, (table, at, int(by_will)))
 
     def presence(self) -> list[Presence]:
         """Every table the recorder has a status or a sign of life from, by table id."""
+        self._write_heard(self._heard)
         return [
             Presence(str(t), h, o, bool(w), None if p is None else bytes(p))
             for t, h, o, w, p in self._run(sql.PRESENCE).fetchall()

@@ -146,6 +146,26 @@ def test_presence_says_when_a_table_was_heard_and_when_it_left(store: ResultStor
     assert store.presence()[0].offline_at is None
 
 
+def test_within_a_batch_presence_follows_the_order_of_what_was_heard(store: ResultStore) -> None:
+    """A batch writes each table's latest time heard once; a goodbye or a will in the batch
+    still comes after what was heard before it, and before what was heard after it."""
+    with store:
+        store.heard("t1", 1.0)
+        store.heard("t1", 2.0)
+        store.went_offline("t1", 3.0, by_will=True)  # its will, after its last results
+        store.heard("t2", 4.0)
+        store.went_offline("t2", 5.0, by_will=False)
+        store.heard("t2", 6.0)  # back on line in the same batch
+        store.heard("t3", 7.0)
+        store.heard("t3", 8.0)
+    shown = {p.table: (p.heard, p.offline_at) for p in store.presence()}
+    assert shown == {"t1": (2.0, 3.0), "t2": (6.0, None), "t3": (8.0, None)}
+    with pytest.raises(RuntimeError), store:
+        store.heard("t1", 9.0)
+        raise RuntimeError("the batch failed")
+    assert store.presence()[0].heard == 2.0
+
+
 def test_sources_and_replies(store: ResultStore) -> None:
     store.add_source("t1", "a" * 32, 1.0)
     store.add_source("t1", "b" * 32, 2.0)
