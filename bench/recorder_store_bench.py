@@ -2,7 +2,7 @@
 beside plain aiomqtt QoS 1 in the same run, and with the recorder's dashboard under a login flood.
 
     .venv/bin/python bench/recorder_store_bench.py [--tables 10] [--per-table 100] [--rounds 3]
-                                                   [--flood-clients 12] [--only WORD ...]
+                                                   [--flood-clients 12] [--only NAME ...]
 
 Every configuration runs once per round, the configurations interleaved round by round (so a
 slow spell of the machine hits all of them); the median and the spread (min-max) are printed.
@@ -213,7 +213,7 @@ async def main(args: argparse.Namespace) -> None:
             for round_ in range(args.rounds):
                 runs = _runs(args, broker, work / f"r{round_}", pg, floods)
                 for name, run in runs.items():
-                    if args.only and not any(word in name for word in args.only):
+                    if args.only and name not in args.only:
                         continue
                     rate, cpu = await run()
                     figures.setdefault(name, []).append(rate)
@@ -297,6 +297,6 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3, help="repeats of every configuration")
     parser.add_argument("--flood-clients", type=int, default=12, help="login flood clients")
     parser.add_argument(
-        "--only", nargs="*", help="run only the configurations whose name holds one of these"
+        "--only", nargs="*", help="run only these configurations (by name, as printed)"
     )
     asyncio.run(main(parser.parse_args()))
