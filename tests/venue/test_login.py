@@ -157,3 +157,22 @@ async def test_while_recording_is_behind_checks_are_queued_at_one_every_two_seco
     HELD.clear()
     assert [await guess(n, 4.0) for n in range(7, 10)] == [Outcome.WRONG] * 3
     assert HELD == [8.0, 8.5, 9.0]  # turns at 12, 12.5 and 13 s
+
+
+async def test_a_try_queued_before_the_recorder_fell_behind_waits_for_the_slower_pace() -> None:
+    behind = False
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
+                        recording_behind=lambda: behind)  # fmt: skip
+    HELD.clear()
+
+    async def guess(n: int, now: float) -> Outcome:
+        form = sessions.begin(now)
+        return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
+                                     f"10.3.0.{n}", now)).outcome  # fmt: skip
+
+    assert await guess(1, 0.0) == Outcome.WRONG  # checked at once
+    behind = True
+    assert await guess(2, 0.1) == Outcome.WRONG
+    assert HELD == [0.4, 1.5]  # its turn at 0.5 s, then two seconds after the first check
+    assert await guess(3, 2.0) == Outcome.WRONG
+    assert HELD[2:] == [2.0]  # and two seconds after that one

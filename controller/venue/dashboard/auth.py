@@ -148,6 +148,9 @@ class Sessions:
         self.recording_behind = recording_behind
         """Whether results are waiting to be stored now (the dashboard asks its recorder)."""
         self._next_hash = 0.0
+        """When the next try may begin its check (the turns given so far)."""
+        self._last_start = float("-inf")
+        """When the latest check began."""
         self.held = 0
         """Log in requests being held back now."""
         self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
@@ -242,6 +245,12 @@ class Sessions:
         if slot > now:  # its turn among the queued checks
             await self.sleep(slot - now)
             now = slot
+        start = max(now, self._last_start + 1.0 / self._hashes_per_s())
+        self._last_start = start
+        if start > now:  # the recorder fell behind while this try waited: the slower pace
+            self._next_hash = max(self._next_hash, start + 1.0 / self._hashes_per_s())
+            await self.sleep(start - now)
+            now = start
         loop = asyncio.get_running_loop()
         self._checking += 1
         try:
