@@ -176,3 +176,24 @@ async def test_a_try_queued_before_the_recorder_fell_behind_waits_for_the_slower
     assert HELD == [0.4, 1.5]  # its turn at 0.5 s, then two seconds after the first check
     assert await guess(3, 2.0) == Outcome.WRONG
     assert HELD[2:] == [2.0]  # and two seconds after that one
+
+
+async def test_while_recording_is_behind_an_address_that_failed_is_not_checked() -> None:
+    behind = False
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
+                        recording_behind=lambda: behind)  # fmt: skip
+
+    async def guess(address: str, now: float, password: str = "guess") -> Outcome:
+        form = sessions.begin(now)
+        return (await sessions.login(form, sessions.token(form, now) or "", "referee", password,
+                                     address, now)).outcome  # fmt: skip
+
+    assert await guess("10.4.0.1", 0.0) == Outcome.WRONG
+    behind = True
+    HELD.clear()
+    assert await guess("10.4.0.1", 10.0) == Outcome.BEHIND  # held, then told, not hashed
+    assert HELD == [2.0] and sessions.checks == 1
+    assert await guess("10.4.0.2", 20.0, RIGHT) == Outcome.IN  # a first try is checked
+    behind = False
+    assert await guess("10.4.0.1", 30.0) == Outcome.WRONG  # caught up: checked again
+    assert sessions.checks == 3

@@ -340,6 +340,9 @@ class Dashboard:
                 return self._login_form(request, wait, 429)
             case Outcome.BUSY:
                 return self._login_form(request, "Busy checking other log ins: try again.", 503)
+            case Outcome.BEHIND:
+                behind = "The recorder is storing a backlog of results: try again once it is done."
+                return self._login_form(request, behind, 503)
             case _:
                 return self._login_form(request, "This form is stale: log in again.", 403)
 

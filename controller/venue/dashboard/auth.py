@@ -117,6 +117,8 @@ class Outcome(enum.Enum):
     WRONG = "wrong"
     TOO_EARLY = "too_early"
     BUSY = "busy"
+    BEHIND = "behind"
+    """Not checked: the recorder is catching up on results and this address has failed."""
     STALE_FORM = "stale_form"
 
 
@@ -230,18 +232,12 @@ class Sessions:
         wait = self.guard.wait_s(client, name, now)
         if wait > 0:
             return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
+        if self._yields(client, now):
+            return await self._refused(Outcome.BEHIND)
         slot = max(now, self._next_hash)
         if slot - now > HOLD_MAX_S or self._checking >= MAX_CHECKING:
-            if self.held < HELD_MAX:
-                self.held += 1
-                try:
-                    await self.sleep(BUSY_HOLD_S)  # a client that insists is slowed down
-                finally:
-                    self.held -= 1
-            return LoginResult(Outcome.BUSY)
+            return await self._refused(Outcome.BUSY)
         self._next_hash = slot + 1.0 / self._hashes_per_s()
-        stored = self.operators.get(name)
-        self.checks += 1
         if slot > now:  # its turn among the queued checks
             await self.sleep(slot - now)
             now = slot
@@ -251,6 +247,10 @@ class Sessions:
             self._next_hash = max(self._next_hash, start + 1.0 / self._hashes_per_s())
             await self.sleep(start - now)
             now = start
+        if self._yields(client, now):  # it fell behind while this try waited its turn
+            return LoginResult(Outcome.BEHIND)
+        stored = self.operators.get(name)
+        self.checks += 1
         loop = asyncio.get_running_loop()
         self._checking += 1
         try:
@@ -265,6 +265,22 @@ class Sessions:
         self.guard.succeeded(client, name)
         self.logout(cookie)  # a new key once logged in: a planted cookie gains nothing
         return LoginResult(Outcome.IN, cookie=self._add(self._sessions, name, now + SESSION_S))
+
+    def _yields(self, client: str, now: float) -> bool:
+        """While the recorder is behind, an address that has failed to log in is not checked
+        until it catches up (an address's first try still is)."""
+        return self.recording_behind() and self.guard.has_failed(client, now)
+
+    async def _refused(self, outcome: Outcome) -> LoginResult:
+        """Answer a try without checking it, after holding it (a client that insists is slowed
+        down), unless too many are held already."""
+        if self.held < HELD_MAX:
+            self.held += 1
+            try:
+                await self.sleep(BUSY_HOLD_S)
+            finally:
+                self.held -= 1
+        return LoginResult(outcome)
 
     def _hashes_per_s(self) -> float:
         """The pace of password checks now: a flood of log ins from many addresses cannot take
