@@ -192,7 +192,7 @@ async def test_while_recording_is_behind_an_address_that_failed_is_not_checked()
     behind = True
     HELD.clear()
     assert await guess("10.4.0.1", 10.0) == Outcome.BEHIND  # held, then told, not hashed
-    assert HELD == [2.0] and sessions.checks == 1
+    assert HELD == [10.0] and sessions.checks == 1
     assert await guess("10.4.0.2", 20.0, RIGHT) == Outcome.IN  # a first try is checked
     behind = False
     assert await guess("10.4.0.1", 30.0) == Outcome.WRONG  # caught up: checked again

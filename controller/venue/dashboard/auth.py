@@ -233,10 +233,10 @@ class Sessions:
         if wait > 0:
             return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
         if self._yields(client, now):
-            return await self._refused(Outcome.BEHIND)
+            return await self._refused(Outcome.BEHIND, HOLD_MAX_S)
         slot = max(now, self._next_hash)
         if slot - now > HOLD_MAX_S or self._checking >= MAX_CHECKING:
-            return await self._refused(Outcome.BUSY)
+            return await self._refused(Outcome.BUSY, BUSY_HOLD_S)
         self._next_hash = slot + 1.0 / self._hashes_per_s()
         if slot > now:  # its turn among the queued checks
             await self.sleep(slot - now)
@@ -271,13 +271,13 @@ class Sessions:
         until it catches up (an address's first try still is)."""
         return self.recording_behind() and self.guard.has_failed(client, now)
 
-    async def _refused(self, outcome: Outcome) -> LoginResult:
-        """Answer a try without checking it, after holding it (a client that insists is slowed
-        down), unless too many are held already."""
+    async def _refused(self, outcome: Outcome, hold_s: float) -> LoginResult:
+        """Answer a try without checking it, after holding it `hold_s` (a client that insists
+        is slowed down: each answer costs the recorder a page), unless too many are held."""
         if self.held < HELD_MAX:
             self.held += 1
             try:
-                await self.sleep(BUSY_HOLD_S)
+                await self.sleep(hold_s)
             finally:
                 self.held -= 1
         return LoginResult(outcome)
