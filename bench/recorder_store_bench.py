@@ -2,7 +2,7 @@
 beside plain aiomqtt QoS 1 in the same run, and with the recorder's dashboard under a login flood.
 
     .venv/bin/python bench/recorder_store_bench.py [--tables 10] [--per-table 100] [--rounds 3]
-                                                   [--flood-clients 12]
+                                                   [--flood-clients 12] [--only NAME ...]
 
 Every configuration runs once per round, the configurations interleaved round by round (so a
 slow spell of the machine hits all of them); the median and the spread (min-max) are printed.
@@ -20,11 +20,17 @@ slow spell of the machine hits all of them); the median and the spread (min-max)
   from its own loopback address 127.0.0.N) open the login form and send a wrong password for a
   random name, over and over. Goal: recording within 1.2x of sqlite + dashboard.
 
+For the recorder configurations the processor time the recorder process spent over the
+measured span is printed too, in ms per result and split by thread: its event loop, the
+password hashing thread (the one at the lowest priority) and the other threads (the store's
+worker, mostly). On a machine shared with other work that is steadier than results/s.
+
 A real mosquitto is started on a free port; PostgreSQL as the tests start it (tests/venue).
 """
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -76,6 +82,27 @@ print(" ".join(f"{k}:{v}" for k, v in sorted(counts.items(), key=str)), flush=Tr
 """
 
 
+CPU_GROUPS = ("loop", "hashing", "store and other threads")
+Cpu = dict[str, float]
+
+
+def process_cpu(pid: int) -> Cpu:
+    """Processor seconds each thread group of a process has used so far (Linux /proc): the
+    main thread (the event loop), the threads at nice 19 (password hashing), the others."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = dict.fromkeys(CPU_GROUPS, 0.0)
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended
+        seconds = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        nice = int(fields[16])
+        group = "loop" if task.name == str(pid) else "hashing" if nice == 19 else CPU_GROUPS[2]
+        used[group] += seconds
+    return used
+
+
 def _free_port() -> int:
     import socket
 
@@ -123,9 +150,10 @@ async def _send(c: aiomqtt.Client, n: int, count: int, payload: bytes) -> None:
 
 async def recorder(
     broker: Broker, work: Path, db: str, tables: int, per_table: int, flood: int | None
-) -> tuple[float, str]:
-    """(results/s end to end, what the flood got) for one recorder process (with its dashboard
-    unless `flood` is None, and that many clients flooding its log in)."""
+) -> tuple[float, Cpu, str]:
+    """(results/s end to end, the recorder's processor ms per result by thread group, what the
+    flood got) for one recorder process (with its dashboard unless `flood` is None, and that
+    many clients flooding its log in)."""
     work.mkdir(parents=True)
     names = [f"t{i:02d}" for i in range(tables)]
     for name in names:
@@ -156,9 +184,9 @@ async def recorder(
         links = [make_link(broker.url, work / f"{n}.db", n, TIMING) for n in names]
         async with running(*(link.run() for link in links)):
             await wait_until(lambda: all(link.hub_online for link in links))
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), process_cpu(hub.pid)
             await wait_until(lambda: all(link.outbox.pending_count() == 0 for link in links))
-            elapsed = time.perf_counter() - start
+            elapsed, cpu_end = time.perf_counter() - start, process_cpu(hub.pid)
         for link in links:
             link.outbox.close()
     finally:
@@ -168,7 +196,9 @@ async def recorder(
         hub.terminate()
         hub.wait()
         log.close()
-    return tables * per_table / elapsed, said
+    total = tables * per_table
+    cpu = {k: 1000 * (cpu_end[k] - cpu_start[k]) / total for k in CPU_GROUPS}
+    return total / elapsed, cpu, said
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -177,14 +207,22 @@ async def main(args: argparse.Namespace) -> None:
         work = Path(tmp)
         broker = start_broker(work / "broker")
         figures: dict[str, list[float]] = {}
+        cpus: dict[str, list[Cpu]] = {}
         floods: list[str] = []
         try:
             for round_ in range(args.rounds):
                 runs = _runs(args, broker, work / f"r{round_}", pg, floods)
                 for name, run in runs.items():
-                    rate = await run()
+                    if args.only and name not in args.only:
+                        continue
+                    rate, cpu = await run()
                     figures.setdefault(name, []).append(rate)
-                    print(f"round {round_ + 1}: {name:27s} {rate:7.0f} results/s", flush=True)
+                    shown = ""
+                    if cpu is not None:
+                        cpus.setdefault(name, []).append(cpu)
+                        shown = f"  recorder {sum(cpu.values()):.2f} ms/result ({_split(cpu)})"
+                    said = f"round {round_ + 1}: {name:27s} {rate:7.0f} results/s{shown}"
+                    print(said, flush=True)
         finally:
             broker.kill()
     total = args.tables * args.per_table
@@ -192,40 +230,55 @@ async def main(args: argparse.Namespace) -> None:
           f"{args.rounds} rounds; median (min-max) results/s")  # fmt: skip
     for name, rates in figures.items():
         print(f"  {name:27s} {statistics.median(rates):7.0f} ({min(rates):.0f}-{max(rates):.0f})")
-    quiet, flooded = (
-        statistics.median(figures["sqlite + dashboard"]),
-        statistics.median(figures["sqlite + dashboard + flood"]),
-    )
+    print("the recorder's processor time, ms per result: median (min-max) [median by thread]")
+    for name, measured in cpus.items():
+        sums = [sum(cpu.values()) for cpu in measured]
+        middle = {k: statistics.median(cpu[k] for cpu in measured) for k in CPU_GROUPS}
+        print(f"  {name:27s} {statistics.median(sums):5.2f} ({min(sums):.2f}-{max(sums):.2f}) "
+              f"[{_split(middle)}]")  # fmt: skip
+    quiet, flooded = figures.get("sqlite + dashboard"), figures.get("sqlite + dashboard + flood")
+    if not (quiet and flooded):
+        return
+    ratios = [q / f for q, f in zip(quiet, flooded, strict=True)]
     print(
-        f"  login flood ({args.flood_clients} clients): recording {quiet / flooded:.2f}x "
-        "slower than without (goal: within 1.2x)"
+        f"  login flood ({args.flood_clients} clients): recording "
+        f"{statistics.median(quiet) / statistics.median(flooded):.2f}x slower than without "
+        f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal: within 1.2x)"
     )
     print(f"  flood answers per run (status:count): {' | '.join(floods)}")
 
 
+def _split(cpu: Cpu) -> str:
+    return ", ".join(f"{k} {v:.2f}" for k, v in cpu.items())
+
+
+Run = Callable[[], Coroutine[Any, Any, tuple[float, Cpu | None]]]
+
+
 def _runs(
     args: argparse.Namespace, broker: Broker, work: Path, pg: PgCluster, floods: list[str]
-) -> dict[str, Callable[[], Coroutine[Any, Any, float]]]:
+) -> dict[str, Run]:
     t, n = args.tables, args.per_table
 
-    async def sqlite(flood: int | None = None, where: str = "sqlite") -> float:
-        rate, said = await recorder(
+    async def sqlite(flood: int | None = None, where: str = "sqlite") -> tuple[float, Cpu]:
+        rate, cpu, said = await recorder(
             broker, work / where, str(work / f"{where}.sqlite3"), t, n, flood
         )
         if flood:
             floods.append(said)
-        return rate
+        return rate, cpu
 
-    async def postgresql() -> float:
-        return (await recorder(broker, work / "pg", pg.new_database(), t, n, None))[0]
+    async def postgresql() -> tuple[float, Cpu]:
+        rate, cpu, _ = await recorder(broker, work / "pg", pg.new_database(), t, n, None)
+        return rate, cpu
 
-    async def plain_qos1() -> float:
-        return await plain(broker, t, n, 1735)  # the size of a signed result
+    async def plain_qos1() -> tuple[float, Cpu | None]:
+        return await plain(broker, t, n, 1735), None  # the size of a signed result
 
-    async def dashboard() -> float:
+    async def dashboard() -> tuple[float, Cpu]:
         return await sqlite(0, "dashboard")
 
-    async def flooded() -> float:
+    async def flooded() -> tuple[float, Cpu]:
         return await sqlite(args.flood_clients, "flood")
 
     return {
@@ -243,4 +296,7 @@ if __name__ == "__main__":
     parser.add_argument("--per-table", type=int, default=100, help="results per table")
     parser.add_argument("--rounds", type=int, default=3, help="repeats of every configuration")
     parser.add_argument("--flood-clients", type=int, default=12, help="login flood clients")
+    parser.add_argument(
+        "--only", nargs="*", help="run only these configurations (by name, as printed)"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -45,10 +45,14 @@ class GapWatch:
         self._floor: dict[Source, int] = {}
         self._holes: dict[Source, _Hole] = {}
 
+    def knows(self, table: str, outbox: str, boot: int) -> bool:
+        """Whether this outbox and boot of `table` have been met in this run."""
+        return self._met.get(table) == (outbox, boot)
+
     def meet(self, table: str, outbox: str, boot: int, now: float) -> bool:
         """A live message from `table`: True if this outbox or boot is new to this run, so the
         table should be asked for what the store lacks (`on_meeting`, once the batch is stored)."""
-        if self._met.get(table) == (outbox, boot):
+        if self.knows(table, outbox, boot):
             return False
         self._met[table] = (outbox, boot)
         known = self.store.outboxes(table)
@@ -91,17 +95,20 @@ class GapWatch:
         )
 
     def holes(self, sources: set[Source], now: float) -> list[tuple[str, ResendResults]]:
-        """The resends to ask for now, for these sources and any with a hole open."""
+        """The resends to ask for now, for these sources and any with a hole open (the store
+        is asked about all of them at once)."""
+        checked = list(sources | set(self._holes))
+        found = self.store.first_gaps([(t, o, self._floor.get((t, o), 0)) for t, o in checked])
         asks = []
-        for source in sources | set(self._holes):
-            action = self._check(source, now)
+        for source, (gap, top) in zip(checked, found, strict=True):
+            action = self._check(source, gap, top, now)
             if action is not None:
                 asks.append((source[0], action))
         return asks
 
-    def _check(self, source: Source, now: float) -> ResendResults | None:
-        table, outbox = source
-        found, top = self.store.first_gap(table, outbox, self._floor.get(source, 0))
+    def _check(
+        self, source: Source, found: tuple[int, int] | None, top: int, now: float
+    ) -> ResendResults | None:
         if found is None:
             self._floor[source] = top
             self._holes.pop(source, None)
@@ -120,7 +127,7 @@ class GapWatch:
         hole.asked += 1
         hole.due = now + self.grace_s * 2**hole.asked
         self.asks += 1
-        _log.info("table %s: results %d-%d missing; asked for a resend", table, first, last)
+        _log.info("table %s: results %d-%d missing; asked for a resend", source[0], first, last)
         return ResendResults(since_seq=first, until_seq=last)
 
     def _give_up(self, source: Source, hole: _Hole) -> None:

@@ -58,7 +58,7 @@ from controller.hub.mqtt.transport import (
 from controller.venue.async_store import AsyncStore, StoreDown
 from controller.venue.gaps import GapWatch, Source
 from controller.venue.keyring import KeyRing
-from controller.venue.store import ResultStore
+from controller.venue.store import NewResult, ResultStore
 from controller.venue.store_view import StoreView
 
 _log = logging.getLogger(__name__)
@@ -94,6 +94,8 @@ class _Batch:
     sources: set[Source] = field(default_factory=set)
     met: list[Source] = field(default_factory=list)
     recorded: list[ResultMessage] = field(default_factory=list)
+    accepted: list[tuple[ResultMessage, bytes]] = field(default_factory=list)
+    """Verified results not yet stored (`Recorder._record` stores them together)."""
     counts: "RecorderCounters" = field(default_factory=lambda: RecorderCounters())
     asks: list[tuple[str, Action]] = field(default_factory=list)
     numbers: tuple[int, int] | None = None
@@ -206,6 +208,9 @@ class Recorder:
         self.view: StoreView | None = None
         """The dashboard's copy of the store, refreshed after each batch (None: no dashboard)."""
         self._db: ResultStore = store.sync  # used on the store's worker thread only
+        self.behind = False
+        """More than one message was waiting when the recorder took its last batch: messages
+        come faster than it stores them (the dashboard then checks passwords more slowly)."""
         self._numbers = _Numbers()
         self._held = _Held()
         self._retries = 0
@@ -332,6 +337,7 @@ class Recorder:
                 messages = self._held.take(self.settings.batch)
             else:
                 messages = await self._next_batch(inbox)
+            self.behind = len(messages) > 1
             was_down = self.store.outage is not None
             try:
                 batch = await self.store.transaction(partial(_handle_all, self, messages))
@@ -397,6 +403,7 @@ class Recorder:
         self._noticed = False
         for message in messages:
             self._handle(message, batch)
+        self._record(batch)
         batch.asks = [(s[0], ask) for s in batch.met for ask in self.gaps.on_meeting(s)]
         batch.asks += self.gaps.holes(batch.sources | set(batch.met), self.clock.monotonic())
         if self._numbers.left() < SEQ_BLOCK // 2 + len(batch.acks) + len(batch.asks):
@@ -480,6 +487,8 @@ class Recorder:
         if self.keys.get(table) is None:
             return
         outbox = message.outbox or ""
+        if not self.gaps.knows(table, outbox, message.boot):
+            self._record(batch)  # what meeting it reads of the store includes what came before
         if self.gaps.meet(table, outbox, message.boot, self.clock.wall()):
             batch.met.append((table, outbox))
 
@@ -494,25 +503,40 @@ class Recorder:
         if message is None:
             return None
         batch.sources.add((table, message.outbox or ""))
-        r = message.result
-        published = self._db.commitment(table, r.session, r.hand)
-        verdict = audit_wall(published, r.wall.commitment, r.wall.order, r.wall.salt)
-        now = self.clock.wall()
-        if self._db.add_result(message, payload, verdict, now):
+        batch.accepted.append((message, payload))
+        batch.acks[table].ids.append(message.id)
+        return message
+
+    def _record(self, batch: _Batch) -> None:
+        """Store the batch's verified results so far, each with the audit of its wall against
+        the commitment seen at the start of its hand: the commitments read in one round trip,
+        the results written in another, each kept once by id."""
+        if not batch.accepted:
+            return
+        accepted, batch.accepted = batch.accepted, []
+        hands = [(m.table, m.result.session, m.result.hand) for m, _ in accepted]
+        published = self._db.commitments(hands)
+        audited: list[NewResult] = []
+        for hand, (message, payload) in zip(hands, accepted, strict=True):
+            wall = message.result.wall
+            verdict = audit_wall(published.get(hand), wall.commitment, wall.order, wall.salt)
+            audited.append((message, payload, verdict))
+        added = self._db.add_results(audited, self.clock.wall())
+        for (message, _, audit), new in zip(audited, added, strict=True):
+            if not new:
+                batch.counts.duplicates += 1
+                continue
             batch.counts.recorded += 1
             batch.recorded.append(message)
-            if verdict == "mismatch":
+            if audit == "mismatch":
+                r = message.result
                 _log.warning(
                     "AUDIT: table %s session %s hand %d: the wall revealed does not match "
                     "the commitment",
-                    table,
+                    message.table,
                     r.session,
                     r.hand,
                 )
-        else:
-            batch.counts.duplicates += 1
-        batch.acks[table].ids.append(message.id)
-        return message
 
     def _accepted(
         self, table: str, key: TableKey | None, payload: bytes, batch: _Batch

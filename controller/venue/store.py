@@ -12,11 +12,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from controller.errors import RuntimeFailure, UsageError
 from controller.hub.contract.envelopes import MalformedMessage, ResultMessage, StatusMessage, decode
 from controller.venue import store_sql as sql
 from controller.venue.store_engines import (
+    Answer,
     Cursor,
     Engine,
     PgEngine,
@@ -67,6 +69,21 @@ class Presence:
             return None
 
 
+Hand = tuple[str, str, int]
+"""(table, session, hand)."""
+NewResult = tuple[ResultMessage, bytes, str]
+"""A verified result to record: the message, its payload as received, the wall audit's verdict."""
+
+
+def _first_gap(floor: int, rows: list[Any]) -> tuple[tuple[int, int] | None, int]:
+    expected = floor + 1
+    for (seq,) in rows:
+        if seq > expected:
+            return (expected, int(seq) - 1), int(seq)
+        expected = int(seq) + 1
+    return None, expected - 1
+
+
 def is_postgres_url(spec: str) -> bool:
     """True when `--db` names a PostgreSQL database rather than a SQLite file."""
     return spec.startswith(("postgresql://", "postgres://"))
@@ -102,6 +119,8 @@ class ResultStore:
         self.engine = engine
         self.where = engine.where
         self.dialect = engine.dialect
+        self._heard: dict[str, float] | None = None
+        """Inside a transaction: the latest time each table was heard, not yet written."""
 
     def open(self) -> None:
         """Connect and apply the migrations the store lacks; StoreUnavailable if the engine
@@ -147,6 +166,7 @@ class ResultStore:
 
     def __enter__(self) -> "ResultStore":
         self.engine.begin()
+        self._heard = {}
         return self
 
     def __exit__(
@@ -155,7 +175,14 @@ class ResultStore:
         value: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        heard, self._heard = self._heard, None
         if kind is None:
+            try:
+                self._write_heard(heard)
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    self.engine.end(commit=False)
+                raise
             self.engine.end(commit=True)
             return
         with contextlib.suppress(Exception):  # the failure that got us here is the one to tell
@@ -164,6 +191,10 @@ class ResultStore:
     def _run(self, query: str, params: Sequence[object] = ()) -> Cursor:
         """Run one of the store's queries (store_sql) on this engine."""
         return self.engine.execute(self.dialect.sql(query), params)
+
+    def _many(self, query: str, rows: Sequence[Sequence[object]]) -> list[Answer]:
+        """Run one of the store's queries once per row of parameters, in one round trip."""
+        return self.engine.many(self.dialect.sql(query), rows)
 
     def bump(self, key: str) -> int:
         """Increase a counter (the hub's boot or its message sequence) and return it."""
@@ -177,30 +208,28 @@ class ResultStore:
 
     def add_result(self, message: ResultMessage, payload: bytes, audit: str, now: float) -> bool:
         """Record a verified result; False if its id is already recorded (a resend)."""
-        r = message.result
-        cursor = self._run(
-            sql.RESULT_ADD,
+        return self.add_results([(message, payload, audit)], now)[0]
+
+    def add_results(self, results: Sequence[NewResult], now: float) -> list[bool]:
+        """Record verified results, each (message, payload, audit verdict), in one round trip;
+        for each, False if its id is already recorded (a resend, or twice in `results`)."""
+        rows = [
             (
-                message.id,
-                message.table,
-                message.boot,
-                message.seq,
-                r.session,
-                r.hand,
-                r.ruleset,
-                r.ended_at.isoformat(),
-                audit,
-                now,
-                payload,
-                message.outbox or "",
-            ),
-        )
-        return cursor.rowcount == 1
+                m.id, m.table, m.boot, m.seq, m.result.session, m.result.hand, m.result.ruleset,
+                m.result.ended_at.isoformat(), audit, now, payload, m.outbox or "",
+            )
+            for m, payload, audit in results
+        ]  # fmt: skip
+        return [answer.changed == 1 for answer in self._many(sql.RESULT_ADD, rows)]
 
     def commitment(self, table: str, session: str, hand: int) -> str | None:
         """The wall commitment seen at the start of a hand, if it was seen."""
-        row = self._run(sql.COMMITMENT, (table, session, hand)).fetchone()
-        return None if row is None else str(row[0])
+        return self.commitments([(table, session, hand)]).get((table, session, hand))
+
+    def commitments(self, hands: Sequence[Hand]) -> dict[Hand, str]:
+        """The wall commitments seen of these (table, session, hand), in one round trip."""
+        answers = self._many(sql.COMMITMENT, hands)
+        return {hand: str(a.rows[0][0]) for hand, a in zip(hands, answers, strict=True) if a.rows}
 
     def hands_without_result(self, table: str) -> list[tuple[str, int]]:
         """(session, hand) of every hand of `table` whose wall commitment was seen but whose
@@ -259,13 +288,15 @@ class ResultStore:
     def first_gap(self, table: str, outbox: str, floor: int) -> tuple[tuple[int, int] | None, int]:
         """(first hole above `floor` as (first, last) missing seq, highest seq seen) among the
         results of one outbox; a refused result fills its place (it came, it was refused)."""
-        rows = self._run(sql.SEQS_ABOVE, (table, outbox, floor) * 2).fetchall()
-        expected = floor + 1
-        for (seq,) in rows:
-            if seq > expected:
-                return (expected, int(seq) - 1), int(seq)
-            expected = int(seq) + 1
-        return None, expected - 1
+        return self.first_gaps([(table, outbox, floor)])[0]
+
+    def first_gaps(
+        self, sources: Sequence[tuple[str, str, int]]
+    ) -> list[tuple[tuple[int, int] | None, int]]:
+        """`first_gap` of each (table, outbox, floor), in one round trip."""
+        answers = self._many(sql.SEQS_ABOVE, [source * 2 for source in sources])
+        pairs = zip(sources, answers, strict=True)
+        return [_first_gap(floor, answer.rows) for (_, _, floor), answer in pairs]
 
     def top_seq(self, table: str, outbox: str) -> int:
         """The highest result seq recorded from one outbox of a table (0: none)."""
@@ -294,15 +325,35 @@ class ResultStore:
         return [Notice(float(a), str(t), str(k), str(x)) for a, t, k, x in rows]
 
     def heard(self, table: str, now: float) -> None:
-        """The table itself sent something just now: it is alive."""
-        self._run(sql.HEARD, (table, now))
+        """The table itself sent something just now: it is alive. Inside a transaction only
+        the latest time of each table is written, once, when the transaction commits (or
+        before its presence is read or changed otherwise): a batch of results costs one
+        write per table, not one per result."""
+        if self._heard is None:
+            self._run(sql.HEARD, (table, now))
+        else:
+            self._heard.pop(table, None)
+            self._heard[table] = now
+
+    def _write_heard(self, heard: dict[str, float] | None, table: str | None = None) -> None:
+        """Write the times heard held back (of one table, or of all)."""
+        if not heard:
+            return
+        if table is None:
+            rows = list(heard.items())
+            heard.clear()
+        else:
+            rows = [(table, heard.pop(table))] if table in heard else []
+        self._many(sql.HEARD, rows)
 
     def went_offline(self, table: str, at: float, by_will: bool) -> None:
         """The table said goodbye, or the broker published its will, at `at`."""
+        self._write_heard(self._heard, table)  # what came before the goodbye
         self._run(sql.WENT_OFFLINE, (table, at, int(by_will)))
 
     def presence(self) -> list[Presence]:
         """Every table the recorder has a status or a sign of life from, by table id."""
+        self._write_heard(self._heard)
         return [
             Presence(str(t), h, o, bool(w), None if p is None else bytes(p))
             for t, h, o, w, p in self._run(sql.PRESENCE).fetchall()

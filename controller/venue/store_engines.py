@@ -5,6 +5,11 @@ of reach, a failing disk. The queries (store_sql) and the schema (store_schema) 
 
 A connection is used by one thread at a time (the store's worker, `async_store`), never by the
 recorder's event loop.
+
+Round trips to a PostgreSQL server are what a batch costs (not the server's work), so a
+transaction there runs in psycopg's pipeline mode: a statement whose answer the store does not
+read is sent without waiting, and `many` runs one statement for many rows of parameters in one
+round trip. A SQLite file is in the recorder's own process: it has no round trips to save.
 """
 
 import contextlib
@@ -15,7 +20,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from controller.durable import open_durable
 from controller.errors import UsageError
@@ -54,6 +59,14 @@ class StoreUnavailable(Exception):
         self.fault = fault
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What one run of a statement changed (rows) and returned."""
+
+    changed: int
+    rows: list[Any]
+
+
 class Cursor(Protocol):
     """What the store reads from a query it ran (sqlite3's and psycopg's cursors alike)."""
 
@@ -87,6 +100,10 @@ class Engine(Protocol):
 
     def execute(self, query: str, params: Sequence[object] = ()) -> Cursor:
         """Run one statement (already in this engine's dialect)."""
+
+    def many(self, query: str, rows: Sequence[Sequence[object]]) -> list[Answer]:
+        """Run one statement once for each row of parameters, in one round trip: what each
+        run changed and returned."""
 
     def begin(self) -> None:
         """Start a write transaction."""
@@ -135,6 +152,14 @@ class SqliteEngine:
 
     def execute(self, query: str, params: Sequence[object] = ()) -> Cursor:
         return self._conn().execute(query, params)
+
+    def many(self, query: str, rows: Sequence[Sequence[object]]) -> list[Answer]:
+        db = self._conn()
+        answers = []
+        for params in rows:
+            cursor = db.execute(query, params)
+            answers.append(Answer(cursor.rowcount, cursor.fetchall()))
+        return answers
 
     def begin(self) -> None:
         self._conn().execute("BEGIN IMMEDIATE")
@@ -221,6 +246,9 @@ class PgEngine:
         self.application = application
         self.where = "postgresql://" + url.split("@")[-1].split("://")[-1]  # no password
         self._pg: Any = None
+        self._pipelining: Any = None
+        self._pipeline: Any = None
+        """psycopg's pipeline while a transaction is open (and `_pipelining` its context)."""
 
     def connect(self) -> None:
         self.close()
@@ -232,6 +260,7 @@ class PgEngine:
             raise StoreUnavailable(self._named(exc)) from exc
 
     def close(self) -> None:
+        self._pipelining = self._pipeline = None
         if self._pg is not None:
             with contextlib.suppress(self._psycopg.Error):
                 self._pg.close()
@@ -244,18 +273,49 @@ class PgEngine:
         return self._pg
 
     def execute(self, query: str, params: Sequence[object] = ()) -> Cursor:
-        cursor: Cursor = self.connection().execute(query, params)
-        return cursor
+        cursor = self.connection().execute(query, params)
+        if self._pipeline is None:
+            return cast(Cursor, cursor)
+        return _Pipelined(cursor, self._pipeline)
+
+    def many(self, query: str, rows: Sequence[Sequence[object]]) -> list[Answer]:
+        if not rows:
+            return []
+        cursor = self.connection().cursor()
+        cursor.executemany(query, rows, returning=True)  # pipelined: one round trip
+        answers = []
+        while True:
+            returned = cursor.fetchall() if cursor.description is not None else []
+            answers.append(Answer(cursor.rowcount, returned))
+            if not cursor.nextset():
+                return answers
 
     def begin(self) -> None:
+        self._pipelining = self.connection().pipeline()
+        self._pipeline = self._pipelining.__enter__()
         self.execute("BEGIN")
         self.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
 
     def end(self, commit: bool) -> None:
-        if commit:
-            self.execute("COMMIT")
-        elif self._pg is not None and not self._pg.closed:
-            self.execute("ROLLBACK")
+        pipeline, self._pipeline, self._pipelining = self._pipelining, None, None
+        try:
+            if commit:
+                self.execute("COMMIT")
+            if pipeline is not None:
+                pipeline.__exit__(None, None, None)  # sends what is queued; raises its failure
+        except self._psycopg.Error:
+            if commit:  # a statement queued before the COMMIT failed: the COMMIT did not run
+                self._roll_back()
+                raise
+        if not commit:
+            self._roll_back()
+
+    def _roll_back(self) -> None:
+        if self._pg is None or self._pg.closed:
+            return
+        with contextlib.suppress(self._psycopg.Error):
+            if self._pg.info.transaction_status != self._psycopg.pq.TransactionStatus.IDLE:
+                self._pg.execute("ROLLBACK")
 
     def tables(self) -> set[str]:
         rows = self.execute(
@@ -288,6 +348,29 @@ class PgEngine:
             FaultKind.UNREACHABLE,
             f"PostgreSQL {self.where} out of reach: {_first_line(exc)}",
         )
+
+
+class _Pipelined:
+    """A cursor of a pipelined statement: the rows it changed are known once the queue is sent
+    (reading rows sends it by itself)."""
+
+    def __init__(self, cursor: Any, pipeline: Any) -> None:
+        self._cursor = cursor
+        self._pipeline = pipeline
+
+    @property
+    def rowcount(self) -> int:
+        self._pipeline.sync()
+        return int(self._cursor.rowcount)
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return list(self._cursor.fetchall())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._cursor)
 
 
 def _first_line(exc: BaseException) -> str:

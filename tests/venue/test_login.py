@@ -137,3 +137,63 @@ async def test_checks_are_queued_at_two_a_second_and_a_try_beyond_is_held_then_t
     assert outcomes == [Outcome.WRONG] * 21 + [Outcome.BUSY]
     assert [0.5 * n for n in range(1, 21)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
     assert sessions.checks == 21
+
+
+async def test_while_recording_is_behind_checks_are_queued_at_one_every_two_seconds() -> None:
+    behind = True
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
+                        recording_behind=lambda: behind)  # fmt: skip
+    HELD.clear()
+
+    async def guess(n: int, now: float) -> Outcome:
+        form = sessions.begin(now)
+        return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
+                                     f"10.2.0.{n}", now)).outcome  # fmt: skip
+
+    outcomes = [await guess(n, 0.0) for n in range(7)]  # many addresses, all at once
+    assert outcomes == [Outcome.WRONG] * 6 + [Outcome.BUSY]
+    assert [2.0 * n for n in range(1, 6)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
+    behind = False  # recording caught up: two a second again after the turns already given
+    HELD.clear()
+    assert [await guess(n, 4.0) for n in range(7, 10)] == [Outcome.WRONG] * 3
+    assert HELD == [8.0, 8.5, 9.0]  # turns at 12, 12.5 and 13 s
+
+
+async def test_a_try_queued_before_the_recorder_fell_behind_waits_for_the_slower_pace() -> None:
+    behind = False
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
+                        recording_behind=lambda: behind)  # fmt: skip
+    HELD.clear()
+
+    async def guess(n: int, now: float) -> Outcome:
+        form = sessions.begin(now)
+        return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
+                                     f"10.3.0.{n}", now)).outcome  # fmt: skip
+
+    assert await guess(1, 0.0) == Outcome.WRONG  # checked at once
+    behind = True
+    assert await guess(2, 0.1) == Outcome.WRONG
+    assert HELD == [0.4, 1.5]  # its turn at 0.5 s, then two seconds after the first check
+    assert await guess(3, 2.0) == Outcome.WRONG
+    assert HELD[2:] == [2.0]  # and two seconds after that one
+
+
+async def test_while_recording_is_behind_an_address_that_failed_is_not_checked() -> None:
+    behind = False
+    sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
+                        recording_behind=lambda: behind)  # fmt: skip
+
+    async def guess(address: str, now: float, password: str = "guess") -> Outcome:
+        form = sessions.begin(now)
+        return (await sessions.login(form, sessions.token(form, now) or "", "referee", password,
+                                     address, now)).outcome  # fmt: skip
+
+    assert await guess("10.4.0.1", 0.0) == Outcome.WRONG
+    behind = True
+    HELD.clear()
+    assert await guess("10.4.0.1", 10.0) == Outcome.BEHIND  # held, then told, not hashed
+    assert HELD == [10.0] and sessions.checks == 1
+    assert await guess("10.4.0.2", 20.0, RIGHT) == Outcome.IN  # a first try is checked
+    behind = False
+    assert await guess("10.4.0.1", 30.0) == Outcome.WRONG  # caught up: checked again
+    assert sessions.checks == 3

@@ -48,6 +48,37 @@ def test_a_failed_transaction_leaves_nothing(store: ResultStore) -> None:
     assert store.count() == 0 and store.notices() == []
 
 
+def test_a_batch_of_results_is_kept_once_each_even_when_a_result_comes_twice(
+    store: ResultStore,
+) -> None:
+    (one, one_payload), (two, two_payload) = _message(1), _message(2)
+    with store:
+        assert store.add_result(one, one_payload, "ok", 1.0)
+    with store:
+        kept = store.add_results(
+            [(one, one_payload, "ok"), (two, two_payload, "ok"), (two, two_payload, "ok")], 2.0
+        )
+    assert kept == [False, True, False]
+    assert store.count() == 2
+
+
+def test_a_statement_the_database_refuses_undoes_its_whole_batch(store: ResultStore) -> None:
+    """On PostgreSQL a batch's writes are sent without waiting for each answer: a refusal
+    that comes back late still undoes the batch, and the next batch is stored."""
+    store.bump("boot")
+    message, payload = _message(1)
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"), store:
+        store.add_result(message, payload, "ok", 10.0)
+        store.add_notice("t1", "outbox_reset", "new outbox", 10.0)
+        store.heard("t1", 10.0)
+        store.engine.execute(store.dialect.sql("INSERT INTO meta (key, value) VALUES (?, 1)"),
+                             ("boot",))  # fmt: skip
+    assert store.count() == 0 and store.notices() == [] and store.presence() == []
+    with store:
+        assert store.add_result(message, payload, "ok", 11.0)
+    assert store.count() == 1
+
+
 def test_counters_hand_out_consecutive_numbers_that_survive_reopening(store_spec: str) -> None:
     store = open_store(store_spec)
     assert [store.bump("boot"), store.bump("boot")] == [1, 2]
@@ -65,6 +96,9 @@ def test_the_first_wall_commitment_of_a_hand_is_kept(store: ResultStore) -> None
     assert not store.add_commitment("t1", "s1", 1, "d" * 64, 2.0)
     assert store.commitment("t1", "s1", 1) == "c" * 64
     assert store.commitment("t1", "s1", 2) is None
+    store.add_commitment("t1", "s1", 3, "e" * 64, 3.0)
+    hands = [("t1", "s1", 1), ("t1", "s1", 2), ("t1", "s1", 3), ("t2", "s1", 1)]
+    assert store.commitments(hands) == {("t1", "s1", 1): "c" * 64, ("t1", "s1", 3): "e" * 64}
 
 
 def test_hands_whose_commitment_has_no_result_are_named_in_the_order_they_began(
@@ -110,6 +144,26 @@ def test_presence_says_when_a_table_was_heard_and_when_it_left(store: ResultStor
     assert (second.table, second.heard, second.status) == ("t2", None, b"{}")
     store.heard("t1", 200.0)
     assert store.presence()[0].offline_at is None
+
+
+def test_within_a_batch_presence_follows_the_order_of_what_was_heard(store: ResultStore) -> None:
+    """A batch writes each table's latest time heard once; a goodbye or a will in the batch
+    still comes after what was heard before it, and before what was heard after it."""
+    with store:
+        store.heard("t1", 1.0)
+        store.heard("t1", 2.0)
+        store.went_offline("t1", 3.0, by_will=True)  # its will, after its last results
+        store.heard("t2", 4.0)
+        store.went_offline("t2", 5.0, by_will=False)
+        store.heard("t2", 6.0)  # back on line in the same batch
+        store.heard("t3", 7.0)
+        store.heard("t3", 8.0)
+    shown = {p.table: (p.heard, p.offline_at) for p in store.presence()}
+    assert shown == {"t1": (2.0, 3.0), "t2": (6.0, None), "t3": (8.0, None)}
+    with pytest.raises(RuntimeError), store:
+        store.heard("t1", 9.0)
+        raise RuntimeError("the batch failed")
+    assert store.presence()[0].heard == 2.0
 
 
 def test_sources_and_replies(store: ResultStore) -> None:

@@ -73,6 +73,8 @@ class Dashboard:
         self.entries = entries_of(self.store)
         self.recorder.listeners.append(self._recorded)
         self.recorder.store.listeners.append(self._changed)  # the store's banner
+        if self.sessions is not None:
+            self.sessions.recording_behind = lambda: self.recorder.behind
 
     def _recorded(self, messages: list[ResultMessage]) -> None:
         self.live.add(messages)
@@ -346,6 +348,9 @@ class Dashboard:
                 return self._login_form(request, wait, 429)
             case Outcome.BUSY:
                 return self._login_form(request, "Busy checking other log ins: try again.", 503)
+            case Outcome.BEHIND:
+                behind = "The recorder is storing a backlog of results: try again once it is done."
+                return self._login_form(request, behind, 503)
             case _:
                 return self._login_form(request, "This form is stale: log in again.", 403)
 

@@ -41,6 +41,11 @@ MAX_CHECKING = 4
 load it may fall behind the pace)."""
 BUSY_HOLD_S = 2.0
 """How long a try is held before it is told the checks are busy."""
+HASHES_PER_S = 2.0
+"""At most this many password checks begin a second, whoever asks (a check is about 0.1 s of
+one processor, and sweeps 16 MiB of memory through the processor's caches)."""
+BEHIND_HASHES_PER_S = 0.5
+"""The same while the recorder is behind (results wait to be stored): recording comes first."""
 _DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
 """Checked against for an unknown name: the same hashing as for a known one, never a match."""
 """Password checks waiting for the hashing thread beyond which a try is refused as busy."""
@@ -112,6 +117,8 @@ class Outcome(enum.Enum):
     WRONG = "wrong"
     TOO_EARLY = "too_early"
     BUSY = "busy"
+    BEHIND = "behind"
+    """Not checked: the recorder is catching up on results and this address has failed."""
     STALE_FORM = "stale_form"
 
 
@@ -127,22 +134,25 @@ class LoginResult:
 class Sessions:
     """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
     form token; a log out deletes its session. Passwords are checked on a thread of their own,
-    one at a time, at the lowest processor priority and at most two a second, behind the
-    `LoginGuard`'s limits; an unknown name costs the same hashing as a known one."""
+    one at a time, at the lowest processor priority and at most two a second (one every two
+    seconds while the recorder is behind), behind the `LoginGuard`'s limits; an unknown name
+    costs the same hashing as a known one."""
 
     def __init__(
         self,
         operators: dict[str, str],
         say: Callable[[str], None] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        hashes_per_s: float = 2.0,
+        recording_behind: Callable[[], bool] = lambda: False,
     ) -> None:
         self.operators = operators
         self.sleep = sleep
-        self.hash_every_s = 1.0 / hashes_per_s
-        """At most this often a password check begins, whoever asks: a flood of log ins from
-        many addresses cannot take the recorder's processor (a check is about 0.1 s)."""
+        self.recording_behind = recording_behind
+        """Whether results are waiting to be stored now (the dashboard asks its recorder)."""
         self._next_hash = 0.0
+        """When the next try may begin its check (the turns given so far)."""
+        self._last_start = float("-inf")
+        """When the latest check began."""
         self.held = 0
         """Log in requests being held back now."""
         self.guard = LoginGuard(say or (lambda line: _log.warning("%s", line)))
@@ -222,21 +232,25 @@ class Sessions:
         wait = self.guard.wait_s(client, name, now)
         if wait > 0:
             return LoginResult(Outcome.TOO_EARLY, wait_s=wait)
+        if self._yields(client, now):
+            return await self._refused(Outcome.BEHIND, HOLD_MAX_S)
         slot = max(now, self._next_hash)
         if slot - now > HOLD_MAX_S or self._checking >= MAX_CHECKING:
-            if self.held < HELD_MAX:
-                self.held += 1
-                try:
-                    await self.sleep(BUSY_HOLD_S)  # a client that insists is slowed down
-                finally:
-                    self.held -= 1
-            return LoginResult(Outcome.BUSY)
-        self._next_hash = slot + self.hash_every_s
-        stored = self.operators.get(name)
-        self.checks += 1
+            return await self._refused(Outcome.BUSY, BUSY_HOLD_S)
+        self._next_hash = slot + 1.0 / self._hashes_per_s()
         if slot > now:  # its turn among the queued checks
             await self.sleep(slot - now)
             now = slot
+        start = max(now, self._last_start + 1.0 / self._hashes_per_s())
+        self._last_start = start
+        if start > now:  # the recorder fell behind while this try waited: the slower pace
+            self._next_hash = max(self._next_hash, start + 1.0 / self._hashes_per_s())
+            await self.sleep(start - now)
+            now = start
+        if self._yields(client, now):  # it fell behind while this try waited its turn
+            return LoginResult(Outcome.BEHIND)
+        stored = self.operators.get(name)
+        self.checks += 1
         loop = asyncio.get_running_loop()
         self._checking += 1
         try:
@@ -251,6 +265,27 @@ class Sessions:
         self.guard.succeeded(client, name)
         self.logout(cookie)  # a new key once logged in: a planted cookie gains nothing
         return LoginResult(Outcome.IN, cookie=self._add(self._sessions, name, now + SESSION_S))
+
+    def _yields(self, client: str, now: float) -> bool:
+        """While the recorder is behind, an address that has failed to log in is not checked
+        until it catches up (an address's first try still is)."""
+        return self.recording_behind() and self.guard.has_failed(client, now)
+
+    async def _refused(self, outcome: Outcome, hold_s: float) -> LoginResult:
+        """Answer a try without checking it, after holding it `hold_s` (a client that insists
+        is slowed down: each answer costs the recorder a page), unless too many are held."""
+        if self.held < HELD_MAX:
+            self.held += 1
+            try:
+                await self.sleep(hold_s)
+            finally:
+                self.held -= 1
+        return LoginResult(outcome)
+
+    def _hashes_per_s(self) -> float:
+        """The pace of password checks now: a flood of log ins from many addresses cannot take
+        the processor, and takes less of it while recording is behind."""
+        return BEHIND_HASHES_PER_S if self.recording_behind() else HASHES_PER_S
 
     def close(self) -> None:
         """Stop the password thread."""

@@ -65,6 +65,12 @@ class LoginGuard:
         self._end_quiet_bursts(now)
         return max(0.0, wait)
 
+    def has_failed(self, client: str, now: float) -> bool:
+        """Whether this address has failed to log in (and its count is not yet forgotten)."""
+        self._until(f"addr:{client}", now)  # forgets a count gone quiet
+        count = self._counts.get(f"addr:{client}")
+        return count is not None and count.failures > 0
+
     def address_wait_s(self, client: str, now: float) -> float:
         """Seconds before this address may try any name again (0: now)."""
         return max(0.0, self._until(f"addr:{client}", now) - now)
