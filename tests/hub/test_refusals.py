@@ -173,7 +173,7 @@ def test_a_refusal_stays_on_disk_until_someone_asks_and_the_result_goes_out_re_s
 async def test_waiting_results_are_signed_anew_once_when_the_key_changes_not_at_every_start(
     tmp_path: Path,
 ) -> None:
-    outbox = Outbox(tmp_path / "o.db")
+    outbox = Outbox(tmp_path / "o.db").open()
     _result(outbox, OTHER_KEY_TEXT)
     key = TableKey(KEY_TEXT)
     looked: list[bytes] = []
@@ -187,7 +187,7 @@ async def test_waiting_results_are_signed_anew_once_when_the_key_changes_not_at_
     assert key.verify(waiting.payload) and len(looked) == 1
     _result(outbox, KEY_TEXT)
     outbox.close()
-    again = Outbox(tmp_path / "o.db")  # the table restarts with the same key
+    again = Outbox(tmp_path / "o.db").open()  # the table restarts with the same key
     assert await again.resign_pending_async(resign, key.fingerprint()) == 0
     assert len(looked) == 1, "nothing to look at: every waiting result is signed with this key"
     other = TableKey(OTHER_KEY_TEXT)  # the technician changes the key

@@ -38,7 +38,7 @@ def test_the_window_sends_what_a_look_through_the_whole_window_would(
     steps: list[tuple[str, float]], seed: int
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        outbox = Outbox(Path(folder) / "outbox.db")
+        outbox = Outbox(Path(folder) / "outbox.db").open()
         schedule = ResendSchedule(Backoff(1.0, 2.0, 8.0), random.Random(seed))
         window = SendWindow(outbox, schedule, SIZE)
         now = 0.0

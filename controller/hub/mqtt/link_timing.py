@@ -41,6 +41,10 @@ class LinkTiming:
     keepalive_s: int = 30
     window: int = 256
     gap_grace_s: float = 5.0
+    status_interval_s: float = 0.5
+    """The table's status goes out at most once per this many seconds of the table's clock,
+    always the newest and within this time of the last change; a change of phase or of the
+    fault, and the link's own news, go out at once."""
 
 
 class ResendSchedule:

@@ -113,6 +113,8 @@ class HubLink:
         self.changes = Changes()
         self.refusals = InputRefusals(_log)
         self._status = TableStatus(software=settings.software)
+        self._status_at: float | None = None  # when the last status was queued (table's clock)
+        self._status_due: float | None = None  # when the newest status (not queued) is due
         self._wake = asyncio.Event()
         self.schedule = ResendSchedule(self.timing.resend, self.rng)
         self.window = SendWindow(outbox, self.schedule, self.timing.window)
@@ -180,9 +182,25 @@ class HubLink:
         self._poke()
 
     def update_status(self, status: TableStatus) -> None:
-        """Publish a new retained status (only the newest waits while the link is down)."""
-        self._status = status
-        self._queue_status(online=True)
+        """Publish a new retained status (only the newest waits while the link is down).
+
+        A change of phase or of the fault is queued at once; any other change at most once per
+        `status_interval_s` of the table's clock, and never later: the status then queued is
+        the newest."""
+        before, self._status = self._status, status
+        at = self._status_at
+        allowed = None if at is None else at + self.timing.status_interval_s
+        if must_show_now(before, status) or allowed is None or self.clock.monotonic() >= allowed:
+            self._queue_status(online=True)
+        elif self._status_due is None:
+            self._status_due = allowed
+            self._wake.set()  # the send loop wakes up for it in time
+
+    def _queue_due_status(self) -> None:
+        """Queue the newest status if its time has come."""
+        due = self._status_due
+        if due is not None and self.clock.monotonic() >= due:
+            self._queue_status(online=True)
 
     @property
     def pending_results(self) -> int:
@@ -244,8 +262,9 @@ class HubLink:
         self._queue_status(online=True)
 
     def report_status(self, status: TableStatus) -> None:
-        """Publish this status now."""
-        self.update_status(status)
+        """Publish this status now (the hub asked for it)."""
+        self._status = status
+        self._queue_status(online=True)
 
     # --- the connection ---------------------------------------------------------------------
 
@@ -295,6 +314,7 @@ class HubLink:
         topic = self.topics.status(self.settings.table)
         build = self.messages.status(self._status, online, self._connected_at, doubt=self._doubt())
         self.outbox.add_feed(FeedKind.STATUS, topic, build, retain=True)
+        self._status_at, self._status_due = self.clock.monotonic(), None
         self._poke()
 
     # --- receiving ----------------------------------------------------------------------------
@@ -406,6 +426,7 @@ class HubLink:
             self._wake.clear()
             if self._failure is not None:
                 raise self._failure
+            self._queue_due_status()
             await self._flush_feed(session)
             if self.hub_online:
                 await self._send_results(session)
@@ -447,5 +468,22 @@ class HubLink:
             self._poke()
 
     def _until_next_due(self) -> float:
-        due = self.schedule.next_in(self.clock.monotonic())
-        return IDLE_WAIT_S if due is None or not self.hub_online else due
+        now = self.clock.monotonic()
+        waits = [IDLE_WAIT_S]
+        result = self.schedule.next_in(now)
+        if result is not None and self.hub_online:
+            waits.append(result)
+        if self._status_due is not None:
+            waits.append(max(0.0, self._status_due - now))
+        return min(waits)
+
+
+def must_show_now(before: TableStatus, after: TableStatus) -> bool:
+    """A change a venue must see at once: the phase (a hand begun or over, a pause, the session
+    over), a fault raised, changed or cleared, another session or hand."""
+    return (before.state, before.fault, before.session, before.hand) != (
+        after.state,
+        after.fault,
+        after.session,
+        after.hand,
+    )
