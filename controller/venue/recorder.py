@@ -13,11 +13,10 @@ import asyncio
 import logging
 import random
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import partial
-from typing import Any
 
 from controller.clock import Clock, SystemClock
 from controller.hub.contract.audit import audit_wall
@@ -320,18 +319,8 @@ class Recorder:
             inbox.put_nowait(replace(message, received=self.clock.wall()))
 
     async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
-        acks = _AcksInFlight()
-        try:
-            await self._batches(session, inbox, acks)
-        finally:
-            acks.cancel()
-
-    async def _batches(
-        self, session: MqttSession, inbox: asyncio.Queue[Inbound], acks: "_AcksInFlight"
-    ) -> None:
         while True:
             raise_if_cancelled()
-            acks.check()
             asked = self.gaps.asks
             if self._held:
                 messages = self._held.take(self.settings.batch)
@@ -350,7 +339,7 @@ class Recorder:
             self._retries = 0
             if was_down:
                 self.gaps.forget_met()  # ask every table again for what the store lacks
-            await self._committed(session, batch, acks)
+            await self._committed(session, batch)
             if self._foreign_state and self.clock.monotonic() - self._state_at >= REPUBLISH_EVERY_S:
                 self._foreign_state = False
                 await self._publish_state(session)
@@ -358,11 +347,8 @@ class Recorder:
                 self.changes.notify()
             self.pacer.turns.notify()
 
-    async def _committed(
-        self, session: MqttSession, batch: "_Batch", acks: "_AcksInFlight"
-    ) -> None:
-        """What a stored batch leaves to do: count, tell, ack (published while the next batch
-        is stored), ask."""
+    async def _committed(self, session: MqttSession, batch: "_Batch") -> None:
+        """What a stored batch leaves to do: count, tell, ack, ask."""
         self.counters.add(batch.counts)
         if batch.numbers is not None:
             self._numbers.refill(batch.numbers)
@@ -377,11 +363,8 @@ class Recorder:
                 listener(batch.recorded)
         if batch.acks:
             first = self._numbers.take(len(batch.acks))
-            sends = [
-                self._send_ack(session, table, ack, seq)
-                for seq, (table, ack) in enumerate(batch.acks.items(), start=first)
-            ]
-            await acks.send(sends)
+            for seq, (table, ack) in enumerate(batch.acks.items(), start=first):
+                await self._send_ack(session, table, ack, seq)
         for table, action in batch.asks:
             await self.send_command(session, table, action)
 
@@ -641,35 +624,6 @@ class Recorder:
         await session.publish(self.topics.commands(table), encode(message))
         self.counters.resend_requests += isinstance(action, ResendResults)
         return message.id
-
-
-class _AcksInFlight:
-    """The acks of the newest stored batch, published (each table's at once) while the next
-    batch is stored: a batch's store transaction need not wait for the broker's PUBACKs of
-    the batch before. At most one batch's acks are in flight; a publish that failed (the
-    broker is gone) ends the session at the next batch."""
-
-    def __init__(self) -> None:
-        self._task: asyncio.Future[list[None]] | None = None
-
-    def check(self) -> None:
-        """Raise what the acks in flight failed with, once they are done."""
-        if self._task is not None and self._task.done():
-            task, self._task = self._task, None
-            task.result()
-
-    async def send(self, sends: list[Coroutine[Any, Any, None]]) -> None:
-        """Wait for the acks before (their PUBACKs, or their failure), then start these."""
-        if self._task is not None:
-            task, self._task = self._task, None
-            await task
-        self._task = asyncio.gather(*sends)
-
-    def cancel(self) -> None:
-        """The session ends: acks not yet published are not (the tables send again)."""
-        if self._task is not None:
-            self._task.cancel()
-            self._task = None
 
 
 def _check_result(
