@@ -149,7 +149,8 @@ def test_every_tile_is_in_exactly_one_place(ruleset: str, moves: list[Action]) -
     assert len(held) == len(shown), "the result shows each tile a seat holds once"
 
 
-def test_a_tile_of_an_exposed_set_leaving_the_table_does_not_stop_the_hand_ending() -> None:
+def south_pung_laid_out() -> Table:
+    """South has punged East's 5-dot and discarded: its pung lies in its MELD zone."""
     table = Table(
         "zung-jung",
         {
@@ -162,6 +163,11 @@ def test_a_tile_of_an_exposed_set_leaving_the_table_does_not_stop_the_hand_endin
     table.discard(0, "5p")
     table.meld(1, "55p", discard_of=0)
     table.discard(1, "1z")
+    return table
+
+
+def test_a_tile_of_an_exposed_set_leaving_the_table_does_not_stop_the_hand_ending() -> None:
+    table = south_pung_laid_out()
     swept = min(table.zones[(1, Zone.MELD)])
     table.zones[(1, Zone.MELD)].discard(swept)
     table.read((1, Zone.MELD))
@@ -178,18 +184,7 @@ def test_a_tile_of_an_exposed_set_leaving_the_table_does_not_stop_the_hand_endin
 def test_a_tile_taken_from_an_exposed_set_into_the_hand_breaks_the_set_up() -> None:
     # South takes a tile of its exposed pung back into its hand: taken as it lies (a stray),
     # the set is no set any more; its other tiles lie loose, and the hand still ends.
-    table = Table(
-        "zung-jung",
-        {
-            0: "1112345678999m5p",
-            1: "55p123s456s789s11z",
-            2: "2345678p234567s",
-            3: "2345678m22z33z44z",
-        },
-    )
-    table.discard(0, "5p")
-    table.meld(1, "55p", discard_of=0)
-    table.discard(1, "1z")
+    table = south_pung_laid_out()
     taken = min(table.zones[(1, Zone.MELD)])
     table.move([taken], 1, Zone.HAND)
     for _ in range(30):
