@@ -13,6 +13,7 @@ import contextlib
 import logging
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,7 @@ class FirmwareMcu:
         self.link_path = link_path
         self.commands: deque[Command[Any]] = deque(maxlen=COMMANDS_KEPT)
         """The latest sequenced commands the firmware ran, oldest first."""
+        self._ran = asyncio.Event()
         self.device = ""
         """The pty the firmware serves (its link path if one was given)."""
         self.jam_at: int | None = model.faults.jam_at_tile
@@ -169,6 +171,13 @@ class FirmwareMcu:
         """The next build jams after placing this many tiles."""
         self.jam_at = after_tiles
 
+    async def told(self, done: Callable[[Sequence[Command[Any]]], bool]) -> None:
+        """Wait until the commands the firmware told it ran make `done` true (it tells them on
+        its machine pipe, which may come after their replies on the line)."""
+        while not done(self.commands):
+            self._ran.clear()
+            await self._ran.wait()
+
     def send_event(self, message: Message) -> None:
         """Make the firmware send this event (to test what the host does with it)."""
         self._tell(f"event {message.TYPE} {encode_payload(message).hex() or '-'}")
@@ -215,6 +224,7 @@ class FirmwareMcu:
                 command = decode_payload(int(kind), data)
                 assert isinstance(command, Command)
                 self.commands.append(command)
+                self._ran.set()
             case _:
                 log.error("firmware machine: unknown request %r", words)
 

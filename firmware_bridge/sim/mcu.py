@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from firmware_bridge.errors import ForeignFrame, FrameError
@@ -195,6 +195,11 @@ class SoftwareMcu:
     def _write(self, data: bytes) -> None:
         if self._writer is not None:
             self._writer(written_as(data, self.protocol_version))
+
+    async def told(self, done: Callable[[Sequence[Command[Any]]], bool]) -> None:
+        """As the C firmware's: here each command is kept as it runs, before its reply."""
+        if not done(self.commands):
+            raise AssertionError("a command answered was not kept as it ran")
 
     def send_event(self, message: Message) -> None:
         """Send an event to the host (numbered even if it is lost)."""

@@ -84,6 +84,7 @@ async def test_more_commands_than_the_window_all_run_once_in_order(
 ) -> None:
     replies = await asyncio.gather(*(link.request(Ping(token)) for token in range(50)))
     assert [reply.token for reply in replies] == list(range(50))
+    await asyncio.wait_for(sim.mcu.told(lambda ran: Ping(49) in ran), 30)
     assert [c.token for c in sim.mcu.commands if isinstance(c, Ping)] == list(range(50))
 
 
