@@ -78,8 +78,8 @@ async def test_a_result_on_another_tables_topic_is_refused(broker: Broker, tmp_p
 async def test_a_missing_result_is_asked_for_again(broker: Broker, tmp_path: Path) -> None:
     link = make_link(broker.url, tmp_path / "outbox.db", SessionBook())
     db = tmp_path / "hub.db"
-    # A gap is asked for again after its grace: long enough here that seq 3 resent once has
-    # come by then, even on a loaded machine (a second ask would bring it twice).
+    # A gap is asked for again after its grace; on a loaded machine seq 3 may be asked (and
+    # come) twice, but never anything the recorder already holds.
     patient = replace(FAST, gap_grace_s=2.0)
     async with running(link.run()):
         recorder = make_recorder(broker.url, db)
@@ -96,7 +96,9 @@ async def test_a_missing_result_is_asked_for_again(broker: Broker, tmp_path: Pat
             await eventually(lambda: link.pending_results == 0, "all resent results acked")
     assert recorder.counters.resend_requests >= 1
     assert {s.id for s in recorder.store.sync.results()} == {r.id for r in receipts}
-    assert recorder.counters.duplicates == 0, "only seq 3 was asked for"
+    # Asking for more than seq 3 would bring back 1, 2, 4 and 5: four duplicates per ask.
+    extra_asks = recorder.counters.resend_requests - 1
+    assert recorder.counters.duplicates <= extra_asks, "only seq 3 was asked for"
 
 
 async def test_the_wall_audit_flags_a_swapped_wall(broker: Broker, tmp_path: Path) -> None:
