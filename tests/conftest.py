@@ -71,6 +71,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = keep
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """With --dist loadgroup, a test marked `xdist_group` that xdist did not group (its id has
+    no `@group`) fails, saying why: its group's shared set-up would be made once per worker."""
+    if not getattr(item.config.option, "loadgroup", False):
+        return
+    if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+        pytest.fail(
+            f"pytest-xdist did not put this test in its xdist_group: pytest {pytest.__version__}"
+            " is one that xdist cannot group with (pytest-xdist issue 1386)"
+        )
+
+
 STARVABLE_NICE = 10
 """How much a starvable test lowers its CPU priority while it runs (nice +10: about a tenth of
 the CPU share of a test at the ordinary priority)."""

@@ -1,8 +1,8 @@
 """Deploying tables: deploy/install.sh under a prefix (twice, then uninstalled: nothing left),
 its GPIO backend choice and its config check gate, the systemd unit as systemd reads it, and
 the venue playbook checked by ansible-playbook against a local inventory; a venue deployed
-with TLS and house rules whose real mosquitto and table each read their files as their own
-users."""
+with TLS and house rules (once, read by the tests that check it) whose real mosquitto and
+table each read their files as their own users."""
 
 import grp
 import os
@@ -13,6 +13,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -172,22 +173,101 @@ def test_the_playbook_in_check_mode_makes_nothing_and_plans_every_table(tmp_path
     assert not (tmp_path / "root").exists()  # check mode changed nothing on the hosts
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(900)
-def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(tmp_path: Path) -> None:
-    inventory = _inventory(tmp_path)  # one table: on one machine every table shares /etc
-    inventory.write_text(
-        "\n".join(
-            line for line in inventory.read_text().splitlines() if not line.startswith("table-08")
-        )
-        + "\n"
+SERVICE_USER, SERVICE_GROUP = "nobody", "nogroup"
+"""The table daemon's user in the test: an unprivileged user the host has (no user is made)."""
+
+
+def _has_user(user: str, group: str) -> bool:
+    try:
+        pwd.getpwnam(user)
+        grp.getgrnam(group)
+    except KeyError:
+        return False
+    return True
+
+
+AS_USERS = (
+    os.geteuid() == 0
+    and shutil.which("setpriv") is not None
+    and _has_user("mosquitto", "mosquitto")
+    and _has_user(SERVICE_USER, SERVICE_GROUP)
+)
+"""Whether the services can run as their own users here (root, setpriv and the users)."""
+
+
+@contextmanager
+def _public_temp() -> Iterator[Path]:
+    """A temp folder that other users may pass through (as / is), not list."""
+    with tempfile.TemporaryDirectory(prefix="mahjong-deploy-") as top:
+        Path(top).chmod(0o711)
+        yield Path(top)
+
+
+def _as_user(user: str, *command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--init-groups",
+         *command],
+        capture_output=True, text=True, timeout=120, cwd="/",
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Venue:
+    """A venue deployed by the playbook under a prefix: one table, its broker and recorder."""
+
+    top: Path
+    """The public temp folder holding the prefix (`root`)."""
+    root: Path
+    secrets: Path
+    inventory: Path
+    work: Path
+    """The playbook's own temp folder (its HOME and ansible's temp)."""
+    port: int
+
+
+@pytest.fixture(scope="module")
+def venue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
+    """The venue deployed once for the tests of this module that read it: with TLS on a port of
+    its own and house rules, and (where the host allows) its services' own users."""
+    from devsupport.mosquitto import free_port
+
+    work = tmp_path_factory.mktemp("venue")
+    port = free_port()
+    house = work / "house.toml"
+    house.write_text("[scoring]\nlimit = 500\n")
+    tileset = REPO / "hardware" / "tilesets" / "sim-0.toml"
+    python = sys.executable
+    users = (
+        f"service_user={SERVICE_USER}\nservice_group={SERVICE_GROUP}\n"
+        "mosquitto_user=mosquitto\nmosquitto_group=mosquitto\n"
     )
-    done = _playbook(tmp_path, inventory=inventory, timeout=900)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    root, secrets = tmp_path / "root", tmp_path / "secrets"
+    inventory = work / "inventory.ini"
+    inventory.write_text(
+        f"[venue]\nvenue-host ansible_connection=local ansible_python_interpreter={python}\n"
+        f"[tables]\ntable-07 ansible_connection=local ansible_python_interpreter={python} "
+        f"table_id=table-07 tileset={tileset}\n"
+        f"[all:vars]\nbroker_name=localhost\nbroker_address=127.0.0.1\nbroker_port={port}\n"
+        f"ruleset_file={house}\n{users if AS_USERS else ''}"
+    )  # one table: on one machine every table shares /etc
+    with _public_temp() as top:
+        root = top / "root"
+        done = _playbook(work, inventory=inventory, timeout=1100, root=root)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+        yield Venue(top, root, work / "secrets", inventory, work, port)
+
+
+ONE_VENUE = pytest.mark.xdist_group("venue")
+"""The tests that read the one deployed venue: on one worker, which deploys it once."""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+@ONE_VENUE
+def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(venue: Venue) -> None:
+    root, secrets = venue.root, venue.secrets
     table = (root / "etc/mahjong-table/table.toml").read_text()
     assert 'id = "table-07"' in table
-    assert 'url = "mqtts://localhost:8883"' in table
+    assert f'url = "mqtts://localhost:{venue.port}"' in table
     assert f'result_key = "{(secrets / "keys/table-07.key").read_text().strip()}"' in table
     certificate = (root / "etc/mahjong-table/table.crt").read_bytes()
     assert certificate == (secrets / "table-07.crt").read_bytes()
@@ -212,93 +292,47 @@ def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(tmp_path: 
     ).read_text()
 
 
-SERVICE_USER, SERVICE_GROUP = "nobody", "nogroup"
-"""The table daemon's user in the test: an unprivileged user the host has (no user is made)."""
-
-
-def _has_user(user: str, group: str) -> bool:
-    try:
-        pwd.getpwnam(user)
-        grp.getgrnam(group)
-    except KeyError:
-        return False
-    return True
-
-
-@contextmanager
-def _public_temp() -> Iterator[Path]:
-    """A temp folder that other users may pass through (as / is), not list."""
-    with tempfile.TemporaryDirectory(prefix="mahjong-deploy-") as top:
-        Path(top).chmod(0o711)
-        yield Path(top)
-
-
-def _as_user(user: str, *command: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["setpriv", f"--reuid={user}", f"--regid={pwd.getpwnam(user).pw_gid}", "--init-groups",
-         *command],
-        capture_output=True, text=True, timeout=120, cwd="/",
-    )  # fmt: skip
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(1200)
+@ONE_VENUE
 @pytest.mark.skipif(
-    os.geteuid() != 0 or not shutil.which("setpriv") or not _has_user("mosquitto", "mosquitto")
-    or not _has_user(SERVICE_USER, SERVICE_GROUP),
+    not AS_USERS,
     reason="needs root, setpriv and the mosquitto and nobody users to run services as themselves",
-)  # fmt: skip
-def test_a_venue_deployed_with_tls_and_house_rules_works_as_its_own_users(tmp_path: Path) -> None:
-    from devsupport.mosquitto import find_mosquitto, free_port
+)
+def test_a_venue_deployed_with_tls_and_house_rules_works_as_its_own_users(venue: Venue) -> None:
+    from devsupport.mosquitto import find_mosquitto
 
-    port = free_port()
-    house = tmp_path / "house.toml"
-    house.write_text("[scoring]\nlimit = 500\n")
-    tileset = REPO / "hardware" / "tilesets" / "sim-0.toml"
-    python = sys.executable
-    inventory = tmp_path / "inventory.ini"
-    inventory.write_text(
-        f"[venue]\nvenue-host ansible_connection=local ansible_python_interpreter={python}\n"
-        f"[tables]\ntable-07 ansible_connection=local ansible_python_interpreter={python} "
-        f"table_id=table-07 tileset={tileset}\n"
-        f"[all:vars]\nbroker_name=localhost\nbroker_address=127.0.0.1\nbroker_port={port}\n"
-        f"ruleset_file={house}\nservice_user={SERVICE_USER}\nservice_group={SERVICE_GROUP}\n"
-        "mosquitto_user=mosquitto\nmosquitto_group=mosquitto\n"
+    root, top = venue.root, venue.top
+    etc = root / "etc/mahjong-table"
+    table = (etc / "table.toml").read_text()
+    assert f'ruleset_file = "{etc}/house-rules.toml"' in table
+    key = (venue.secrets / "keys/table-07.key").read_text().strip()
+
+    again = _playbook(venue.work, "--check", "--diff", inventory=venue.inventory, root=root)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr
+    assert key not in again.stdout and "PRIVATE KEY" not in again.stdout
+
+    program = str(root / "opt/mahjong-table/bin/mahjong-table")
+    checked = _as_user(SERVICE_USER, program, "config", "check", str(etc / "table.toml"))
+    assert checked.returncode == 0, checked.stderr
+    assert "ruleset zung-jung" in checked.stdout
+
+    conf = root / "etc/mosquitto/mosquitto.conf"
+    mosquitto = find_mosquitto()
+    assert mosquitto
+    broker = subprocess.Popen(  # as root, as systemd starts it: it drops to mosquitto
+        [mosquitto, "-c", str(conf)], stderr=subprocess.PIPE, text=True
     )
-    with _public_temp() as top:
-        root = top / "root"
-        done = _playbook(tmp_path, inventory=inventory, timeout=1100, root=root)
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-        etc = root / "etc/mahjong-table"
-        table = (etc / "table.toml").read_text()
-        assert f'ruleset_file = "{etc}/house-rules.toml"' in table
-        key = (tmp_path / "secrets/keys/table-07.key").read_text().strip()
-
-        again = _playbook(tmp_path, "--check", "--diff", inventory=inventory, root=root)
-        assert again.returncode == 0, again.stdout[-3000:] + again.stderr
-        assert key not in again.stdout and "PRIVATE KEY" not in again.stdout
-
-        program = str(root / "opt/mahjong-table/bin/mahjong-table")
-        checked = _as_user(SERVICE_USER, program, "config", "check", str(etc / "table.toml"))
-        assert checked.returncode == 0, checked.stderr
-        assert "ruleset zung-jung" in checked.stdout
-
-        conf = root / "etc/mosquitto/mosquitto.conf"
-        mosquitto = find_mosquitto()
-        assert mosquitto
-        broker = subprocess.Popen(  # as root, as systemd starts it: it drops to mosquitto
-            [mosquitto, "-c", str(conf)], stderr=subprocess.PIPE, text=True
+    try:
+        sock = str(top / "none.sock")
+        table_toml = str(etc / "table.toml")
+        reached = _as_user(
+            SERVICE_USER, program, "diag", "mqtt", "--config", table_toml, "--socket", sock
         )
-        try:
-            sock = str(top / "none.sock")
-            table_toml = str(etc / "table.toml")
-            reached = _as_user(
-                SERVICE_USER, program, "diag", "mqtt", "--config", table_toml, "--socket", sock
-            )
-        finally:
-            broker.terminate()
-            _, said = broker.communicate(timeout=20)
-        shown = reached.stdout + reached.stderr + said
-        for step in ("reachable", "TLS handshake", "login", "may publish its topics"):
-            assert f"PASS  {step}" in reached.stdout, shown
-        assert "Error" not in said, said
+    finally:
+        broker.terminate()
+        _, said = broker.communicate(timeout=20)
+    shown = reached.stdout + reached.stderr + said
+    for step in ("reachable", "TLS handshake", "login", "may publish its topics"):
+        assert f"PASS  {step}" in reached.stdout, shown
+    assert "Error" not in said, said

@@ -18,6 +18,8 @@ from firmware_bridge.errors import FrameError
 from firmware_bridge.frame import Frame, FrameDecoder, encode_frame
 from tests.conftest import build_firmware
 
+# One worker runs the whole module: its builds (the sanitized tools, the corpus) are made once.
+pytestmark = pytest.mark.xdist_group("firmware-c")
 FLASH_BUDGET = 64 * 1024
 RAM_BUDGET = 16 * 1024
 
