@@ -332,14 +332,7 @@ def _held_draw(play: Play) -> bool:
         return False
     if play.places.where.get(uid) != (turn.place, Zone.HAND):
         return False
-    replacing = turn.need is Need.REPLACEMENT
-    draw = turn.drew(turn.place, uid, replacing, play.wall.remaining + 1)
-    if replacing:
-        play.windows.set_claimed(None)  # a claimed kong's replacement: the claim is complete
-    if draw.replaced is Replaced.KONG:
-        timing.turn_starts(play, turn.place)
-    kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
-    play.record(Move(play.now, turn.place, kind, tuple(play.kinds([uid]))))
+    _drew(play, turn.place, uid, turn.need is Need.REPLACEMENT, play.wall.remaining + 1)
     return True
 
 
@@ -359,9 +352,15 @@ def _take(play: Play, place: int, uid: int, replacing: bool) -> None:
     """The seat took this tag from the wall into its hand: its draw."""
     before = play.wall.remaining
     play.places.draw(uid, place)
+    _drew(play, place, uid, replacing, before)
+
+
+def _drew(play: Play, place: int, uid: int, replacing: bool, wall_before: int) -> None:
+    """The seat on turn drew this tile (already in its hand), the wall holding `wall_before`
+    tiles before: its turn goes on, a claimed kong's claim is complete, the move is kept."""
     if replacing:
         play.windows.set_claimed(None)  # a claimed kong's replacement: the claim is complete
-    draw = play.on_turn.drew(place, uid, replacing, before)
+    draw = play.on_turn.drew(place, uid, replacing, wall_before)
     if draw.replaced is Replaced.KONG:
         timing.turn_starts(play, place)  # a kong: a new turn from the replacement draw
     kind = MoveKind.REPLACEMENT if replacing else MoveKind.DRAW
