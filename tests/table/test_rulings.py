@@ -3,11 +3,13 @@ what the referee does), and a check that the page and `Ruling` list the same row
 its test here. A row's test is named after its id (`test_r_claim_3_...`)."""
 
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
 from controller.cli import main
+from controller.rules.tiles import is_flower
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.records import IncidentKind, IncidentRecord
@@ -15,7 +17,14 @@ from controller.table.referee import EndNow, MoveKind, ReadAgain
 from controller.table.referee.result import result_json
 from controller.table.rulings import Ruling
 from tests.table.scripted import Table
-from tests.table.test_referee import ZJ_E, filler, replays_the_same, robbed_kong, tsumogiri
+from tests.table.test_referee import (
+    SHANGHAI_HANDS,
+    ZJ_E,
+    filler,
+    replays_the_same,
+    robbed_kong,
+    tsumogiri,
+)
 
 E, S, W, N = 0, 1, 2, 3
 HANDS = {0: ZJ_E, 1: "22p33p44p66s77s89s7z", 2: "55m2233s778899p1z", 3: "46m77m88m55s9s5566z"}
@@ -557,6 +566,38 @@ def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three
         (E, MoveKind.WIN),
     ]
     assert result.incidents == ()
+
+
+def test_r_sensor_4_at_the_walls_end_a_replacement_read_before_its_flower_is_no_second_draw() -> (
+    None
+):
+    # Every seat throws what it draws; a seat that draws a flower takes its replacement before
+    # the flower is read in its MELD zone. At the wall's last tiles the replacement is also the
+    # next tile to draw: still the flower's replacement, not a second draw (a long hand).
+    table = Table("shanghai", SHANGHAI_HANDS)
+    table.discard(E, "1z")
+    play = table.referee.play
+    flowers = 0
+    while not table.referee.over:
+        table.wait(3.1)  # no claim
+        place = table.referee.turn
+        uid = table.draw(place)
+        while is_flower(table.tiles.kind(uid)) and play.wall.remaining > 0:
+            flowers += 1
+            flower, uid = uid, table.replace(place)
+            table.move([flower], place, Zone.MELD)
+        if not is_flower(table.tiles.kind(uid)):
+            table.move([uid], place, Zone.DISCARD)
+        else:
+            table.move([uid], place, Zone.MELD)  # the last tile, a flower: the wall is out
+            table.wait(3.1)
+    assert flowers >= 6  # the flowers lie at the wall's end here
+    assert table.incidents() == []
+    result = replays_the_same(table)
+    kinds_after_flowers = [
+        m.kind for before, m in pairwise(result.moves) if before.kind is MoveKind.FLOWER
+    ]
+    assert set(kinds_after_flowers) <= {MoveKind.REPLACEMENT, MoveKind.FLOWER}, kinds_after_flowers
 
 
 # ---- where the rows show ----------------------------------------------------------------

@@ -262,8 +262,8 @@ def _next_draw(play: Play) -> bool:
     if play.odd != {uid}:
         return False
     if place == play.on_turn.place and play.on_turn.need is Need.DISCARD:
-        if _just_claimed(play, place):
-            return False  # at the wall's last tiles: a kong's replacement, its kong unread
+        if _just_claimed(play, place) or _flower_kept(play, place):
+            return False  # at the wall's last tiles: a replacement, its kong or flower unread
         _second_tile(play, place, uid)
         return True
     if place != play.on_turn.place and play.on_turn.need is Need.DRAW:
