@@ -70,7 +70,7 @@ class Tally:
 def _take(host: HostSession, tally: Tally, line: Line, outcomes: list[Outcome]) -> None:
     for outcome in outcomes:
         match outcome:
-            case Transmit(_, data):
+            case Transmit(data):
                 line.to_mcu.append(data)
             case Answered(seq, frame):
                 pong = decode_payload(frame.type, frame.payload)
@@ -88,8 +88,8 @@ def _take(host: HostSession, tally: Tally, line: Line, outcomes: list[Outcome]) 
 
 
 def _connect(host: HostSession, line: Line) -> None:
-    _, out = host.send(Identify.TYPE, b"", 0.0, int(Flag.SYNC))
-    line.mcu.receive(_frame(out.data), line.execute)
+    _, data = host.send(Identify.TYPE, b"", 0.0, int(Flag.SYNC))
+    line.mcu.receive(_frame(data), line.execute)
     [reply] = line.to_host
     line.to_host.clear()
     assert isinstance(host.receive(_frame(reply), 0.0)[0], Answered)
@@ -128,10 +128,10 @@ def test_a_bad_line_runs_each_command_once_in_order_or_fails_it(
     now, sent, sent_events = 0.0, 0, 0
     for _ in range(3000):
         while host.up and sent < commands and not host.window_full():
-            seq, out = host.send(Ping.TYPE, encode_payload(Ping(sent)), now)
+            seq, data = host.send(Ping.TYPE, encode_payload(Ping(sent)), now)
             tokens[seq] = sent
             sent += 1
-            line.to_mcu.append(out.data)
+            line.to_mcu.append(data)
         done = sent == commands or not host.up
         if done and not line.to_mcu and not line.to_host and host.next_deadline() is None:
             break
@@ -190,8 +190,8 @@ def test_the_window_counts_from_the_oldest_unanswered_command() -> None:
     host, line, tally = HostSession(SETTINGS), Line(), Tally()
     _connect(host, line)
     for token in range(4):
-        _, out = host.send(Ping.TYPE, encode_payload(Ping(token)), 0.0)
-        line.mcu.receive(_frame(out.data), line.execute)
+        _, data = host.send(Ping.TYPE, encode_payload(Ping(token)), 0.0)
+        line.mcu.receive(_frame(data), line.execute)
     _lost, *answers = line.to_host
     for reply in answers:
         _take(host, tally, line, host.receive(_frame(reply), 0.0))
@@ -207,8 +207,8 @@ def test_a_reply_resent_from_the_cache_after_newer_events_is_late() -> None:
     _connect(host, line)
 
     def answer_lost_then_resent(events_meanwhile: int) -> Answered:
-        seq, out = host.send(Ping.TYPE, encode_payload(Ping(seq_token := len(line.ran))), 0.0)
-        line.mcu.receive(_frame(out.data), line.execute)
+        seq, data = host.send(Ping.TYPE, encode_payload(Ping(seq_token := len(line.ran))), 0.0)
+        line.mcu.receive(_frame(data), line.execute)
         line.to_host.clear()  # the reply is lost on the line
         for _ in range(events_meanwhile):
             line.mcu.send_event(Dice(1, 2))
