@@ -13,7 +13,7 @@ import contextlib
 import logging
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any, cast
@@ -339,17 +339,24 @@ class Link:
                     raise LinkDown("the link was closed")
                 await self._settled.wait()
 
-    async def request(self, command: Command[ReplyT]) -> ReplyT:
-        """Send a command, exactly once and in order; return its reply or raise a LinkError."""
+    def request(self, command: Command[ReplyT]) -> Awaitable[ReplyT]:
+        """Send a command, exactly once and in order; awaited, its reply (or a LinkError).
+
+        In the usual case (up, nobody waiting, room in the window) the command goes out at
+        once and what is returned is the reply's own future: no coroutine between the caller
+        and the reply. A command that cannot be encoded fails where it is awaited, as it does
+        when it has to wait for its turn."""
         if (
             self._state is State.UP
             and self._fatal is None
             and not self._waiters
             and not self._session.window_full()
         ):
-            # The usual case, in one coroutine: up, nobody waiting, room in the window.
-            return await self._send(command).future  # type: ignore[return-value]
-        return cast(ReplyT, await self._request(command, deliver=False))
+            try:
+                return self._send(command).future  # type: ignore[return-value]
+            except BridgeError as error:
+                return _failed(error)
+        return cast(Awaitable[ReplyT], self._request(command, deliver=False))
 
     def resync(self, reason: str = "requested") -> None:
         """Re-query status, zones and walls now; snapshots then `Resynced` go to subscribers."""
@@ -927,6 +934,10 @@ def _running_loop_time() -> float:
 
 def _zones(identify: IdentifyReply) -> list[tuple[int, Zone]]:
     return [(seat, zone) for seat in range(identify.seats) for zone in Zone]
+
+
+async def _failed(error: BaseException) -> Any:
+    raise error
 
 
 def _consume_exception(future: asyncio.Future[Message]) -> None:
