@@ -166,10 +166,9 @@ class HostSession:
 
     def send(self, kind: int, payload: bytes, now: float, flags: int = 0) -> tuple[int, bytes]:
         """Number a command and return its number and the bytes to write."""
-        seq = self.next_seq
+        seq, events = self.next_seq, self.events_seen
+        data = encode(kind, payload, seq, events & 0xFF, flags)  # (a FrameError uses no number)
         self.next_seq = (seq + 1) & 0xFF
-        events = self.events_seen
-        data = encode(kind, payload, seq, events & 0xFF, flags)
         self._pending[seq] = _Pending(data, now, events)
         return seq, data
 

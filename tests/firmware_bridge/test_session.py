@@ -8,11 +8,13 @@ or counted as lost."""
 import random
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from firmware_bridge.errors import FrameError
 from firmware_bridge.fields import Command, Message, decode_payload, encode_payload
-from firmware_bridge.frame import Flag, Frame, decode_frame
+from firmware_bridge.frame import MAX_PAYLOAD, Flag, Frame, decode_frame
 from firmware_bridge.messages import Dice, Identify, IdentifyReply, Ping, Pong, ResetCause
 from firmware_bridge.session import (
     Answered,
@@ -229,3 +231,17 @@ def test_a_reply_resent_from_the_cache_after_newer_events_is_late() -> None:
 
     assert answer_lost_then_resent(events_meanwhile=1).late, "the kept reply predates an event"
     assert not answer_lost_then_resent(events_meanwhile=0).late, "no event came meanwhile"
+
+
+def test_a_frame_that_cannot_be_made_takes_no_sequence_number() -> None:
+    # The MCU runs the command numbered next after the last it ran: a number used by a frame
+    # never sent would leave every later command waiting for it, resent until given up.
+    host, line = HostSession(SETTINGS), Line()
+    _connect(host, line)
+    with pytest.raises(FrameError):
+        host.send(Ping.TYPE, bytes(MAX_PAYLOAD + 1), 0.0)
+    _, data = host.send(Ping.TYPE, encode_payload(Ping(5)), 0.0)
+    line.mcu.receive(_frame(data), line.execute)
+    assert line.to_host, "the MCU took the command as the next one and answered it"
+    [answered] = host.receive(_frame(line.to_host[0]), 0.0)
+    assert isinstance(answered, Answered) and host.in_flight == 0
