@@ -3,6 +3,7 @@ do no protocol work, measured in the same run; plus framing overhead.
 
     .venv/bin/python bench/link_bench.py [--count 2000] [--rounds 5] [--firmware BINARY]
                                          [--profile]
+    .venv/bin/python bench/link_bench.py --in-process | --instructions
 
 The far end is the Python MCU simulator, or with --firmware the host build of the C firmware
 (make -C hardware/firmware host): its round trips also check the protocol's reply-time budget
@@ -30,6 +31,10 @@ whose wake-ups make the figures above swing with the machine's load: the link an
 client in one process, each on a port that answers on the next turn of the event loop (the
 link's port with the MCU session's reply to each frame, computed once and kept), 30
 interleaved rounds of 2000 round trips; the CPU per round trip, minimum and median.
+
+--instructions counts the CPU instructions per round trip of the same two in one process
+under valgrind's cachegrind: a figure the load of the machine does not move (the two timings
+above swing with it).
 """
 
 import argparse
@@ -41,6 +46,7 @@ import io
 import os
 import pstats
 import pty
+import re
 import statistics
 import subprocess
 import sys
@@ -431,6 +437,57 @@ async def in_process(rounds: int = 30, count: int = 2000) -> None:
     print(f"  the link's own work: {extra:.2f} us (minimum against minimum)")
 
 
+async def trips(kind: str, count: int) -> None:
+    """`count` round trips of the link or of the echo client as --in-process makes them, after
+    the same warm-up (512 round trips): what --instructions counts."""
+    answers = _mcu_answers()
+
+    async def opener(listener: PortListener) -> Port:
+        return _LoopPort(listener, answers)
+
+    if kind == "echo":
+        echo = EchoClient()
+        echo_port = _LoopPort(echo, lambda data: data)
+        frames = [ping_frame(seq) for seq in range(256)]
+
+        async def echo_trip(frame: bytes) -> None:
+            await echo.round_trip(echo_port, frame, len(frame))
+
+        await timed(512 + count, lambda n: echo_trip(frames[n & 0xFF]))
+        return
+    async with Link(opener, LinkSettings()) as link:
+        for n in range(512):
+            await link.request(Ping(n & 0xFF))
+        await timed(count, functools.partial(ping, link, 0))
+
+
+INSTRUCTION_TRIPS = (500, 3000)
+
+
+def instructions() -> None:
+    """CPU instructions per round trip of the link and of the echo client in one process, as
+    valgrind's cachegrind counts them (which a busy machine does not change): the count of a
+    run of 3000 round trips less that of a run of 500, over the 2500 between."""
+    per_trip = {}
+    for kind in ("link", "echo"):
+        counts = []
+        for count in INSTRUCTION_TRIPS:
+            command = ["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                       "--cachegrind-out-file=/dev/null",
+                       sys.executable, __file__, "--trips", kind, str(count)]  # fmt: skip
+            environment = {**os.environ, "PYTHONHASHSEED": "0"}
+            done = subprocess.run(command, capture_output=True, text=True, env=environment)
+            found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+            if done.returncode or found is None:
+                raise SystemExit(f"valgrind failed: {done.stderr[-2000:]}")
+            counts.append(int(found.group(1).replace(",", "")))
+        per_trip[kind] = (counts[1] - counts[0]) / (INSTRUCTION_TRIPS[1] - INSTRUCTION_TRIPS[0])
+    link, echo = per_trip["link"], per_trip["echo"]
+    print("In one process, CPU instructions per round trip (valgrind --tool=cachegrind):")
+    print(f"  link {link:8.0f}   echo client {echo:8.0f}   link / echo {link / echo:.2f}x")
+    print(f"  the link's own work: {link - echo:.0f} instructions per round trip")
+
+
 def main() -> None:
     """Entry point."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -439,12 +496,20 @@ def main() -> None:
     parser.add_argument("--firmware", metavar="BINARY", help="the C firmware's host build")
     parser.add_argument("--profile", action="store_true", help="profile one more link round")
     parser.add_argument("--in-process", action="store_true", help="the link's own work only")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (needs valgrind)"
+    )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--trips", nargs=2, metavar=("KIND", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_server:
         echo_server()
+    elif args.trips:
+        asyncio.run(trips(args.trips[0], int(args.trips[1])))
     elif args.in_process:
         asyncio.run(in_process())
+    elif args.instructions:
+        instructions()
     else:
         asyncio.run(run(args.count, args.rounds, args.firmware, args.profile))
 

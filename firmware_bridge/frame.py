@@ -10,6 +10,8 @@ layout and refused as `ForeignFrame`, so that the host can name the mismatch.
 Pure code: bytes in, frames (or typed errors as values) out. Nothing here reads a port or a clock.
 """
 
+import functools
+import struct
 from binascii import crc_hqx
 from enum import IntFlag
 from typing import NamedTuple
@@ -76,19 +78,27 @@ class Frame(NamedTuple):
 
 
 _HANDSHAKE = frozenset({IDENTIFY_TYPE, IDENTIFY_REPLY_TYPE})
+_HEADER = struct.Struct("4B")
+"""flags, seq, ack, type."""
+_CRC = struct.Struct(">H")
+_new_frame = functools.partial(tuple.__new__, Frame)
+"""`Frame(*fields)` for a decoded frame, without the named tuple's `__new__` in Python (a
+frame arrives with every reply)."""
 
 
-def _seed(kind: int) -> int:
-    return HANDSHAKE_SEED if kind in _HANDSHAKE else CRC_SEED
+def encode(kind: int, payload: bytes = b"", seq: int = 0, ack: int = 0, flags: int = 0) -> bytes:
+    """The bytes to put on the wire for a frame of these fields, 0x00 terminator included
+    (the host encodes each command once, without making a `Frame` of it)."""
+    if len(payload) > MAX_PAYLOAD:
+        raise FrameError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
+    body = _HEADER.pack(flags, seq, ack, kind) + payload
+    crc = crc_hqx(body, HANDSHAKE_SEED if kind in _HANDSHAKE else CRC_SEED)
+    return cobs_encode(body + _CRC.pack(crc)) + DELIMITER
 
 
 def encode_frame(frame: Frame) -> bytes:
     """The bytes to put on the wire for `frame`, 0x00 terminator included."""
-    kind, payload, seq, ack, flags = frame
-    if len(payload) > MAX_PAYLOAD:
-        raise FrameError(f"payload of {len(payload)} bytes exceeds {MAX_PAYLOAD}")
-    body = bytes((flags, seq, ack, kind)) + payload
-    return cobs_encode(body + crc_hqx(body, _seed(kind)).to_bytes(CRC_SIZE, "big")) + DELIMITER
+    return encode(*frame)
 
 
 def decode_frame(encoded: bytes) -> Frame:
@@ -105,7 +115,7 @@ def decode_frame(encoded: bytes) -> Frame:
         if legacy_version(body):
             raise ForeignFrame(1, encoded)
         raise CrcError("checksum mismatch", encoded)
-    return Frame(kind, body[HEADER_SIZE:-CRC_SIZE], body[1], body[2], body[0])
+    return _new_frame((kind, body[HEADER_SIZE:-CRC_SIZE], body[1], body[2], body[0]))
 
 
 def legacy_version(body: bytes) -> bool:

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from typing import Any, cast
@@ -89,6 +89,7 @@ from firmware_bridge.session import (
 log = logging.getLogger(__name__)
 _SYNC, _UNSEQUENCED = int(Flag.SYNC), int(Flag.UNSEQUENCED)
 _IDENTIFY_REPLY = IdentifyReply.TYPE
+_NEVER = float("inf")
 PROBES_PER_INTERVAL = 5
 LATE_TRIES = 3
 """Times a state read is asked, while its replies may be older than the events since."""
@@ -214,6 +215,8 @@ class Link:
         self._calls: dict[int, _Call] = {}
         self._waiters: deque[asyncio.Future[None]] = deque()
         self._timer: asyncio.TimerHandle | None = None
+        self._due = _NEVER
+        """When the timer is due (a float to compare: asking the timer costs a call)."""
         self._identify: IdentifyReply | None = None
         self._events = 0
         """Events delivered over the link's life."""
@@ -244,12 +247,15 @@ class Link:
         self._loop: asyncio.AbstractEventLoop | None = None
         """The loop the link was started on (its events are bound to it anyway): asking
         asyncio for the running loop costs a system call on every frame."""
+        self._clock: Callable[[], float] = _running_loop_time
+        """The loop's clock: its `time`, bound while the link runs."""
 
     # ---- public API ------------------------------------------------------------------------
 
     async def start(self, wait: bool = True) -> None:
         """Connect in the background; with `wait`, until the first handshake (else raise)."""
         self._loop = asyncio.get_running_loop()
+        self._clock = self._loop.time
         self._tasks = [
             asyncio.create_task(self._supervise(), name="link-supervisor"),
             asyncio.create_task(self._heartbeat(), name="link-heartbeat"),
@@ -282,7 +288,7 @@ class Link:
         self._fail_all(LinkDown("the link was closed"))
         self._wake_all()
         self._drop_port()
-        self._loop = None
+        self._loop, self._clock = None, _running_loop_time
 
     async def __aenter__(self) -> "Link":
         await self.start()
@@ -307,7 +313,7 @@ class Link:
 
     def frame_log(self) -> list[str]:
         """The last frames sent and received, as text."""
-        return self._ring.lines(self._now())
+        return self._ring.lines(self._clock())
 
     def subscribe(self, *types: type) -> Subscription:
         """Receive MCU events and link notices (of `types` only, if given) from now on."""
@@ -333,17 +339,24 @@ class Link:
                     raise LinkDown("the link was closed")
                 await self._settled.wait()
 
-    async def request(self, command: Command[ReplyT]) -> ReplyT:
-        """Send a command, exactly once and in order; return its reply or raise a LinkError."""
+    def request(self, command: Command[ReplyT]) -> Awaitable[ReplyT]:
+        """Send a command, exactly once and in order; awaited, its reply (or a LinkError).
+
+        In the usual case (up, nobody waiting, room in the window) the command goes out at
+        once and what is returned is the reply's own future: no coroutine between the caller
+        and the reply. A command that cannot be encoded fails where it is awaited, as it does
+        when it has to wait for its turn."""
         if (
             self._state is State.UP
             and self._fatal is None
             and not self._waiters
             and not self._session.window_full()
         ):
-            # The usual case, in one coroutine: up, nobody waiting, room in the window.
-            return await self._send(command).future  # type: ignore[return-value]
-        return cast(ReplyT, await self._request(command, deliver=False))
+            try:
+                return self._send(command).future  # type: ignore[return-value]
+            except BridgeError as error:
+                return _failed(error)
+        return cast(Awaitable[ReplyT], self._request(command, deliver=False))
 
     def resync(self, reason: str = "requested") -> None:
         """Re-query status, zones and walls now; snapshots then `Resynced` go to subscribers."""
@@ -409,7 +422,7 @@ class Link:
             self._port = await self._opener(_Receiver(self, self._generation))
             self._port.write(b"\0")
         self._state = State.HANDSHAKE
-        self._last_rx = self._now()
+        self._last_rx = self._clock()
         reply = await self._send(Identify(), _SYNC).future
         assert isinstance(reply, IdentifyReply)
         self._check_identity(reply)
@@ -473,12 +486,12 @@ class Link:
                 await asyncio.sleep(interval - probe)
             if self._state is not State.UP:
                 continue
-            silent = self._now() - self._last_rx
+            silent = self._clock() - self._last_rx
             if silent > self.settings.silence_timeout:
                 self._mark_lost(_Loss(f"no frame for {silent:.1f} s", keep_port=False))
                 continue
             self._heartbeat_answered = False
-            self._write(self._session.unsequenced(Heartbeat.TYPE, _UNSEQUENCED))
+            self._write(self._session.unsequenced(Heartbeat.TYPE, _UNSEQUENCED).data)
 
     # ---- sending ---------------------------------------------------------------------------
 
@@ -496,26 +509,25 @@ class Link:
         future: asyncio.Future[Message] = loop.create_future()
         now = loop.time()
         session = self._session
-        seq, out = session.send(command.TYPE, encode_payload(command), now, flags)
+        seq, data = session.send(command.TYPE, encode_payload(command), now, flags)
         if type(command) is BuildWalls:
             self._wall_changes += 1
-        call = _Call(command, future, deliver, part_read(command), self._events, fresh)
+        part = part_read(command) if fresh else None  # (only a fresh read looks at its part)
+        call = _Call(command, future, deliver, part, self._events, fresh)
         self._calls[seq] = call
-        self._write(out, now)
-        timer = self._timer
-        if timer is None or (session.in_flight == 1 and timer.when() > now + self._min_rto):
+        self._write(data, now)
+        if self._due > now + self._min_rto and (self._timer is None or session.in_flight == 1):
             self._arm()  # the oldest command's deadline is this one's: the timer may be later
         return call
 
-    def _write(self, out: Transmit, now: float | None = None) -> None:
+    def _write(self, data: bytes, now: float | None = None) -> None:
         port = self._port
         if port is None:
             return
-        data = out.data
         counters = self._counters
         counters.frames_sent += 1
         counters.bytes_sent += len(data)
-        self._ring.add(self._now() if now is None else now, "tx", data)
+        self._ring.add((self._clock() if now is None else now, "tx", data))
         port.write(data)
 
     def _arm(self) -> None:
@@ -525,37 +537,41 @@ class Link:
         deadline = self._session.next_deadline()
         timer = self._timer
         if timer is not None:
-            if deadline is None or timer.when() <= deadline:
+            if deadline is None or self._due <= deadline:
                 return
             timer.cancel()
-            self._timer = None
+            self._timer, self._due = None, _NEVER
         if deadline is not None:
             self._timer = asyncio.get_running_loop().call_at(deadline, self._on_timeout)
+            self._due = deadline
 
     def _on_timeout(self) -> None:
-        self._timer = None
-        self._apply(self._session.on_time(self._now()))
+        self._timer, self._due = None, _NEVER
+        self._apply(self._session.on_time(self._clock()))
         self._arm()
 
     def _fail_all(self, error: LinkError) -> None:
         self._session.drop_all()
         for seq in list(self._calls):
-            self._finish(seq, error=error)
+            self._fail(seq, error)
         self._arm()
 
-    def _finish(
-        self, seq: int, result: Message | None = None, error: BaseException | None = None
-    ) -> _Call | None:
+    def _finish(self, seq: int, reply: Message) -> None:
+        """Command `seq` was answered with `reply`."""
         call = self._calls.pop(seq, None)
         if call is not None and not call.future.done():
-            if error is not None:
-                call.future.set_exception(error)
-                call.future.add_done_callback(_consume_exception)
-            else:
-                call.future.set_result(cast(Message, result))
+            call.future.set_result(reply)
         if self._waiters:
             self._wake_next()
-        return call
+
+    def _fail(self, seq: int, error: BaseException) -> None:
+        """Command `seq` failed with `error`."""
+        call = self._calls.pop(seq, None)
+        if call is not None and not call.future.done():
+            call.future.set_exception(error)
+            call.future.add_done_callback(_consume_exception)
+        if self._waiters:
+            self._wake_next()
 
     # ---- receiving -------------------------------------------------------------------------
 
@@ -572,8 +588,8 @@ class Link:
             self._counters.crc_errors += 1
         else:
             self._counters.frame_errors += 1
-        now = self._now()
-        self._ring.add(now, "bad", error.raw)
+        now = self._clock()
+        self._ring.add((now, "bad", error.raw))
         if isinstance(error, ForeignFrame):
             mismatch = version_mismatch(self.name, error.version)
             if mismatch is not None and self._fatal is None:
@@ -583,12 +599,12 @@ class Link:
 
     def _protocol_error(self, reason: str) -> None:
         self._counters.protocol_errors += 1
-        self._ring.dump(self._now(), reason)
+        self._ring.dump(self._clock(), reason)
 
     def _on_frame(self, frame: Frame) -> None:
         self._counters.frames_received += 1
-        self._last_rx = now = self._now()
-        self._ring.add(now, "rx", frame)
+        self._last_rx = now = self._clock()
+        self._ring.add((now, "rx", frame))
         session = self._session
         outcomes = session.receive(frame, now)
         if len(outcomes) == 1 and type(answer := outcomes[0]) is Answered:
@@ -604,8 +620,8 @@ class Link:
             match outcome:
                 case Answered(seq, frame, late):
                     self._on_answer(seq, frame, late)
-                case Transmit():
-                    self._write(outcome)
+                case Transmit(data):
+                    self._write(data)
                 case GaveUp(seq, tries):
                     self._on_given_up(seq, tries)
                 case EventArrived(frame):
@@ -622,7 +638,7 @@ class Link:
     def _on_given_up(self, seq: int, tries: int) -> None:
         call = self._calls.get(seq)
         reason = f"{call.name if call else 'a command'} went unanswered after {tries} tries"
-        self._finish(seq, error=CommandTimeout(f"{self.name}: {reason}"))
+        self._fail(seq, CommandTimeout(f"{self.name}: {reason}"))
         self._mark_lost(_Loss(reason, keep_port=False))
 
     def _on_mismatch(self, error: ProtocolMismatch) -> None:
@@ -640,7 +656,7 @@ class Link:
             version = reply_version(frame.payload)
             mismatch = None if version is None else version_mismatch(self.name, version)
             if mismatch is not None:
-                self._finish(seq, error=mismatch)
+                self._fail(seq, mismatch)
                 return
         if call.fresh:
             # The MCU resent the reply it kept: older than an event since about the same part?
@@ -651,25 +667,26 @@ class Link:
             reply = decode_payload(frame.type, frame.payload)
         except MessageError as error:
             self._protocol_error(f"reply to {call.name}: {error}")
-            self._finish(seq, error=error)
+            self._fail(seq, error)
             return
         expected = call.command.REPLY
-        if isinstance(reply, expected) and (wrong := self._out_of_bounds(reply)):
+        bounded = type(reply) in BOUNDED  # (most replies carry no seat, side or dice)
+        if bounded and isinstance(reply, expected) and (wrong := self._out_of_bounds(reply)):
             self._protocol_error(f"reply to {call.name}: {wrong}")
-            self._finish(seq, error=UnexpectedReply(f"{call.name} answered with {wrong}"))
+            self._fail(seq, UnexpectedReply(f"{call.name} answered with {wrong}"))
         elif isinstance(reply, expected):
-            self._finish(seq, result=reply)
+            self._finish(seq, reply)
             if call.late:
                 self._counters.late_replies += 1
             elif call.deliver:
                 self._publish(reply)
         elif isinstance(reply, Rejected):
             refused = CommandRejected(call.name, reply.reason, reply.reason.name, reply.detail)
-            self._finish(seq, error=refused)
+            self._fail(seq, refused)
         else:
             reason = f"{call.name} answered with {type(reply).__name__}"
             self._protocol_error(reason)
-            self._finish(seq, error=UnexpectedReply(reason))
+            self._fail(seq, UnexpectedReply(reason))
 
     def _on_event(self, frame: Frame) -> None:
         try:
@@ -872,10 +889,6 @@ class Link:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def _now(self) -> float:
-        loop = self._loop
-        return (loop if loop is not None else asyncio.get_running_loop()).time()
-
 
 class PartKind(IntEnum):
     """What a part of the MCU's state is (an int, so that parts hash fast as dict keys)."""
@@ -915,8 +928,16 @@ def part_told(event: Message) -> Part:
     return None
 
 
+def _running_loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
 def _zones(identify: IdentifyReply) -> list[tuple[int, Zone]]:
     return [(seat, zone) for seat in range(identify.seats) for zone in Zone]
+
+
+async def _failed(error: BaseException) -> Any:
+    raise error
 
 
 def _consume_exception(future: asyncio.Future[Message]) -> None:

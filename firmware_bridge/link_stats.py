@@ -4,6 +4,7 @@ and the grade of a link (healthy, degraded, failing) from its statistics."""
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any
@@ -85,6 +86,10 @@ def percentile_ms(ordered: list[float], fraction: float) -> float | None:
     return round(ordered[index] * 1000, 3)
 
 
+RingEntry = tuple[float, str, Frame | bytes]
+"""When (loop time), which way ("tx", "rx", "bad") and the frame, or the bytes of it."""
+
+
 class FrameRing:
     """The last frames sent and received, dumped to the log on a protocol error.
 
@@ -92,13 +97,12 @@ class FrameRing:
     into words only when the ring is read: a busy link adds thousands a second."""
 
     def __init__(self, size: int) -> None:
-        self._frames: deque[tuple[float, str, Frame | bytes]] = deque(maxlen=size)
+        self._frames: deque[RingEntry] = deque(maxlen=size)
+        self.add: Callable[[RingEntry], None] = self._frames.append
+        """Remember one frame, or the bytes of one (sent, or bad): `add((when, direction,
+        frame))` (the deque's own append: two of them come with every round trip)."""
         self._last_dump = float("-inf")
         self._suppressed = 0
-
-    def add(self, when: float, direction: str, frame: Frame | bytes) -> None:
-        """Remember one frame, or the bytes of one (sent, or bad)."""
-        self._frames.append((when, direction, frame))
 
     def dump(self, now: float, reason: str, min_interval: float = 1.0) -> None:
         """Log `reason` and the ring, at most once per `min_interval` seconds."""

@@ -8,10 +8,11 @@ the tasks and the futures (as Klipper's serialhdl owns the port and serialqueue 
 sequencing).
 """
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from firmware_bridge.frame import Flag, Frame, encode_frame
+from firmware_bridge.frame import Flag, Frame, encode
 from firmware_bridge.link_stats import Counters
 
 _EVENT, _RESPONSE = int(Flag.EVENT), int(Flag.RESPONSE)
@@ -34,10 +35,8 @@ class SessionSettings:
 
 
 class Transmit(NamedTuple):
-    """Write these bytes (a command, a resend or a heartbeat). A named tuple, as `Answered`:
-    one of each per round trip, and a frozen dataclass takes twice as long to make."""
+    """Write these bytes again (a resend); a heartbeat's, once."""
 
-    frame: Frame
     data: bytes
 
 
@@ -51,6 +50,11 @@ class Answered(NamedTuple):
     seq: int
     frame: Frame
     late: bool = False
+
+
+_answered = functools.partial(tuple.__new__, Answered)
+"""`Answered(seq, frame, late)` without the named tuple's `__new__` in Python: one comes with
+every reply."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +112,8 @@ Outcome = (
 
 @dataclass(eq=False, slots=True)
 class _Pending:
-    frame: Frame
     data: bytes
+    """The command's frame as written (and written again on a resend)."""
     sent_at: float
     events_then: int
     """The MCU events seen when the command was first sent."""
@@ -160,19 +164,17 @@ class HostSession:
         oldest = next(iter(self._pending))
         return (self.next_seq - oldest) & 0xFF >= self.settings.window
 
-    def send(self, kind: int, payload: bytes, now: float, flags: int = 0) -> tuple[int, Transmit]:
+    def send(self, kind: int, payload: bytes, now: float, flags: int = 0) -> tuple[int, bytes]:
         """Number a command and return its number and the bytes to write."""
-        seq = self.next_seq
+        seq, events = self.next_seq, self.events_seen
+        data = encode(kind, payload, seq, events & 0xFF, flags)  # (a FrameError uses no number)
         self.next_seq = (seq + 1) & 0xFF
-        frame = Frame(kind, payload, seq, self.events_seen & 0xFF, flags)
-        data = encode_frame(frame)
-        self._pending[seq] = _Pending(frame, data, now, self.events_seen)
-        return seq, Transmit(frame, data)
+        self._pending[seq] = _Pending(data, now, events)
+        return seq, data
 
     def unsequenced(self, kind: int, flags: int) -> Transmit:
         """A frame outside the sequence (a heartbeat), acknowledging the events seen."""
-        frame = Frame(kind, b"", 0, self.events_seen & 0xFF, flags)
-        return Transmit(frame, encode_frame(frame))
+        return Transmit(encode(kind, b"", 0, self.events_seen & 0xFF, flags))
 
     # ---- time ------------------------------------------------------------------------------
 
@@ -209,7 +211,7 @@ class HostSession:
             pending.resent = True
             pending.sent_at = now
             self.counters.retransmits += 1
-            out.append(Transmit(pending.frame, pending.data))
+            out.append(Transmit(pending.data))
         return out
 
     # ---- receiving -------------------------------------------------------------------------
@@ -242,7 +244,7 @@ class HostSession:
             return []
         if not pending.resent:
             self._rtt_sample(now - pending.sent_at)
-            return [Answered(frame.seq, frame)]
+            return [_answered((frame.seq, frame, False))]
         return [Answered(frame.seq, frame, self.events_seen != pending.events_then)]
 
     def _event(self, frame: Frame) -> list[Outcome]:

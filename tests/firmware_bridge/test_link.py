@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from controller.sim.virtual_time import run_virtual
-from firmware_bridge.errors import CommandRejected, CommandTimeout, LinkDown
+from firmware_bridge.errors import CommandRejected, CommandTimeout, LinkDown, MessageError
 from firmware_bridge.events import (
     Connected,
     Disconnected,
@@ -77,6 +77,19 @@ async def test_pings_come_back_and_are_counted(hardware_link: Link) -> None:
     stats = link.stats()
     assert stats.rtt_samples >= 20 and stats.rtt_ms_p50 is not None
     assert stats.crc_errors == stats.retransmits == 0
+
+
+async def test_a_command_whose_value_does_not_fit_fails_where_awaited_and_goes_nowhere(
+    sim: SimulatedTable, link: Link
+) -> None:
+    # Asked for together, as gather does: the bad one must not stop the others being asked.
+    too_big, good = link.request(Ping(2**32)), link.request(Ping(7))
+    with pytest.raises(MessageError):
+        await too_big
+    assert (await good).token == 7
+    assert (await link.request(Ping(8))).token == 8
+    await asyncio.wait_for(sim.mcu.told(lambda ran: Ping(8) in ran), 30)
+    assert [c.token for c in sim.mcu.commands if isinstance(c, Ping)] == [7, 8]
 
 
 async def test_more_commands_than_the_window_all_run_once_in_order(

@@ -8,11 +8,13 @@ or counted as lost."""
 import random
 from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from firmware_bridge.errors import FrameError
 from firmware_bridge.fields import Command, Message, decode_payload, encode_payload
-from firmware_bridge.frame import Flag, Frame, decode_frame
+from firmware_bridge.frame import MAX_PAYLOAD, Flag, Frame, decode_frame
 from firmware_bridge.messages import Dice, Identify, IdentifyReply, Ping, Pong, ResetCause
 from firmware_bridge.session import (
     Answered,
@@ -70,7 +72,7 @@ class Tally:
 def _take(host: HostSession, tally: Tally, line: Line, outcomes: list[Outcome]) -> None:
     for outcome in outcomes:
         match outcome:
-            case Transmit(_, data):
+            case Transmit(data):
                 line.to_mcu.append(data)
             case Answered(seq, frame):
                 pong = decode_payload(frame.type, frame.payload)
@@ -88,8 +90,8 @@ def _take(host: HostSession, tally: Tally, line: Line, outcomes: list[Outcome]) 
 
 
 def _connect(host: HostSession, line: Line) -> None:
-    _, out = host.send(Identify.TYPE, b"", 0.0, int(Flag.SYNC))
-    line.mcu.receive(_frame(out.data), line.execute)
+    _, data = host.send(Identify.TYPE, b"", 0.0, int(Flag.SYNC))
+    line.mcu.receive(_frame(data), line.execute)
     [reply] = line.to_host
     line.to_host.clear()
     assert isinstance(host.receive(_frame(reply), 0.0)[0], Answered)
@@ -128,10 +130,10 @@ def test_a_bad_line_runs_each_command_once_in_order_or_fails_it(
     now, sent, sent_events = 0.0, 0, 0
     for _ in range(3000):
         while host.up and sent < commands and not host.window_full():
-            seq, out = host.send(Ping.TYPE, encode_payload(Ping(sent)), now)
+            seq, data = host.send(Ping.TYPE, encode_payload(Ping(sent)), now)
             tokens[seq] = sent
             sent += 1
-            line.to_mcu.append(out.data)
+            line.to_mcu.append(data)
         done = sent == commands or not host.up
         if done and not line.to_mcu and not line.to_host and host.next_deadline() is None:
             break
@@ -190,8 +192,8 @@ def test_the_window_counts_from_the_oldest_unanswered_command() -> None:
     host, line, tally = HostSession(SETTINGS), Line(), Tally()
     _connect(host, line)
     for token in range(4):
-        _, out = host.send(Ping.TYPE, encode_payload(Ping(token)), 0.0)
-        line.mcu.receive(_frame(out.data), line.execute)
+        _, data = host.send(Ping.TYPE, encode_payload(Ping(token)), 0.0)
+        line.mcu.receive(_frame(data), line.execute)
     _lost, *answers = line.to_host
     for reply in answers:
         _take(host, tally, line, host.receive(_frame(reply), 0.0))
@@ -207,8 +209,8 @@ def test_a_reply_resent_from_the_cache_after_newer_events_is_late() -> None:
     _connect(host, line)
 
     def answer_lost_then_resent(events_meanwhile: int) -> Answered:
-        seq, out = host.send(Ping.TYPE, encode_payload(Ping(seq_token := len(line.ran))), 0.0)
-        line.mcu.receive(_frame(out.data), line.execute)
+        seq, data = host.send(Ping.TYPE, encode_payload(Ping(seq_token := len(line.ran))), 0.0)
+        line.mcu.receive(_frame(data), line.execute)
         line.to_host.clear()  # the reply is lost on the line
         for _ in range(events_meanwhile):
             line.mcu.send_event(Dice(1, 2))
@@ -229,3 +231,17 @@ def test_a_reply_resent_from_the_cache_after_newer_events_is_late() -> None:
 
     assert answer_lost_then_resent(events_meanwhile=1).late, "the kept reply predates an event"
     assert not answer_lost_then_resent(events_meanwhile=0).late, "no event came meanwhile"
+
+
+def test_a_frame_that_cannot_be_made_takes_no_sequence_number() -> None:
+    # The MCU runs the command numbered next after the last it ran: a number used by a frame
+    # never sent would leave every later command waiting for it, resent until given up.
+    host, line = HostSession(SETTINGS), Line()
+    _connect(host, line)
+    with pytest.raises(FrameError):
+        host.send(Ping.TYPE, bytes(MAX_PAYLOAD + 1), 0.0)
+    _, data = host.send(Ping.TYPE, encode_payload(Ping(5)), 0.0)
+    line.mcu.receive(_frame(data), line.execute)
+    assert line.to_host, "the MCU took the command as the next one and answered it"
+    [answered] = host.receive(_frame(line.to_host[0]), 0.0)
+    assert isinstance(answered, Answered) and host.in_flight == 0
