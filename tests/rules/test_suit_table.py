@@ -59,9 +59,7 @@ def test_a_suits_profile_says_which_kinds_of_tile_it_holds(counts: list[int]) ->
     assert suit_profile(bytes(counts)) == _profile_in_words(counts)
 
 
-HANDS = (
-    st.lists(st.integers(0, 33), max_size=14).map(count_tiles).filter(lambda c: max(c) <= 4)
-)
+HANDS = st.lists(st.integers(0, 33), max_size=14).map(count_tiles).filter(lambda c: max(c) <= 4)
 """Hands of up to 14 tiles, at most four of a kind, as counts (drawn as tiles: 34 counts drawn
 one by one and kept when they sum to 14 or less would be thrown away nearly every time)."""
 
