@@ -577,16 +577,21 @@ def test_r_sensor_4_at_the_walls_end_a_replacement_read_before_its_flower_is_no_
     table = Table("shanghai", SHANGHAI_HANDS)
     table.discard(E, "1z")
     play = table.referee.play
+
+    def a_flower(uid: int) -> bool:
+        return is_flower(table.tiles.kind(uid) or 0)
+
     flowers = 0
     while not table.referee.over:
         table.wait(3.1)  # no claim
         place = table.referee.turn
+        assert place is not None
         uid = table.draw(place)
-        while is_flower(table.tiles.kind(uid)) and play.wall.remaining > 0:
+        while a_flower(uid) and play.wall.remaining > 0:
             flowers += 1
             flower, uid = uid, table.replace(place)
             table.move([flower], place, Zone.MELD)
-        if not is_flower(table.tiles.kind(uid)):
+        if not a_flower(uid):
             table.move([uid], place, Zone.DISCARD)
         else:
             table.move([uid], place, Zone.MELD)  # the last tile, a flower: the wall is out
