@@ -14,7 +14,7 @@ import pytest
 
 from controller.clock import ManualClock
 from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
-from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES
+from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES, LoginGuard
 from devsupport.mosquitto import Broker
 from tests.hub.helpers import make_recorder
 from tests.venue.test_dashboard import Site, _users, login_form, serving
@@ -197,3 +197,19 @@ async def test_while_recording_is_behind_an_address_that_failed_is_not_checked()
     behind = False
     assert await guess("10.4.0.1", 30.0) == Outcome.WRONG  # caught up: checked again
     assert sessions.checks == 3
+
+
+def test_a_burst_is_told_once_quiet_whatever_began_before_it() -> None:
+    said: list[str] = []
+    guard = LoginGuard(said.append)
+    for now in (0.0, 1.0):
+        guard.failed("10.5.0.1", "referee", now)  # begun first, goes on
+    for now in (10.0, 11.0):
+        guard.failed("10.5.0.2", "admin", now)  # begun later, stops
+    guard.failed("10.5.0.1", "referee", 50.0)
+    said.clear()
+    guard.end_quiet(11.0 + BURST_GAP_S + 1)
+    assert len(said) == 1 and "from 10.5.0.2" in said[0]  # the one gone quiet, at once
+    guard.end_quiet(50.0 + BURST_GAP_S + 1)
+    assert len(said) == 2 and "2 failed operator log ins from 10.5.0.1" not in said[1]
+    assert "3 failed operator log ins from 10.5.0.1 over 50 s" in said[1]
