@@ -5,7 +5,8 @@ beside plain aiomqtt QoS 1 in the same run, and with the recorder's dashboard un
                                                    [--flood-clients 12] [--only NAME ...]
 
 Every configuration runs once per round, the configurations interleaved round by round (so a
-slow spell of the machine hits all of them); the median and the spread (min-max) are printed.
+slow spell of the machine hits all of them), in reverse order every other round (so none always
+runs first); the median and the spread (min-max) are printed.
 
 - plain: aiomqtt QoS 1, --tables publishers sending --per-table payloads of the same size each
   (a window of 256 in flight, as the table's link keeps), and one subscriber that publishes an
@@ -82,6 +83,7 @@ print(" ".join(f"{k}:{v}" for k, v in sorted(counts.items(), key=str)), flush=Tr
 """
 
 
+QUIET, FLOODED = "sqlite + dashboard", "sqlite + dashboard + flood"
 CPU_GROUPS = ("loop", "hashing", "store and other threads")
 Cpu = dict[str, float]
 
@@ -211,8 +213,8 @@ async def main(args: argparse.Namespace) -> None:
         floods: list[str] = []
         try:
             for round_ in range(args.rounds):
-                runs = _runs(args, broker, work / f"r{round_}", pg, floods)
-                for name, run in runs.items():
+                runs = list(_runs(args, broker, work / f"r{round_}", pg, floods).items())
+                for name, run in runs[:: -1 if round_ % 2 else 1]:
                     if args.only and name not in args.only:
                         continue
                     rate, cpu = await run()
@@ -236,7 +238,7 @@ async def main(args: argparse.Namespace) -> None:
         middle = {k: statistics.median(cpu[k] for cpu in measured) for k in CPU_GROUPS}
         print(f"  {name:27s} {statistics.median(sums):5.2f} ({min(sums):.2f}-{max(sums):.2f}) "
               f"[{_split(middle)}]")  # fmt: skip
-    quiet, flooded = figures.get("sqlite + dashboard"), figures.get("sqlite + dashboard + flood")
+    quiet, flooded = figures.get(QUIET), figures.get(FLOODED)
     if not (quiet and flooded):
         return
     ratios = [q / f for q, f in zip(quiet, flooded, strict=True)]
@@ -244,6 +246,13 @@ async def main(args: argparse.Namespace) -> None:
         f"  login flood ({args.flood_clients} clients): recording "
         f"{statistics.median(quiet) / statistics.median(flooded):.2f}x slower than without "
         f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal: within 1.2x)"
+    )
+    quiet_ms, flooded_ms = ([sum(c.values()) for c in cpus[k]] for k in (QUIET, FLOODED))
+    per_round = [f / q for q, f in zip(quiet_ms, flooded_ms, strict=True)]
+    print(
+        f"  login flood: the recorder's processor time per result "
+        f"{statistics.median(flooded_ms) / statistics.median(quiet_ms):.2f}x that without "
+        f"(per round: {', '.join(f'{r:.2f}' for r in per_round)})"
     )
     print(f"  flood answers per run (status:count): {' | '.join(floods)}")
 
@@ -285,8 +294,8 @@ def _runs(
         "plain aiomqtt QoS 1": plain_qos1,
         "sqlite": sqlite,
         "postgresql": postgresql,
-        "sqlite + dashboard": dashboard,
-        "sqlite + dashboard + flood": flooded,
+        QUIET: dashboard,
+        FLOODED: flooded,
     }
 
 

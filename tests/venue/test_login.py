@@ -14,7 +14,7 @@ import pytest
 
 from controller.clock import ManualClock
 from controller.venue.dashboard.auth import Outcome, Sessions, hash_password, load_operators
-from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES
+from controller.venue.dashboard.login_guard import BURST_GAP_S, FREE_FAILURES, LoginGuard
 from devsupport.mosquitto import Broker
 from tests.hub.helpers import make_recorder
 from tests.venue.test_dashboard import Site, _users, login_form, serving
@@ -139,7 +139,7 @@ async def test_checks_are_queued_at_two_a_second_and_a_try_beyond_is_held_then_t
     assert sessions.checks == 21
 
 
-async def test_while_recording_is_behind_checks_are_queued_at_one_every_two_seconds() -> None:
+async def test_while_recording_is_behind_checks_are_queued_at_one_every_five_seconds() -> None:
     behind = True
     sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
                         recording_behind=lambda: behind)  # fmt: skip
@@ -150,13 +150,13 @@ async def test_while_recording_is_behind_checks_are_queued_at_one_every_two_seco
         return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
                                      f"10.2.0.{n}", now)).outcome  # fmt: skip
 
-    outcomes = [await guess(n, 0.0) for n in range(7)]  # many addresses, all at once
-    assert outcomes == [Outcome.WRONG] * 6 + [Outcome.BUSY]
-    assert [2.0 * n for n in range(1, 6)] + [2.0] == HELD  # turns up to 10 s, then held 2 s
+    outcomes = [await guess(n, 0.0) for n in range(4)]  # many addresses, all at once
+    assert outcomes == [Outcome.WRONG] * 3 + [Outcome.BUSY]
+    assert HELD == [5.0, 10.0, 2.0]  # turns up to 10 s, then held 2 s
     behind = False  # recording caught up: two a second again after the turns already given
     HELD.clear()
-    assert [await guess(n, 4.0) for n in range(7, 10)] == [Outcome.WRONG] * 3
-    assert HELD == [8.0, 8.5, 9.0]  # turns at 12, 12.5 and 13 s
+    assert [await guess(n, 6.0) for n in range(4, 7)] == [Outcome.WRONG] * 3
+    assert HELD == [9.0, 9.5, 10.0]  # turns at 15, 15.5 and 16 s
 
 
 async def test_a_try_queued_before_the_recorder_fell_behind_waits_for_the_slower_pace() -> None:
@@ -173,9 +173,9 @@ async def test_a_try_queued_before_the_recorder_fell_behind_waits_for_the_slower
     assert await guess(1, 0.0) == Outcome.WRONG  # checked at once
     behind = True
     assert await guess(2, 0.1) == Outcome.WRONG
-    assert HELD == [0.4, 1.5]  # its turn at 0.5 s, then two seconds after the first check
+    assert HELD == [0.4, 4.5]  # its turn at 0.5 s, then five seconds after the first check
     assert await guess(3, 2.0) == Outcome.WRONG
-    assert HELD[2:] == [2.0]  # and two seconds after that one
+    assert HELD[2:] == [8.0]  # and five seconds after that one
 
 
 async def test_while_recording_is_behind_an_address_that_failed_is_not_checked() -> None:
@@ -197,3 +197,19 @@ async def test_while_recording_is_behind_an_address_that_failed_is_not_checked()
     behind = False
     assert await guess("10.4.0.1", 30.0) == Outcome.WRONG  # caught up: checked again
     assert sessions.checks == 3
+
+
+def test_a_burst_is_told_once_quiet_whatever_began_before_it() -> None:
+    said: list[str] = []
+    guard = LoginGuard(said.append)
+    for now in (0.0, 1.0):
+        guard.failed("10.5.0.1", "referee", now)  # begun first, goes on
+    for now in (10.0, 11.0):
+        guard.failed("10.5.0.2", "admin", now)  # begun later, stops
+    guard.failed("10.5.0.1", "referee", 50.0)
+    said.clear()
+    guard.end_quiet(11.0 + BURST_GAP_S + 1)
+    assert len(said) == 1 and "from 10.5.0.2" in said[0]  # the one gone quiet, at once
+    guard.end_quiet(50.0 + BURST_GAP_S + 1)
+    assert len(said) == 2 and "2 failed operator log ins from 10.5.0.1" not in said[1]
+    assert "3 failed operator log ins from 10.5.0.1 over 50 s" in said[1]

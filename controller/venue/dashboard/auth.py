@@ -44,11 +44,13 @@ BUSY_HOLD_S = 2.0
 HASHES_PER_S = 2.0
 """At most this many password checks begin a second, whoever asks (a check is about 0.1 s of
 one processor, and sweeps 16 MiB of memory through the processor's caches)."""
-BEHIND_HASHES_PER_S = 0.5
-"""The same while the recorder is behind (results wait to be stored): recording comes first."""
+BEHIND_HASHES_PER_S = 0.2
+"""The same while the recorder is behind (results wait to be stored): recording comes first.
+The checks are most of what a login flood costs the recorder (answering one of its requests
+takes about a millisecond of the event loop), and while it is behind a flood's every new address
+still gets its first try checked."""
 _DUMMY = f"scrypt:{_N}:{_R}:{_P}:{'00' * 16}:{'00' * 64}"
 """Checked against for an unknown name: the same hashing as for a known one, never a match."""
-"""Password checks waiting for the hashing thread beyond which a try is refused as busy."""
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
@@ -134,7 +136,7 @@ class LoginResult:
 class Sessions:
     """Who is logged in: sessions kept here (a cookie is a random key to one), each with its
     form token; a log out deletes its session. Passwords are checked on a thread of their own,
-    one at a time, at the lowest processor priority and at most two a second (one every two
+    one at a time, at the lowest processor priority and at most two a second (one every five
     seconds while the recorder is behind), behind the `LoginGuard`'s limits; an unknown name
     costs the same hashing as a known one."""
 

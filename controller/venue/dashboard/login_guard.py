@@ -116,7 +116,7 @@ class LoginGuard:
         del self._counts[oldest]
 
     def _burst(self, client: str, name: str, now: float) -> _Burst:
-        burst = self._bursts.get(client)
+        burst = self._bursts.pop(client, None)
         if burst is not None and now - burst.last > BURST_GAP_S:
             self._tell_end(client, burst)
             burst = None
@@ -124,16 +124,21 @@ class LoginGuard:
             if len(self._bursts) >= self.max_keys:
                 first = next(iter(self._bursts))
                 self._tell_end(first, self._bursts[first])
-            burst = self._bursts[client] = _Burst(first=now, last=now)
+            burst = _Burst(first=now, last=now)
+        self._bursts[client] = burst  # the latest last: bursts stay in the order of their last
         burst.last = now
         if name[:64] not in burst.names and len(burst.names) < NAMES_TOLD:
             burst.names.append(name[:64])
         return burst
 
     def _end_quiet_bursts(self, now: float) -> None:
-        for client, burst in list(self._bursts.items()):
-            if now - burst.last > BURST_GAP_S:
-                self._tell_end(client, burst)
+        """Tell the bursts quiet for BURST_GAP_S, from the longest quiet to the first that is
+        not (every try asks: it costs the bursts ending, not all the bursts there are)."""
+        while self._bursts:
+            client, burst = next(iter(self._bursts.items()))
+            if now - burst.last <= BURST_GAP_S:
+                return
+            self._tell_end(client, burst)
 
     def end_quiet(self, now: float) -> None:
         """Tell the bursts that have stopped (called now and then, and on any try)."""
