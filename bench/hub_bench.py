@@ -49,6 +49,7 @@ from bench.hub_support import KEY_TEXT, Broker, make_link, sample_result, start_
 from controller.clock import SystemClock
 from controller.hub.contract.envelopes import ResultMessage, encode, new_header
 from controller.hub.contract.signing import TableKey
+from controller.hub.mqtt.aiomqtt_transport import UNLIMITED
 from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.table_side.outbox import Outbox
 from controller.venue.store import open_store
@@ -132,7 +133,7 @@ async def acker(host: str, port: int) -> None:
 async def plain(broker: Broker, payloads: list[bytes], window: int) -> float:
     """Seconds for plain aiomqtt QoS 1 publishes of the payloads to the acker, with at most
     `window` not yet acked, until the last is acked."""
-    async with aiomqtt.Client(broker.host, broker.port, max_inflight_messages=max(20, window)) as c:
+    async with aiomqtt.Client(broker.host, broker.port, max_inflight_messages=UNLIMITED) as c:
         c.pending_calls_threshold = 10 * window
         no_delay(c)
         await c.subscribe(ACK_TOPIC, qos=1)
