@@ -13,10 +13,11 @@ import asyncio
 import logging
 import random
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import partial
+from typing import Any
 
 from controller.clock import Clock, SystemClock
 from controller.hub.contract.audit import audit_wall
@@ -67,6 +68,8 @@ LEAVES = ("results", "status", "events", "replies")
 SEQ_BLOCK = 4096
 """Message numbers taken from the store at a time (hub states and commands need some while
 the store is down)."""
+ACKS_IN_FLIGHT = 64
+"""Acks handed to the broker whose PUBACK has not come yet, at most (`_AcksInFlight`)."""
 HELD_MAX = 50_000
 """Messages held in memory while the store is down (results kept once each by id)."""
 
@@ -319,8 +322,18 @@ class Recorder:
             inbox.put_nowait(replace(message, received=self.clock.wall()))
 
     async def _process(self, session: MqttSession, inbox: asyncio.Queue[Inbound]) -> None:
+        acks = _AcksInFlight(ACKS_IN_FLIGHT)
+        try:
+            await self._batches(session, inbox, acks)
+        finally:
+            acks.cancel()
+
+    async def _batches(
+        self, session: MqttSession, inbox: asyncio.Queue[Inbound], acks: "_AcksInFlight"
+    ) -> None:
         while True:
             raise_if_cancelled()
+            acks.check()
             asked = self.gaps.asks
             if self._held:
                 messages = self._held.take(self.settings.batch)
@@ -339,7 +352,7 @@ class Recorder:
             self._retries = 0
             if was_down:
                 self.gaps.forget_met()  # ask every table again for what the store lacks
-            await self._committed(session, batch)
+            await self._committed(session, batch, acks)
             if self._foreign_state and self.clock.monotonic() - self._state_at >= REPUBLISH_EVERY_S:
                 self._foreign_state = False
                 await self._publish_state(session)
@@ -347,24 +360,24 @@ class Recorder:
                 self.changes.notify()
             self.pacer.turns.notify()
 
-    async def _committed(self, session: MqttSession, batch: "_Batch") -> None:
-        """What a stored batch leaves to do: count, tell, ack, ask."""
+    async def _committed(
+        self, session: MqttSession, batch: "_Batch", acks: "_AcksInFlight"
+    ) -> None:
+        """What a stored batch leaves to do: count, tell, ack (the broker takes the acks while
+        the next batch is stored), ask."""
         self.counters.add(batch.counts)
         if batch.numbers is not None:
             self._numbers.refill(batch.numbers)
-        for message in batch.recorded:
-            r = message.result
-            _log.info(
-                "recorded %s hand %d of table %s (seq %d)", r.session, r.hand, message.table,
-                message.seq,
-            )  # fmt: skip
+        _log_recorded(batch.recorded)
         if batch.recorded or batch.presence or batch.notices or batch.refusals:
             for listener in self.listeners:
                 listener(batch.recorded)
         if batch.acks:
             first = self._numbers.take(len(batch.acks))
             for seq, (table, ack) in enumerate(batch.acks.items(), start=first):
-                await self._send_ack(session, table, ack, seq)
+                signed = self._signed_ack(table, ack, seq)
+                if signed is not None:
+                    await acks.publish(session.publish(self.topics.acks(table), signed))
         for table, action in batch.asks:
             await self.send_command(session, table, action)
 
@@ -597,15 +610,15 @@ class Recorder:
         _log.log(level, "table %s: %s: %s", table, message.code, message.message)
         return message
 
-    async def _send_ack(self, session: MqttSession, table: str, ack: _Acks, seq: int) -> None:
+    def _signed_ack(self, table: str, ack: _Acks, seq: int) -> bytes | None:
+        """The ack to publish to `table`, signed with its key (None: nothing to send)."""
         key = self.keys.get(table)
-        head = new_header(table, self.boot, seq, self.clock)
-        message = AckMessage(results=ack.ids, refused=ack.refused, **head)
         if key is None:
-            return  # the table trusts only acks signed with its key; the refusal is on record
-        message = key.sign(message)
-        if message.results or message.refused:
-            await session.publish(self.topics.acks(table), encode(message))
+            return None  # the table trusts only acks signed with its key; the refusal is on record
+        if not (ack.ids or ack.refused):
+            return None
+        head = new_header(table, self.boot, seq, self.clock)
+        return encode(key.sign(AckMessage(results=ack.ids, refused=ack.refused, **head)))
 
     async def send_command(self, session: MqttSession, table: str, action: Action) -> str:
         """Sign and publish a command to one table; returns its id."""
@@ -624,6 +637,66 @@ class Recorder:
         await session.publish(self.topics.commands(table), encode(message))
         self.counters.resend_requests += isinstance(action, ResendResults)
         return message.id
+
+
+class _AcksInFlight:
+    """Acks of stored batches on their way to the broker: each is published (handed to the
+    connection, in order) as its batch commits, and the next batch is stored while the broker
+    takes it, instead of waiting for its PUBACK first. At most `limit` wait for their PUBACK;
+    a publish that failed (the broker is gone) ends the session at the next batch, and the
+    acks not yet taken are lost with it (the tables send those results again, which are
+    then acked as the duplicates they are)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._waiting: set[asyncio.Task[None]] = set()
+        self._failure: BaseException | None = None
+
+    def check(self) -> None:
+        """Raise what a publish failed with."""
+        if self._failure is not None:
+            raise self._failure
+
+    async def publish(self, send: Coroutine[Any, Any, None]) -> None:
+        """Start a publish; wait first while `limit` others wait for their PUBACK."""
+        while len(self._waiting) >= self.limit:
+            await asyncio.wait(self._waiting, return_when=asyncio.FIRST_COMPLETED)
+            self.check()
+        task = asyncio.ensure_future(send)
+        self._waiting.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: "asyncio.Task[None]") -> None:
+        self._waiting.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._failure is None:
+            self._failure = task.exception()
+
+    def cancel(self) -> None:
+        """The session ends: publishes not yet done are dropped."""
+        for task in self._waiting:
+            task.cancel()
+
+
+def _log_recorded(recorded: list[ResultMessage]) -> None:
+    """One line per table for the results a batch recorded anew (a busy venue stores
+    hundreds in a batch: a line each would cost more than storing them)."""
+    by_table: dict[str, list[ResultMessage]] = defaultdict(list)
+    for message in recorded:
+        by_table[message.table].append(message)
+    for table, messages in by_table.items():
+        if len(messages) == 1:
+            [m] = messages
+            _log.info(
+                "recorded %s hand %d of table %s (seq %d)", m.result.session, m.result.hand,
+                table, m.seq,
+            )  # fmt: skip
+            continue
+        seqs = sorted(m.seq for m in messages)
+        sessions = sorted({m.result.session for m in messages})
+        _log.info(
+            "recorded %d results of table %s (seq %d to %d, session %s)", len(messages), table,
+            seqs[0], seqs[-1], ", ".join(sessions),
+        )  # fmt: skip
 
 
 def _check_result(

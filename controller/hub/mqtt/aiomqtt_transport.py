@@ -10,6 +10,10 @@ from controller.hub.mqtt.link_timing import LinkTiming
 from controller.hub.mqtt.transport import BrokerAddress, BrokerDown, Inbound, LastWill, MqttSession
 
 _log = logging.getLogger(__name__)
+UNLIMITED = 0
+"""paho's own limit on publishes waiting for their PUBACK, off: ours bound them (the table's
+send window, the recorder's acks in flight, every other publish awaited), and with a limit paho
+looks through every message it holds at each PUBACK (a window's worth of work per result)."""
 
 
 class AiomqttSession:
@@ -74,7 +78,7 @@ class AiomqttConnector:
             will=None if will is None else aiomqtt.Will(will.topic, will.payload, 1, will.retain),
             timeout=self.timing.connect_timeout_s,
             keepalive=self.timing.keepalive_s,
-            max_inflight_messages=max(20, self.timing.window),
+            max_inflight_messages=UNLIMITED,
             tls_params=self._tls(),
             logger=_log,
         )
