@@ -4,7 +4,7 @@ and how long the outbox's disk writes hold up the table's event loop.
     .venv/bin/python bench/hub_bench.py [--results 1000] [--rounds 3] [--tables 50]
                                         [--per-table 100] [--events 2000] [--rate 200]
                                         [--only stalls|delivery] [--profile DIR]
-                                        [--other-window 256]
+                                        [--other-window N]
 
 1. One table: --results signed results wait in a table's outbox; the link sends them and the
    recorder (`mahjong-table hub`, its own process) verifies, records and acks each. Baseline
@@ -13,9 +13,8 @@ and how long the outbox's disk writes hold up the table's event loop.
    which acks back on another topic (one ack per batch of what has arrived, as the recorder
    does); the publisher counts a payload delivered when its ack is back. Once one at a time
    (each waits for its ack), once windowed (as many in flight as the link keeps: the goal is
-   judged against this one) and once with --other-window in flight (256 by default, the
-   link's window before it was 1024: the plain baseline does not gain from a larger window
-   as the link does). They take turns for --rounds rounds; ratio = end to end / plain, per
+   judged against this one) and, with --other-window N, once with N in flight (to see what
+   another window would give the plain baseline). They take turns for --rounds rounds; ratio = end to end / plain, per
    round, printed as the median and the range over the rounds.
 2. Venue: --tables tables (one process, one link each) with --per-table results each, and one
    recorder run as `mahjong-table hub` in its own process; figures: results/s end to end and
@@ -298,7 +297,7 @@ if __name__ == "__main__":
     parser.add_argument(
         "--other-window",
         type=int,
-        default=256,
+        default=0,
         help="also time the plain baseline with this many in flight (0: not)",
     )
     parser.add_argument("--tables", type=int, default=50, help="tables sending at once")
