@@ -42,8 +42,9 @@ _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_RE
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 _ROBBING_KONG = WinType.ROBBING_KONG
-_new_score = Score._make
-"""Makes a Score from all its fields as one tuple (cheaper than calling the class)."""
+_new = tuple.__new__
+"""`_new(Score, fields)` makes a named tuple from all its fields as one tuple (cheaper than
+calling the class or its `_make`, both Python functions)."""
 
 
 _PLANS_KEPT = 4
@@ -196,8 +197,11 @@ class Ruleset(ABC):
         tally, arrangement = found
         reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
         payments = self.settle_win(win, tally)
-        fields = (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
-        return _new_score((*fields, tally.score, payments, arrangement))
+        return _new(
+            Score,
+            (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
+            + (tally.score, payments, arrangement),
+        )
 
     def views(self, win: Win) -> list[HandView]:
         """The view of every arrangement of a declared win: what its patterns are asked."""

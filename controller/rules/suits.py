@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from sys import byteorder
 from typing import NamedTuple
 
-from controller.rules.blocks import Places, Reading, Shape, block, census
+from controller.rules.blocks import Reading, Shape, block, census
 from controller.rules.suit_search import (
     FOLD,
     MOST_OF_A_KIND,
@@ -77,8 +77,9 @@ _LOW_BITS = int.from_bytes(bytes([1] * 9), "big")
 """The lowest bit of each count: set where a kind is held an odd number of times."""
 
 
-_new_table = SuitTable._make
-"""Makes a `SuitTable` from its fields as one tuple (cheaper than calling the class)."""
+_new = tuple.__new__
+"""`_new(SuitTable, fields)` makes a named tuple from its fields as one tuple, without the
+class's generated __new__ or `_make` (Python calls): a new suit makes several."""
 
 
 def suit_profile(counts: bytes) -> int:
@@ -173,28 +174,25 @@ _SUIT_CENSUS = {
 }
 """The census of a suit's reading (all concealed, no kongs) by its sequences, its triplets and
 how many of its sequences repeat an earlier one (see `blocks.census`)."""
-_new_reading = Reading._make
-"""Makes a `Reading` from its fields as one tuple (cheaper than calling the class)."""
 
 
 def _reading(suit: int, codes: bytes) -> Reading:
-    """`Reading.of_suit` of a reading in the table: its codes are its blocks, sorted, so its
+    """`Reading.of` of a reading in the table: its codes are its blocks, sorted, so its
     sequences come first, then its triplets (all concealed), then its pair."""
     tiles = codes.translate(_SUIT_TILES[suit])
     triplets_at = bisect_left(codes, _TRIPLET_CODE)
     pair_at = bisect_left(codes, _PAIR_CODE, triplets_at)
     sequences = tuple(tiles[:triplets_at])
     repeats = triplets_at - len(set(sequences)) if triplets_at > 1 else 0
-    blocks = tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes))
-    return _new_reading(
+    return _new(
+        Reading,
         (
-            blocks,
+            tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes)),
             sequences,
             tuple(tiles[triplets_at:pair_at]),
             tuple(tiles[pair_at:]),
             _SUIT_CENSUS[triplets_at, pair_at - triplets_at, repeats],
-            Places(blocks),
-        )
+        ),
     )
 
 
@@ -203,12 +201,12 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     held = int.from_bytes(counts, "big")
     profile = _profile(counts, held) << PROFILE_BITS * suit
     if total % 3 == 1:
-        return _new_table(((), 0, profile))
+        return _new(SuitTable, ((), 0, profile))
     if total <= MOST_TILES and max(counts) <= MOST_OF_A_KIND:
         parts = _stored(suit, held % FOLD, total)
     else:
-        parts = tuple(Reading.of_suit(blocks) for blocks in readings(counts, 9 * suit))
-    return _new_table((parts, total % 3 // 2, profile))
+        parts = tuple(Reading.of(blocks) for blocks in readings(counts, 9 * suit))
+    return _new(SuitTable, (parts, total % 3 // 2, profile))
 
 
 def _honours_read(counts: bytes) -> bool:
@@ -224,7 +222,7 @@ def _honour_table(counts: bytes) -> SuitTable:
     blocks = tuple(
         block(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i) for i, n in enumerate(counts) if n
     )
-    return SuitTable((Reading.of_suit(blocks),), counts.count(2), profile)
+    return SuitTable((Reading.of(blocks),), counts.count(2), profile)
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})

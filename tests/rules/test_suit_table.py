@@ -36,7 +36,7 @@ def test_the_shipped_table_is_what_the_search_makes() -> None:
 @given(suit_counts, st.integers(0, 2))
 def test_a_suit_read_from_the_table_reads_as_searched(counts: list[int], suit: int) -> None:
     row = bytes(counts)
-    searched = tuple(Reading.of_suit(blocks) for blocks in readings(row, 9 * suit))
+    searched = tuple(Reading.of(blocks) for blocks in readings(row, 9 * suit))
     assert _suit_table(suit, row).readings == searched
 
 
