@@ -5,12 +5,13 @@ triplets, pairs, kongs, concealed sets), so they are worked out once per suit re
 joined per hand instead of being recounted for every arrangement.
 """
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import NamedTuple
 
 from controller.rules.hand import Meld, MeldKind
-from controller.rules.tiles import KINDS
+from controller.rules.tiles import EAST, KINDS
 
 
 class Shape(IntEnum):
@@ -98,6 +99,11 @@ def census(
     )
 
 
+_new = tuple.__new__
+"""`_new(Reading, fields)` makes a Reading without the class's generated __new__ (a Python
+call): a hand's reading is made for every hand scored."""
+
+
 class Reading(NamedTuple):
     """Blocks of a hand, or of one suit of it, and what they add up to.
 
@@ -135,29 +141,34 @@ class Reading(NamedTuple):
 
     def opened(self, index: int) -> "Reading":
         """The reading with its concealed triplet at `index` completed by a discard (exposed)."""
-        blocks = self.blocks
+        blocks, sequences, triplets, pairs, counted = self
         exposed = BLOCKS[_TRIPLET, blocks[index].tile, False, False]
-        return self._replace(
-            blocks=blocks[:index] + (exposed,) + blocks[index + 1 :],
-            census=self.census - (1 << CONCEALED),
-        )
+        blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
+        return _new(Reading, (blocks, sequences, triplets, pairs, counted - (1 << CONCEALED)))
 
 
-def places(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
-    """The places of `kind` in these blocks: the index of the first block of each shape that
-    holds it, in block order (none when no block holds it)."""
-    seen = 0
+def suit_places(reading: Reading, kind: int) -> list[int]:
+    """The places of `kind` in one suit's concealed reading: the index of the first block of
+    each shape that holds it, in block order (none when no block holds it).
+
+    Read off the reading's tiles rather than its blocks: a number suit's blocks are its
+    sequences, then its triplets, then its pair, each ascending (as the suit table and the
+    search give them), and the honours' blocks are in tile order, one block a tile at most.
+    """
+    _, sequences, triplets, pairs, _ = reading
+    if kind >= EAST:  # the first honour
+        tiles = sorted(triplets + pairs)
+        return [tiles.index(kind)] if kind in tiles else []
     found = []
-    for index, (shape, tile, _, _) in enumerate(blocks):
-        if (tile == kind or (shape == 0 and tile < kind <= tile + 2)) and not seen >> shape & 1:
-            seen |= 1 << shape
-            found.append(index)
-    return tuple(found)
-
-
-_new = tuple.__new__
-"""`_new(Reading, fields)` makes a Reading without the class's generated __new__ (a Python
-call): a hand's reading is made for every hand scored."""
+    runs = len(sequences)
+    first = bisect_left(sequences, kind - 2)  # the first sequence that may hold it
+    if first < runs and sequences[first] <= kind:
+        found.append(first)
+    if kind in triplets:
+        found.append(runs + triplets.index(kind))
+    if kind in pairs:
+        found.append(runs + len(triplets) + pairs.index(kind))
+    return found
 
 
 def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
