@@ -5,13 +5,13 @@ triplets, pairs, kongs, concealed sets), so they are worked out once per suit re
 joined per hand instead of being recounted for every arrangement.
 """
 
-from collections.abc import Iterator, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Sequence
 from enum import IntEnum
-from types import MappingProxyType
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from controller.rules.hand import Meld, MeldKind
-from controller.rules.tiles import KINDS
+from controller.rules.tiles import EAST, KINDS
 
 
 class Shape(IntEnum):
@@ -77,8 +77,6 @@ def meld_block(meld: Meld) -> Block:
     return BLOCKS[_KONG, meld.first, kind is _CONCEALED_KONG, True]
 
 
-NO_PLACES: Mapping[int, tuple[int, ...]] = MappingProxyType({})
-
 # A census packs how many sets of each kind a reading holds, 3 bits per count (at most 4
 # sets in a hand), so the census of a hand is the sum of its suits' censuses.
 SEQUENCES, TRIPLETS, CONCEALED, HONOUR_SETS, KONGS, REPEATS = (3 * field for field in range(6))
@@ -101,12 +99,16 @@ def census(
     )
 
 
+_new = tuple.__new__
+"""`_new(Reading, fields)` makes a Reading without the class's generated __new__ (a Python
+call): a hand's reading is made for every hand scored."""
+
+
 class Reading(NamedTuple):
     """Blocks of a hand, or of one suit of it, and what they add up to.
 
     `sequences`, `triplets` (kongs included) and `pairs` are the blocks' lowest tiles, the
-    first two ascending; `census` counts the sets (see `census`). A suit's reading also knows
-    its `places`: for each tile kind, the index of the first block of each shape holding it.
+    first two ascending; `census` counts the sets (see `census`).
     """
 
     blocks: tuple[Block, ...]
@@ -114,7 +116,6 @@ class Reading(NamedTuple):
     triplets: tuple[int, ...]
     pairs: tuple[int, ...]
     census: int
-    places: Mapping[int, tuple[int, ...]] = NO_PLACES
 
     @classmethod
     def of(cls, blocks: tuple[Block, ...]) -> "Reading":
@@ -138,88 +139,36 @@ class Reading(NamedTuple):
         counted = census(sequences, len(triplets), concealed, honour_sets, kongs)
         return cls(blocks, tuple(sequences), tuple(triplets), tuple(pairs), counted)
 
-    @classmethod
-    def of_suit(cls, blocks: tuple[Block, ...]) -> "Reading":
-        """A reading of one suit's concealed tiles, with the places of its tile kinds."""
-        counted = cls.of(blocks)
-        return cls(*counted[:5], Places(blocks))
-
     def opened(self, index: int) -> "Reading":
         """The reading with its concealed triplet at `index` completed by a discard (exposed)."""
-        blocks = self.blocks
+        blocks, sequences, triplets, pairs, counted = self
         exposed = BLOCKS[_TRIPLET, blocks[index].tile, False, False]
-        return self._replace(
-            blocks=blocks[:index] + (exposed,) + blocks[index + 1 :],
-            census=self.census - (1 << CONCEALED),
-        )
+        blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
+        return _new(Reading, (blocks, sequences, triplets, pairs, counted - (1 << CONCEALED)))
 
 
-class Places(Mapping[int, tuple[int, ...]]):
-    """A suit reading's places (see `Reading`), worked out when asked for: a hand asks only
-    for the winning tile's, in the winning tile's suit."""
+def suit_places(reading: Reading, kind: int) -> list[int]:
+    """The places of `kind` in one suit's concealed reading: the index of the first block of
+    each shape that holds it, in block order (none when no block holds it).
 
-    __slots__ = ("_all", "_blocks", "_some")
-
-    def __init__(self, blocks: Sequence[Block]) -> None:
-        self._blocks = blocks
-        self._some: dict[int, tuple[int, ...]] = {}
-        """The places of the kinds asked for so far (empty tuple: the kind is not held)."""
-        self._all: dict[int, tuple[int, ...]] | None = None
-
-    def get(self, kind: int, default: object = None) -> object:  # type: ignore[override]
-        found = self._some.get(kind)
-        if found is None:
-            found = self._some[kind] = _places_of(self._blocks, kind)
-        return found or default
-
-    def __getitem__(self, kind: int) -> tuple[int, ...]:
-        found = self.get(kind)
-        if found is None:
-            raise KeyError(kind)
-        return cast(tuple[int, ...], found)
-
-    def _every(self) -> dict[int, tuple[int, ...]]:
-        if self._all is None:
-            self._all = _places(self._blocks)
-        return self._all
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._every())
-
-    def __len__(self) -> int:
-        return len(self._every())
-
-    def __repr__(self) -> str:
-        return repr(self._every())
-
-
-def _places_of(blocks: Sequence[Block], kind: int) -> tuple[int, ...]:
-    """The index of the first block of each shape that holds `kind`, in block order."""
-    seen = 0
+    Read off the reading's tiles rather than its blocks: a number suit's blocks are its
+    sequences, then its triplets, then its pair, each ascending (as the suit table and the
+    search give them), and the honours' blocks are in tile order, one block a tile at most.
+    """
+    _, sequences, triplets, pairs, _ = reading
+    if kind >= EAST:  # the first honour
+        tiles = sorted(triplets + pairs)
+        return [tiles.index(kind)] if kind in tiles else []
     found = []
-    for index, (shape, tile, _, _) in enumerate(blocks):
-        if (tile == kind or (shape == 0 and tile < kind <= tile + 2)) and not seen >> shape & 1:
-            seen |= 1 << shape
-            found.append(index)
-    return tuple(found)
-
-
-def _places(blocks: Sequence[Block]) -> dict[int, tuple[int, ...]]:
-    """For each tile kind the blocks hold, the index of the first block of each shape that
-    holds it, in block order (one pass over the blocks)."""
-    seen: set[tuple[int, int]] = set()
-    found: dict[int, list[int]] = {}
-    for index, (shape, tile, _, _) in enumerate(blocks):
-        for kind in (tile, tile + 1, tile + 2) if shape == _SEQUENCE else (tile,):
-            if (kind, shape) not in seen:
-                seen.add((kind, shape))
-                found.setdefault(kind, []).append(index)
-    return {kind: tuple(indices) for kind, indices in found.items()}
-
-
-_new = tuple.__new__
-"""`_new(Reading, fields)` makes a Reading without the class's generated __new__ (a Python
-call): a hand's reading is made for every hand scored."""
+    runs = len(sequences)
+    first = bisect_left(sequences, kind - 2)  # the first sequence that may hold it
+    if first < runs and sequences[first] <= kind:
+        found.append(first)
+    if kind in triplets:
+        found.append(runs + triplets.index(kind))
+    if kind in pairs:
+        found.append(runs + len(triplets) + pairs.index(kind))
+    return found
 
 
 def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
@@ -234,7 +183,6 @@ def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
             m.triplets + p.triplets + s.triplets + z.triplets,
             m.pairs + p.pairs + s.pairs + z.pairs,
             m.census + p.census + s.census + z.census,
-            NO_PLACES,
         ),
     )
     if declared is None:

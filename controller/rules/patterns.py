@@ -150,12 +150,12 @@ class Compiled(dict[int, Asked]):
         # Each gate's masks beside what is asked when it opens (Gate.opens, inlined: a hand
         # with features never seen before goes through every spec).
         self._gated = tuple(
-            (gate.needs, gate.without, None if gate.decides else predicate, once, group)
+            (gate.needs, gate.without, (None if gate.decides else predicate, once, group))
             for gate, predicate, once, group in self.specs
         )
         self._read = 0
         """The feature bits some gate reads: features alike in these ask alike."""
-        for needs, without, *_ in self._gated:
+        for needs, without, _ in self._gated:
             self._read |= needs | without
         self._by_read: dict[int, Asked] = {}
 
@@ -163,11 +163,11 @@ class Compiled(dict[int, Asked]):
         read = features & self._read
         found = self._by_read.get(read)
         if found is None:
-            opened = []
-            for needs, without, asked, once, group in self._gated:
-                if read & needs == needs and not read & without:
-                    opened.append((asked, once, group))
-            found = self._by_read[read] = tuple(opened)
+            found = self._by_read[read] = tuple(
+                asked
+                for needs, without, asked in self._gated
+                if read & needs == needs and not read & without
+            )
         self[features] = found
         return found
 

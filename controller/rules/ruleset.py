@@ -42,8 +42,9 @@ _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_RE
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 _ROBBING_KONG = WinType.ROBBING_KONG
-_new_score = Score._make
-"""Makes a Score from all its fields as one tuple (cheaper than calling the class)."""
+_new = tuple.__new__
+"""`_new(Score, fields)` makes a named tuple from all its fields as one tuple (cheaper than
+calling the class or its `_make`, both Python functions)."""
 
 
 _PLANS_KEPT = 4
@@ -94,6 +95,8 @@ class Ruleset(ABC):
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
         self._allowed_counts = frozenset(range(self.tiles.copies + 1))
+        self._within = bytes(range(min(self.tiles.copies, 255) + 1))
+        """The counts a kind may have, as bytes (a hand holds at most 14 of a kind anyway)."""
         self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
         """The last few wall plans worked out (immutable; a hand asks for its plan three
         times). Few are kept: a plan is large and four dice give over a thousand of them."""
@@ -196,8 +199,11 @@ class Ruleset(ABC):
         tally, arrangement = found
         reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
         payments = self.settle_win(win, tally)
-        fields = (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
-        return _new_score((*fields, tally.score, payments, arrangement))
+        return _new(
+            Score,
+            (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
+            + (tally.score, payments, arrangement),
+        )
 
     def views(self, win: Win) -> list[HandView]:
         """The view of every arrangement of a declared win: what its patterns are asked."""
@@ -291,7 +297,7 @@ class Ruleset(ABC):
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
-        counts, over = _count(concealed, self.tiles.copies)
+        counts, over = _count(concealed, self._within)
         total = counts
         if melds:
             total = _with_melds(counts, melds)
@@ -387,15 +393,15 @@ class Ruleset(ABC):
             raise RulesError(f"hand.self_drawn: {exc}") from None
 
 
-def _count(tiles: Sequence[int], copies: int) -> tuple[list[int], bool]:
-    """Counts per kind of concealed tiles, and whether a kind has more than `copies`."""
+def _count(tiles: Sequence[int], within: bytes) -> tuple[list[int], bool]:
+    """Counts per kind of concealed tiles, and whether a kind has a count not in `within`."""
     counts = [0] * KINDS
     try:
         for tile in tiles:
             counts[tile] += 1
     except IndexError:  # a kind past the 34 tiles: a flower
         raise RulesError("a flower in the hand: flowers are passed separately") from None
-    return counts, max(counts) > copies
+    return counts, bool(bytes(counts).translate(None, within))  # a count left: too many
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

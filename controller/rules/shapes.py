@@ -11,7 +11,7 @@ from itertools import product
 from operator import itemgetter
 from typing import NamedTuple
 
-from controller.rules.blocks import Block, Reading, Shape, block, join, meld_block
+from controller.rules.blocks import Block, Reading, Shape, block, join, meld_block, suit_places
 from controller.rules.hand import Meld
 from controller.rules.notation import format_tiles
 from controller.rules.suits import (
@@ -161,7 +161,7 @@ def regular_readings(
         for part in parts[:suit]:
             offset += len(part.blocks)
         placed = False  # the reading as it is, with the winning tile in some place
-        for index in parts[suit].places.get(win_tile, ()):
+        for index in suit_places(parts[suit], win_tile):
             index += offset
             if reading.blocks[index].shape == _TRIPLET and not self_drawn:
                 found.append((reading.opened(index), index))

@@ -14,31 +14,52 @@ never a search; the win check needs only to know that a suit's counts are in the
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
+from struct import Struct, unpack_from
 from sys import byteorder
 from typing import NamedTuple
 
-from controller.rules.blocks import Places, Reading, Shape, block, census
+from controller.rules.blocks import Reading, Shape, block, census
+from controller.rules.suit_profile import (
+    HOLDS_456,
+    HOLDS_ANY,
+    HOLDS_FOUR,
+    HOLDS_MIDDLE,
+    HOLDS_NINE,
+    HOLDS_ODD,
+    HOLDS_TERMINAL,
+    profile,
+    suit_profile,
+)
 from controller.rules.suit_search import (
     FOLD,
     MOST_OF_A_KIND,
     MOST_TILES,
+    SLOTS,
     TABLE_FILE,
     readings,
+    slot,
 )
 
-# Profile bits: which kinds of tile a suit holds.
-HOLDS_ANY = 1
-HOLDS_TERMINAL = 2
-"""A 1 or a 9."""
-HOLDS_MIDDLE = 4
-"""A 2-8."""
-HOLDS_456 = 8
-HOLDS_NINE = 16
-"""Nine tiles or more (room for three sets)."""
-HOLDS_ODD = 32
-"""A kind held an odd number of times (so no seven pairs)."""
-HOLDS_FOUR = 64
-"""All four tiles of a kind."""
+__all__ = [
+    "HOLDS_456",
+    "HOLDS_ANY",
+    "HOLDS_FOUR",
+    "HOLDS_MIDDLE",
+    "HOLDS_NINE",
+    "HOLDS_ODD",
+    "HOLDS_TERMINAL",
+    "MIDDLES",
+    "ODD_COUNTS",
+    "PROFILE_BITS",
+    "SuitTable",
+    "hand_profile",
+    "is_regular",
+    "packed_profile",
+    "suit_profile",
+    "suit_table",
+    "suit_tables",
+]
+
 PROFILE_BITS = 7
 """Bits per suit when the four suits' profiles are packed into one int (`hand_profile`)."""
 
@@ -67,38 +88,9 @@ class SuitTable(NamedTuple):
     """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
 
 
-def _kinds(*kinds: int) -> int:
-    """A mask of these kinds' counts in `int.from_bytes(counts, "big")` of a number suit."""
-    return sum(0xFF << 8 * (8 - kind) for kind in kinds)
-
-
-_TERMINALS, _MIDDLES, _456 = _kinds(0, 8), _kinds(*range(1, 8)), _kinds(3, 4, 5)
-_LOW_BITS = int.from_bytes(bytes([1] * 9), "big")
-"""The lowest bit of each count: set where a kind is held an odd number of times."""
-
-
-_new_table = SuitTable._make
-"""Makes a `SuitTable` from its fields as one tuple (cheaper than calling the class)."""
-
-
-def suit_profile(counts: bytes) -> int:
-    """Which kinds of tile one number suit's 9 counts hold (bits HOLDS_*)."""
-    return _profile(counts, int.from_bytes(counts, "big"))
-
-
-def _profile(counts: bytes, held: int) -> int:
-    """`suit_profile`, given the counts as one int (`held`, big-endian: 1s in the top byte)."""
-    if not held:
-        return 0
-    return (
-        HOLDS_ANY
-        | (HOLDS_TERMINAL if held & _TERMINALS else 0)
-        | (HOLDS_MIDDLE if held & _MIDDLES else 0)
-        | (HOLDS_456 if held & _456 else 0)
-        | (HOLDS_NINE if sum(counts) >= 9 else 0)
-        | (HOLDS_ODD if held & _LOW_BITS else 0)
-        | (HOLDS_FOUR if 4 in counts else 0)
-    )
+_new = tuple.__new__
+"""`_new(SuitTable, fields)` makes a named tuple from its fields as one tuple, without the
+class's generated __new__ or `_make` (Python calls): a new suit makes several."""
 
 
 _ODD = bytes(n % 2 for n in range(256))
@@ -110,25 +102,36 @@ def _pairing(counts: bytes) -> int:
     return (HOLDS_ODD if 1 in counts.translate(_ODD) else 0) | (HOLDS_FOUR if 4 in counts else 0)
 
 
-def _load() -> "tuple[array[int], array[int], bytes, int]":
-    """The shipped table: keys, offsets, readings, keys without a pair (see `suit_search`)."""
+def _load() -> "tuple[array[int], array[int], bytes, array[int], bytes, int]":
+    """The shipped table: keys, offsets, profiles, slots, readings, keys without a pair (see
+    `suit_search`)."""
     data = TABLE_FILE.read_bytes()
-    size, unpaired = int.from_bytes(data[:4], "little"), int.from_bytes(data[4:8], "little")
-    keys, offsets = array("Q"), array("I")
-    keys.frombytes(data[8 : 8 + 8 * size])
-    offsets.frombytes(data[8 + 8 * size : 12 + 12 * size])
+    size, unpaired, slots = unpack_from("<III", data)
+    if slots != SLOTS:
+        raise RuntimeError(f"{TABLE_FILE} is stale: python -m controller.rules.suit_search")
+    keys, offsets, places = array("Q"), array("I"), array("H")
+    at = 12
+    keys.frombytes(data[at : at + 8 * size])
+    at += 8 * size
+    offsets.frombytes(data[at : at + 4 * (size + 1)])
+    at += 4 * (size + 1)
+    profiles = data[at : at + size]
+    at += size
+    places.frombytes(data[at : at + 2 * slots])
     if byteorder != "little":
         keys.byteswap()
         offsets.byteswap()
-    return keys, offsets, data[12 + 12 * size :], unpaired
+        places.byteswap()
+    return keys, offsets, profiles, places, data[at + 2 * slots :], unpaired
 
 
-_KEYS, _OFFSETS, _CODES, _UNPAIRED = _load()
-"""The keys without a pair are _KEYS[:_UNPAIRED], those with one the rest; each part ascending."""
+_KEYS, _OFFSETS, _PROFILES, _SLOTS, _CODES, _UNPAIRED = _load()
+"""The keys without a pair are _KEYS[:_UNPAIRED], those with one the rest; each part ascending.
+A key is found from its `slot` on in _SLOTS (its index + 1; 0: not in the table)."""
 _SIZE = len(_KEYS)
 _INDEX: dict[int, int] = {}
 """Each key's place in the table, for the win check: made at its first call (a few ms, which
-a command that scores one hand does not pay: it finds its suits by bisection)."""
+a command that scores one hand does not pay: it finds its suits through the slots)."""
 _SUIT_BLOCKS = tuple(
     {shape * 16 + tile: block(shape, 9 * suit + tile) for shape in Shape for tile in range(9)}
     for suit in range(3)
@@ -143,13 +146,20 @@ def _make_index() -> dict[int, int]:
     return _INDEX
 
 
-def _stored(suit: int, key: int, total: int) -> tuple[Reading, ...]:
-    """A number suit's readings from the table (none if its counts, of `fold` `key`, cannot
-    be read); `total` is how many tiles it holds (at most 14, each kind at most 4)."""
-    low, high = (_UNPAIRED, _SIZE) if total % 3 == 2 else (0, _UNPAIRED)
-    index = bisect_left(_KEYS, key, low, high)
-    if index == high or _KEYS[index] != key:
-        return ()
+def _find(key: int) -> int:
+    """The index in the table of a `fold` key, -1 if it is not there (cannot be read)."""
+    at = slot(key)
+    while True:
+        found = _SLOTS[at]
+        if not found:
+            return -1
+        if _KEYS[found - 1] == key:
+            return found - 1
+        at = (at + 1) % SLOTS
+
+
+def _stored(suit: int, index: int) -> tuple[Reading, ...]:
+    """The readings of a number suit's counts at `index` in the table."""
     codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
     if len(codes) == codes[0] + 1:  # most counts read one way only
         return (_reading(suit, codes[1:]),)
@@ -173,42 +183,43 @@ _SUIT_CENSUS = {
 }
 """The census of a suit's reading (all concealed, no kongs) by its sequences, its triplets and
 how many of its sequences repeat an earlier one (see `blocks.census`)."""
-_new_reading = Reading._make
-"""Makes a `Reading` from its fields as one tuple (cheaper than calling the class)."""
 
 
 def _reading(suit: int, codes: bytes) -> Reading:
-    """`Reading.of_suit` of a reading in the table: its codes are its blocks, sorted, so its
+    """`Reading.of` of a reading in the table: its codes are its blocks, sorted, so its
     sequences come first, then its triplets (all concealed), then its pair."""
     tiles = codes.translate(_SUIT_TILES[suit])
     triplets_at = bisect_left(codes, _TRIPLET_CODE)
     pair_at = bisect_left(codes, _PAIR_CODE, triplets_at)
     sequences = tuple(tiles[:triplets_at])
     repeats = triplets_at - len(set(sequences)) if triplets_at > 1 else 0
-    blocks = tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes))
-    return _new_reading(
+    return _new(
+        Reading,
         (
-            blocks,
+            tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes)),
             sequences,
             tuple(tiles[triplets_at:pair_at]),
             tuple(tiles[pair_at:]),
             _SUIT_CENSUS[triplets_at, pair_at - triplets_at, repeats],
-            Places(blocks),
-        )
+        ),
     )
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     total = sum(counts)
     held = int.from_bytes(counts, "big")
-    profile = _profile(counts, held) << PROFILE_BITS * suit
-    if total % 3 == 1:
-        return _new_table(((), 0, profile))
-    if total <= MOST_TILES and max(counts) <= MOST_OF_A_KIND:
-        parts = _stored(suit, held % FOLD, total)
-    else:
-        parts = tuple(Reading.of_suit(blocks) for blocks in readings(counts, 9 * suit))
-    return _new_table((parts, total % 3 // 2, profile))
+    shift = PROFILE_BITS * suit
+    parts: tuple[Reading, ...] = ()
+    if total % 3 != 1:
+        if total > MOST_TILES or max(counts) > MOST_OF_A_KIND:
+            parts = tuple(Reading.of(blocks) for blocks in readings(counts, 9 * suit))
+        else:
+            index = _find(held % FOLD)
+            if index >= 0:  # the table knows its profile too
+                return _new(
+                    SuitTable, (_stored(suit, index), total % 3 // 2, _PROFILES[index] << shift)
+                )
+    return _new(SuitTable, (parts, total % 3 // 2, profile(counts, held) << shift))
 
 
 def _honours_read(counts: bytes) -> bool:
@@ -224,7 +235,7 @@ def _honour_table(counts: bytes) -> SuitTable:
     blocks = tuple(
         block(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i) for i, n in enumerate(counts) if n
     )
-    return SuitTable((Reading.of_suit(blocks),), counts.count(2), profile)
+    return SuitTable((Reading.of(blocks),), counts.count(2), profile)
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})
@@ -249,10 +260,13 @@ def _remember(suit: int, counts: bytes) -> SuitTable:
     return found
 
 
+_split = Struct("9s9s9s7s").unpack
+"""A hand's 34 counts (bytes) cut into its four suits' (one C call for four slices)."""
+
+
 def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable, SuitTable]:
     """The table entries of a hand's four suits, from its 34 counts."""
-    row = bytes(counts)
-    m, p, s, z = row[0:9], row[9:18], row[18:27], row[27:34]
+    m, p, s, z = _split(bytes(counts))
     tm, tp, ts, tz = _TABLES
     return (
         tm.get(m) or _remember(0, m),

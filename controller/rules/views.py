@@ -83,6 +83,8 @@ class Feature(IntFlag):
 
 
 _PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
+_new = tuple.__new__
+"""`_new(Arrangement, fields)` makes a named tuple from its fields without a Python call."""
 
 
 def _at_least(least: int, *bits: Feature) -> tuple[int, ...]:
@@ -285,7 +287,7 @@ class HandView:
     @property
     def arrangement(self) -> Arrangement:
         """The arrangement this view shows."""
-        return Arrangement(self.form, self.blocks, self._index)
+        return _new(Arrangement, (self.form, self.blocks, self._index))
 
     @property
     def sets(self) -> tuple[Block, ...]:

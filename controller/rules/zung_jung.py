@@ -21,6 +21,8 @@ from controller.rules.views import Feature, HandView
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HEAVENLY = WinType.HEAVENLY
+_new = tuple.__new__
+"""`_new(Tally, fields)` makes a Tally from all its fields without a Python call."""
 
 
 # --- 1 trivial
@@ -435,7 +437,7 @@ class ZungJung(Ruleset):
         if total >= self.limit:
             note = f"limit: total {total} capped at {self.limit}"
             return Tally(tuple(patterns), self.limit, self.limit, (note,))
-        return Tally(tuple(patterns), total, total)
+        return _new(Tally, (tuple(patterns), total, total, (), ""))
 
     def settle_win(self, win: Win, tally: Tally) -> Payments:
         """Self-drawn: each pays V. Discard: each pays V up to 25, else the discarder 3V-50."""

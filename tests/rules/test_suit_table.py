@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules.blocks import Reading
+from controller.rules.blocks import Block, Reading, Shape, suit_places
 from controller.rules.shapes import count_tiles
 from controller.rules.suit_search import TABLE_FILE, build, readings
 from controller.rules.suits import (
@@ -20,6 +20,7 @@ from controller.rules.suits import (
     _suit_table,
     is_regular,
     suit_profile,
+    suit_table,
 )
 
 suit_counts = st.lists(st.integers(0, 4), min_size=9, max_size=9).filter(lambda c: sum(c) <= 14)
@@ -36,7 +37,7 @@ def test_the_shipped_table_is_what_the_search_makes() -> None:
 @given(suit_counts, st.integers(0, 2))
 def test_a_suit_read_from_the_table_reads_as_searched(counts: list[int], suit: int) -> None:
     row = bytes(counts)
-    searched = tuple(Reading.of_suit(blocks) for blocks in readings(row, 9 * suit))
+    searched = tuple(Reading.of(blocks) for blocks in readings(row, 9 * suit))
     assert _suit_table(suit, row).readings == searched
 
 
@@ -76,3 +77,25 @@ def test_counts_outside_the_table_are_still_read(tiles: list[int]) -> None:
     """Five or more of a kind, or more than 14 tiles in a suit: read by search."""
     counts = count_tiles(tiles)
     assert is_regular(counts) == _is_regular_read(bytes(counts))
+
+
+def _places_in_words(blocks: tuple[Block, ...], kind: int) -> list[int]:
+    """The index of the first block of each shape that holds `kind`, block by block."""
+    shapes_seen: set[Shape] = set()
+    found = []
+    for index, item in enumerate(blocks):
+        if item.holds(kind) and item.shape not in shapes_seen:
+            shapes_seen.add(item.shape)
+            found.append(index)
+    return found
+
+
+@settings(max_examples=300)
+@given(suit_counts, st.integers(0, 3))
+def test_the_places_of_a_tile_in_a_suit_are_the_first_blocks_of_each_shape_holding_it(
+    counts: list[int], suit: int
+) -> None:
+    row = bytes(counts[:7] if suit == 3 else counts)
+    for reading in suit_table(suit, row).readings:
+        for kind in range(9 * suit, 9 * suit + len(row)):
+            assert suit_places(reading, kind) == _places_in_words(reading.blocks, kind)
