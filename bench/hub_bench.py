@@ -14,8 +14,8 @@ and how long the outbox's disk writes hold up the table's event loop.
    does); the publisher counts a payload delivered when its ack is back. Once one at a time
    (each waits for its ack), once windowed (as many in flight as the link keeps: the goal is
    judged against this one) and, with --other-window N, once with N in flight (to see what
-   another window would give the plain baseline). They take turns for --rounds rounds; ratio = end to end / plain, per
-   round, printed as the median and the range over the rounds.
+   another window would give the plain baseline). They take turns for --rounds rounds;
+   ratio = end to end / plain, per round, printed as the median and the range over the rounds.
 2. Venue: --tables tables (one process, one link each) with --per-table results each, and one
    recorder run as `mahjong-table hub` in its own process; figures: results/s end to end and
    the recorder's CPU (user+system seconds per second of wall time, from /proc).
