@@ -113,9 +113,7 @@ ensure_venv() {
     if [ "$(cat .venv/.installed 2>/dev/null)" != "$stamp" ]; then
         say "installing mahjong-table and its dev tools into .venv"
         .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-        # No byte-compiling at install: a module is compiled when first imported, and most of
-        # what the dev tools bring (ansible's modules, selenium's) never is (8 s less here).
-        .venv/bin/python -m pip install -q --no-compile -e '.[dev]'
+        .venv/bin/python -m pip install -q -e '.[dev]'
         echo "$stamp" > .venv/.installed
     fi
 }
