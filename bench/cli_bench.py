@@ -78,6 +78,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21, help="runs per command (21)")
     runs = parser.parse_args().runs
+    # As installed, every module is compiled (pip compiles at install): the warm-up run writes
+    # the .pyc files, which PYTHONDONTWRITEBYTECODE would forbid (each run compiling again).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     cli = _console_script()
     with _daemon(cli) as status:
         times = _times_ms(
