@@ -139,6 +139,13 @@ async def test_checks_are_queued_at_two_a_second_and_a_try_beyond_is_held_then_t
     assert sessions.checks == 21
 
 
+async def _guess(sessions: Sessions, address: str, name: str, now: float) -> Outcome:
+    """A wrong password for `name` from `address`, through a fresh form: its outcome."""
+    form = sessions.begin(now)
+    token = sessions.token(form, now) or ""
+    return (await sessions.login(form, token, name, "guess", address, now)).outcome
+
+
 async def test_while_recording_is_behind_checks_are_queued_at_one_every_five_seconds() -> None:
     behind = True
     sessions = Sessions({"referee": hash_password(RIGHT)}, sleep=_held,
@@ -146,9 +153,7 @@ async def test_while_recording_is_behind_checks_are_queued_at_one_every_five_sec
     HELD.clear()
 
     async def guess(n: int, now: float) -> Outcome:
-        form = sessions.begin(now)
-        return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
-                                     f"10.2.0.{n}", now)).outcome  # fmt: skip
+        return await _guess(sessions, f"10.2.0.{n}", f"u{n}", now)
 
     outcomes = [await guess(n, 0.0) for n in range(4)]  # many addresses, all at once
     assert outcomes == [Outcome.WRONG] * 3 + [Outcome.BUSY]
@@ -166,9 +171,7 @@ async def test_a_try_queued_before_the_recorder_fell_behind_waits_for_the_slower
     HELD.clear()
 
     async def guess(n: int, now: float) -> Outcome:
-        form = sessions.begin(now)
-        return (await sessions.login(form, sessions.token(form, now) or "", f"u{n}", "guess",
-                                     f"10.3.0.{n}", now)).outcome  # fmt: skip
+        return await _guess(sessions, f"10.3.0.{n}", f"u{n}", now)
 
     assert await guess(1, 0.0) == Outcome.WRONG  # checked at once
     behind = True
