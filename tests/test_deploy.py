@@ -300,6 +300,7 @@ def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(venue: Ven
     reason="needs root, setpriv and the mosquitto and nobody users to run services as themselves",
 )
 def test_a_venue_deployed_with_tls_and_house_rules_works_as_its_own_users(venue: Venue) -> None:
+    from controller.venue.rehearsal_broker import wait_listening
     from devsupport.mosquitto import find_mosquitto
 
     root, top = venue.root, venue.top
@@ -324,6 +325,7 @@ def test_a_venue_deployed_with_tls_and_house_rules_works_as_its_own_users(venue:
         [mosquitto, "-c", str(conf)], stderr=subprocess.PIPE, text=True
     )
     try:
+        assert wait_listening(broker, "127.0.0.1", venue.port), "mosquitto did not listen"
         sock = str(top / "none.sock")
         table_toml = str(etc / "table.toml")
         reached = _as_user(

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 SHIPPED = Path(__file__).resolve().parent / "mosquitto"
 """The shipped broker configuration, ACL and make-certs.sh (deploy/mosquitto links here)."""
@@ -102,17 +103,10 @@ class Broker:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        if not wait_listening(self.process, self.host, self.port, timeout):
             if self.process.poll() is not None:
                 raise BrokerFailed(f"mosquitto exited at start: {self.log_tail()}")
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection((self.host, self.port), 0.2),
-            ):
-                return
-            time.sleep(0.02)
-        raise BrokerFailed(f"mosquitto did not listen on {self.port}: {self.log_tail()}")
+            raise BrokerFailed(f"mosquitto did not listen on {self.port}: {self.log_tail()}")
 
     @property
     def running(self) -> bool:
@@ -150,6 +144,19 @@ class Broker:
         if not self.log_path.exists():
             return "(no log)"
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def wait_listening(
+    process: subprocess.Popen[Any], host: str, port: int, timeout: float = 10.0
+) -> bool:
+    """Whether a broker just started as `process` accepts connections on host:port within
+    `timeout` seconds (False at once if it exits)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        with contextlib.suppress(OSError), socket.create_connection((host, port), 0.2):
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def _as_root() -> str:
