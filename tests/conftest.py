@@ -20,6 +20,7 @@ from hypothesis import settings
 from controller.clock import ManualClock
 from devsupport import host_guard
 from devsupport.mosquitto import Broker, find_mosquitto
+from tests.scheduling import CostliestFirst, order_by_cost
 
 settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
@@ -61,14 +62,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Slow tests first (with workers, the longest start first and the short ones fill the
-    gaps at the end); with --hardware, only the tests that can run against a real MCU."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
+    """The costliest tests first (`tests/scheduling.py`); with --hardware, only the tests that
+    can run against a real MCU."""
+    items[:] = order_by_cost(items)
     if config.getoption("--hardware") is None:
         return
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
     config.hook.pytest_deselected(items=[item for item in items if item not in keep])
     items[:] = keep
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> CostliestFirst | None:
+    """With `--dist loadgroup`, xdist's groups on a queue taken from both ends (see
+    `tests/scheduling.py`)."""
+    return CostliestFirst(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
