@@ -47,6 +47,9 @@ class IdleTable:
     def status(self) -> TableStatus:
         return TableStatus()
 
+    async def black_box(self, hand: int, session: str | None) -> tuple[str, bytes]:
+        raise CommandRefused("this is a benchmark table: it keeps no black box")
+
 
 def make_link(url: str, outbox: Path, table: str, timing: LinkTiming) -> HubLink:
     """A benchmark table's hub link with its own outbox file."""

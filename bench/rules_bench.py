@@ -178,8 +178,8 @@ def score_jobs(wins: list[Hand], names: Sequence[str] = RULESET_NAMES) -> dict[s
 
         shown = "" if len(playable) == len(hands) else f" ({len(playable)} hands)"
         jobs[f"score: {name}{shown}"] = (run, len(playable))
-    for label, run in peers(wins).items():
-        jobs[PEER + "score: " + label] = (run, len(wins))
+    for label, peer in peers(wins).items():
+        jobs[PEER + "score: " + label] = (peer, len(wins))
     return jobs
 
 
