@@ -25,6 +25,7 @@ RIGHT = "correct horse battery"
 
 @contextlib.asynccontextmanager
 async def guarded_site(broker: Broker, tmp_path: Path, users: Path) -> AsyncIterator[Site]:
+    HELD.clear()  # what an earlier test on this worker held back is not this test's
     recorder = make_recorder(broker.url, tmp_path / "hub.db")
     sessions = Sessions(load_operators(users), sleep=_held)
     async with serving(recorder, sessions, None, CLOCK) as served:
