@@ -161,12 +161,12 @@ def block_code(shape: Shape, tile: int) -> int:
     return shape << CODE_SHIFT | tile
 
 
-_CODE_BLOCKS = tuple(
-    BLOCKS[Shape(code >> CODE_SHIFT), code & _TILE_BITS, True, False]
-    if code & _TILE_BITS < KINDS
-    else None
-    for code in range(len(Shape) << CODE_SHIFT)
-)
+_CONCEALED_BLOCKS = {
+    block_code(shape, tile): item
+    for (shape, tile, concealed, declared), item in BLOCKS.items()
+    if concealed and not declared
+}
+_CODE_BLOCKS = tuple(map(_CONCEALED_BLOCKS.get, range(len(Shape) << CODE_SHIFT)))
 """The concealed block of each code."""
 _LEFT_OUT = 255
 """Not a tile: what the tables of `_tiles_of` make of the codes of the other shapes."""

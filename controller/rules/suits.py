@@ -186,8 +186,8 @@ def _stored(suit: int, index: int) -> tuple[bytes, ...]:
 
 _TO_FIVE = int.from_bytes(bytes([8 - MOST_OF_A_KIND - 1] * 9), "big")
 _FIVE_OR_MORE = int.from_bytes(bytes([0xF8] * 9), "big")
-"""Added to and masked on a number suit's counts as one int (at most 14 each, so no carry):
-non-zero when a count is over MOST_OF_A_KIND."""
+"""Added to a number suit's counts as one int (each at most 14 here: no carry), then masked:
+non-zero when a count is over MOST_OF_A_KIND (it reaches 8)."""
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
