@@ -1,13 +1,15 @@
 """Blocks (sets and pairs) and readings: a hand's blocks with what they add up to.
 
 A `Reading` carries, beside its blocks, the facts the pattern checks read (sequences,
-triplets, pairs, kongs, concealed sets), so they are worked out once per suit reading and
-joined per hand instead of being recounted for every arrangement.
+triplets, pairs, kongs, concealed sets), so they are worked out once per arrangement
+instead of by every check. Concealed blocks travel as codes, one byte a block: the suits'
+readings join by concatenation, and a hand's reading is made once from its joined codes.
 """
 
 from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
+from operator import itemgetter
 from typing import NamedTuple
 
 from controller.rules.hand import Meld, MeldKind
@@ -147,46 +149,90 @@ class Reading(NamedTuple):
         return _new(Reading, (blocks, sequences, triplets, pairs, counted - (1 << CONCEALED)))
 
 
-def suit_places(reading: Reading, kind: int) -> list[int]:
-    """The places of `kind` in one suit's concealed reading: the index of the first block of
-    each shape that holds it, in block order (none when no block holds it).
+# A concealed block as one byte: its shape in the top two bits, its lowest tile below. A
+# concealed reading is then a bytes of codes: readings of suits join by concatenation, and
+# bytes.translate picks out the tiles of one shape.
+CODE_SHIFT = 6
+_TILE_BITS = (1 << CODE_SHIFT) - 1
 
-    Read off the reading's tiles rather than its blocks: a number suit's blocks are its
-    sequences, then its triplets, then its pair, each ascending (as the suit table and the
-    search give them), and the honours' blocks are in tile order, one block a tile at most.
+
+def block_code(shape: Shape, tile: int) -> int:
+    """The code of a concealed block (not declared)."""
+    return shape << CODE_SHIFT | tile
+
+
+_CONCEALED_BLOCKS = {
+    block_code(shape, tile): item
+    for (shape, tile, concealed, declared), item in BLOCKS.items()
+    if concealed and not declared
+}
+_CODE_BLOCKS = tuple(map(_CONCEALED_BLOCKS.get, range(len(Shape) << CODE_SHIFT)))
+"""The concealed block of each code."""
+_LEFT_OUT = 255
+"""Not a tile: what the tables of `_tiles_of` make of the codes of the other shapes."""
+
+
+def _tiles_of(*shapes: Shape) -> bytes:
+    """A bytes.translate table from codes to the tiles of blocks of these shapes."""
+    return bytes(
+        code & _TILE_BITS if code >> CODE_SHIFT in shapes else _LEFT_OUT for code in range(256)
+    )
+
+
+_SEQUENCE_TILES = _tiles_of(_SEQUENCE)
+_TRIPLET_TILES = _tiles_of(_TRIPLET)
+_PAIR_TILES = _tiles_of(Shape.PAIR)
+_LEFT_OUT_BYTE = bytes([_LEFT_OUT])
+_TRIPLET_CODE, _PAIR_CODE = _TRIPLET << CODE_SHIFT, Shape.PAIR << CODE_SHIFT
+_SETS_ALL_CONCEALED = 1 << TRIPLETS | 1 << CONCEALED
+"""A concealed triplet counts as a triplet and as a concealed set."""
+
+
+def read_codes(codes: bytes) -> Reading:
+    """The reading of concealed blocks given as codes (no kongs: a concealed kong is declared).
+
+    The codes of each suit's reading come sorted (sequences, then triplets, then the pair,
+    each ascending; the honours' in tile order), the suits in order, so the reading's
+    sequences and triplets come out ascending.
     """
-    _, sequences, triplets, pairs, _ = reading
-    if kind >= EAST:  # the first honour
-        tiles = sorted(triplets + pairs)
-        return [tiles.index(kind)] if kind in tiles else []
+    # Each shape's tiles: translate, then drop the other shapes' (cheaper than a translate
+    # that deletes: that builds a table of 256 entries at every call).
+    sequences = tuple(codes.translate(_SEQUENCE_TILES).replace(_LEFT_OUT_BYTE, b""))
+    triplets = tuple(codes.translate(_TRIPLET_TILES).replace(_LEFT_OUT_BYTE, b""))
+    runs, sets = len(sequences), len(triplets)
+    counted = runs << SEQUENCES | sets * _SETS_ALL_CONCEALED
+    if runs > 1:
+        counted |= (runs - len(set(sequences))) << REPEATS
+    if sets and triplets[-1] >= EAST:
+        counted |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
+    if len(codes) > 1:  # (an itemgetter of one item gives the item, not a tuple)
+        blocks = itemgetter(*codes)(_CODE_BLOCKS)
+    else:
+        blocks = tuple(map(_CODE_BLOCKS.__getitem__, codes))
+    pairs = tuple(codes.translate(_PAIR_TILES).replace(_LEFT_OUT_BYTE, b""))
+    return _new(Reading, (blocks, sequences, triplets, pairs, counted))
+
+
+def code_places(codes: bytes, kind: int) -> list[int]:
+    """The places of `kind` in one suit's concealed reading (its codes, see `read_codes`):
+    the index of the first block of each shape that holds it, in block order (none when no
+    block holds it). The honours hold a tile in one block at most."""
     found = []
-    runs = len(sequences)
-    first = bisect_left(sequences, kind - 2)  # the first sequence that may hold it
-    if first < runs and sequences[first] <= kind:
-        found.append(first)
-    if kind in triplets:
-        found.append(runs + triplets.index(kind))
-    if kind in pairs:
-        found.append(runs + len(triplets) + pairs.index(kind))
+    if kind < EAST:
+        first = bisect_left(codes, kind - 2)  # the first sequence that may hold it
+        if first < len(codes) and codes[first] <= kind:
+            found.append(first)
+    at = codes.find(_TRIPLET_CODE | kind)
+    if at >= 0:
+        found.append(at)
+    at = codes.find(_PAIR_CODE | kind)
+    if at >= 0:
+        found.append(at)
     return found
 
 
-def join(parts: Sequence[Reading], declared: Reading | None) -> Reading:
-    """The hand's reading from its suits' readings (characters, dots, bamboo, honours, in
-    that order, so their tiles stay ascending) and the declared melds, if any."""
-    m, p, s, z = parts
-    reading = _new(
-        Reading,
-        (
-            m.blocks + p.blocks + s.blocks + z.blocks,
-            m.sequences + p.sequences + s.sequences,
-            m.triplets + p.triplets + s.triplets + z.triplets,
-            m.pairs + p.pairs + s.pairs + z.pairs,
-            m.census + p.census + s.census + z.census,
-        ),
-    )
-    if declared is None:
-        return reading
+def with_declared(reading: Reading, declared: Reading) -> Reading:
+    """A concealed reading joined with the declared melds' (`Reading.of` them)."""
     sequences = tuple(sorted(reading.sequences + declared.sequences))
     repeats = len(sequences) - len(set(sequences))  # a chow may repeat a concealed sequence
     total = reading.census + declared.census

@@ -95,8 +95,6 @@ class Ruleset(ABC):
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
         self._allowed_counts = frozenset(range(self.tiles.copies + 1))
-        self._within = bytes(range(min(self.tiles.copies, 255) + 1))
-        """The counts a kind may have, as bytes (a hand holds at most 14 of a kind anyway)."""
         self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
         """The last few wall plans worked out (immutable; a hand asks for its plan three
         times). Few are kept: a plan is large and four dice give over a thousand of them."""
@@ -297,7 +295,7 @@ class Ruleset(ABC):
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
-        counts, over = _count(concealed, self._within)
+        counts, over = _count(concealed, self.tiles.copies)
         total = counts
         if melds:
             total = _with_melds(counts, melds)
@@ -393,15 +391,19 @@ class Ruleset(ABC):
             raise RulesError(f"hand.self_drawn: {exc}") from None
 
 
-def _count(tiles: Sequence[int], within: bytes) -> tuple[list[int], bool]:
-    """Counts per kind of concealed tiles, and whether a kind has a count not in `within`."""
+def _count(tiles: Sequence[int], most: int) -> tuple[list[int], bool]:
+    """Counts per kind of concealed tiles, and whether a kind has more than `most`."""
     counts = [0] * KINDS
+    over = False
     try:
         for tile in tiles:
-            counts[tile] += 1
+            held = counts[tile] + 1
+            counts[tile] = held
+            if held > most:
+                over = True
     except IndexError:  # a kind past the 34 tiles: a flower
         raise RulesError("a flower in the hand: flowers are passed separately") from None
-    return counts, bool(bytes(counts).translate(None, within))  # a count left: too many
+    return counts, over
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

@@ -11,7 +11,16 @@ from itertools import product
 from operator import itemgetter
 from typing import NamedTuple
 
-from controller.rules.blocks import Block, Reading, Shape, block, join, meld_block, suit_places
+from controller.rules.blocks import (
+    Block,
+    Reading,
+    Shape,
+    block,
+    code_places,
+    meld_block,
+    read_codes,
+    with_declared,
+)
 from controller.rules.hand import Meld
 from controller.rules.notation import format_tiles
 from controller.rules.suits import (
@@ -149,19 +158,21 @@ def regular_readings(
     Without `every_place`, places that leave the same blocks give the first one only.
     """
     m, p, s, z = tables
-    if not (m.readings and p.readings and s.readings and z.readings):
+    if not (m.codes and p.codes and s.codes and z.codes):
         return []
     if m.pairs + p.pairs + s.pairs + z.pairs != 1:
         return []
     suit = win_tile // 9
     found: list[tuple[Reading, int]] = []
-    for parts in product(m.readings, p.readings, s.readings, z.readings):
-        reading = join(parts, declared)
+    for parts in product(m.codes, p.codes, s.codes, z.codes):
+        reading = read_codes(b"".join(parts))
+        if declared is not None:
+            reading = with_declared(reading, declared)
         offset = 0  # blocks of the suits before the winning tile's
         for part in parts[:suit]:
-            offset += len(part.blocks)
+            offset += len(part)
         placed = False  # the reading as it is, with the winning tile in some place
-        for index in suit_places(parts[suit], win_tile):
+        for index in code_places(parts[suit], win_tile):
             index += offset
             if reading.blocks[index].shape == _TRIPLET and not self_drawn:
                 found.append((reading.opened(index), index))

@@ -2,23 +2,22 @@
 
 A hand is read suit by suit. Each suit's 9 counts (the honours' 7), as bytes (cheap to
 slice and hash), key a table entry made the first time those counts are seen: the suit's
-readings into sets (and the pair), each already summed up as a `Reading`, and a profile of
-which kinds of tile it holds (for the hand's tile facts). Reading or scoring a hand then
-costs four look-ups and a join.
+readings into sets (and the pair), each as its blocks' codes (`blocks.read_codes`), and a
+profile of which kinds of tile it holds (for the hand's tile facts). Reading or scoring a
+hand then costs four look-ups and a join of codes.
 
 A number suit's readings come from the table shipped with the package (`suit_search`), read
-once at import: a suit never seen before costs a look-up and the making of its few `Reading`s,
+once at import: a suit never seen before costs a look-up and a translation of its codes,
 never a search; the win check needs only to know that a suit's counts are in the table.
 """
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Sequence
 from struct import Struct, unpack_from
 from sys import byteorder
 from typing import NamedTuple
 
-from controller.rules.blocks import Reading, Shape, block, census
+from controller.rules.blocks import Reading, Shape, block_code, read_codes
 from controller.rules.suit_profile import (
     HOLDS_456,
     HOLDS_ANY,
@@ -80,12 +79,18 @@ _EMPTY_SUIT = bytes(9)
 class SuitTable(NamedTuple):
     """What one suit's counts allow: its readings, its pairs, the kinds of tile it holds."""
 
-    readings: tuple[Reading, ...]
-    """Every reading into sets (and a pair if the count needs one); none if there is none."""
+    codes: tuple[bytes, ...]
+    """Every reading into sets (and a pair if the count needs one) as its blocks' codes
+    (`blocks.read_codes`), sorted; none if there is none."""
     pairs: int
     """Pairs in each reading (1 when the suit holds the hand's pair)."""
     profile: int
     """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
+
+    @property
+    def readings(self) -> tuple[Reading, ...]:
+        """The readings, each summed up on its own."""
+        return tuple(map(read_codes, self.codes))
 
 
 _new = tuple.__new__
@@ -132,13 +137,19 @@ _SIZE = len(_KEYS)
 _INDEX: dict[int, int] = {}
 """Each key's place in the table, for the win check: made at its first call (a few ms, which
 a command that scores one hand does not pay: it finds its suits through the slots)."""
-_SUIT_BLOCKS = tuple(
-    {shape * 16 + tile: block(shape, 9 * suit + tile) for shape in Shape for tile in range(9)}
-    for suit in range(3)
-)
-"""Each number suit's blocks by their code in the table (shape * 16 + tile in the suit)."""
-_SUIT_TILES = tuple(bytes(9 * suit + (code & 15) for code in range(256)) for suit in range(3))
-"""Each number suit's block codes to the blocks' lowest tiles (for bytes.translate)."""
+
+
+def _suit_codes(suit: int) -> bytes:
+    """A number suit's block codes in the table (shape * 16 + tile in the suit) to codes
+    (`blocks.block_code`), for bytes.translate."""
+    table = bytearray(256)
+    for shape in Shape:
+        for tile in range(9):
+            table[shape * 16 + tile] = block_code(shape, 9 * suit + tile)
+    return bytes(table)
+
+
+_SUIT_CODES = tuple(map(_suit_codes, range(3)))
 
 
 def _make_index() -> dict[int, int]:
@@ -158,61 +169,38 @@ def _find(key: int) -> int:
         at = (at + 1) % SLOTS
 
 
-def _stored(suit: int, index: int) -> tuple[Reading, ...]:
-    """The readings of a number suit's counts at `index` in the table."""
+def _stored(suit: int, index: int) -> tuple[bytes, ...]:
+    """The readings (codes) of a number suit's counts at `index` in the table."""
     codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
+    to_codes = _SUIT_CODES[suit]
     if len(codes) == codes[0] + 1:  # most counts read one way only
-        return (_reading(suit, codes[1:]),)
+        return (codes[1:].translate(to_codes),)
     found = []
     at = 0
     while at < len(codes):
         end = at + 1 + codes[at]
-        found.append(_reading(suit, codes[at + 1 : end]))
+        found.append(codes[at + 1 : end].translate(to_codes))
         at = end
     return tuple(found)
 
 
-_TRIPLET_CODE, _PAIR_CODE = Shape.TRIPLET * 16, Shape.PAIR * 16
-
-
-_SUIT_CENSUS = {
-    (runs, sets, repeats): census(tuple(max(0, i - repeats) for i in range(runs)), sets, sets, 0, 0)
-    for runs in range(MOST_TILES // 3 + 1)
-    for sets in range(MOST_TILES // 3 + 1 - runs)
-    for repeats in range(max(runs, 1))
-}
-"""The census of a suit's reading (all concealed, no kongs) by its sequences, its triplets and
-how many of its sequences repeat an earlier one (see `blocks.census`)."""
-
-
-def _reading(suit: int, codes: bytes) -> Reading:
-    """`Reading.of` of a reading in the table: its codes are its blocks, sorted, so its
-    sequences come first, then its triplets (all concealed), then its pair."""
-    tiles = codes.translate(_SUIT_TILES[suit])
-    triplets_at = bisect_left(codes, _TRIPLET_CODE)
-    pair_at = bisect_left(codes, _PAIR_CODE, triplets_at)
-    sequences = tuple(tiles[:triplets_at])
-    repeats = triplets_at - len(set(sequences)) if triplets_at > 1 else 0
-    return _new(
-        Reading,
-        (
-            tuple(map(_SUIT_BLOCKS[suit].__getitem__, codes)),
-            sequences,
-            tuple(tiles[triplets_at:pair_at]),
-            tuple(tiles[pair_at:]),
-            _SUIT_CENSUS[triplets_at, pair_at - triplets_at, repeats],
-        ),
-    )
+_TO_FIVE = int.from_bytes(bytes([8 - MOST_OF_A_KIND - 1] * 9), "big")
+_FIVE_OR_MORE = int.from_bytes(bytes([0xF8] * 9), "big")
+"""Added to a number suit's counts as one int (each at most 14 here: no carry), then masked:
+non-zero when a count is over MOST_OF_A_KIND (it reaches 8)."""
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     total = sum(counts)
     held = int.from_bytes(counts, "big")
     shift = PROFILE_BITS * suit
-    parts: tuple[Reading, ...] = ()
+    parts: tuple[bytes, ...] = ()
     if total % 3 != 1:
-        if total > MOST_TILES or max(counts) > MOST_OF_A_KIND:
-            parts = tuple(Reading.of(blocks) for blocks in readings(counts, 9 * suit))
+        if total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE:
+            parts = tuple(
+                bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
+                for blocks in readings(counts, 9 * suit)
+            )
         else:
             index = _find(held % FOLD)
             if index >= 0:  # the table knows its profile too
@@ -232,10 +220,12 @@ def _honour_table(counts: bytes) -> SuitTable:
     profile = ((HOLDS_ANY if any(counts) else 0) | _pairing(counts)) << PROFILE_BITS * 3
     if not _honours_read(counts):
         return SuitTable((), 0, profile)
-    blocks = tuple(
-        block(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i) for i, n in enumerate(counts) if n
+    codes = bytes(
+        block_code(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i)
+        for i, n in enumerate(counts)
+        if n
     )
-    return SuitTable((Reading.of(blocks),), counts.count(2), profile)
+    return SuitTable((codes,), counts.count(2), profile)
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})
@@ -301,19 +291,19 @@ def _is_regular_read(row: bytes) -> bool:
     tm, tp, ts, tz = _TABLES
     m = row[0:9]
     a = tm.get(m) or _remember(0, m)
-    if not a.readings:
+    if not a.codes:
         return False
     p = row[9:18]
     b = tp.get(p) or _remember(1, p)
-    if not b.readings:
+    if not b.codes:
         return False
     s = row[18:27]
     c = ts.get(s) or _remember(2, s)
-    if not c.readings:
+    if not c.codes:
         return False
     z = row[27:34]
     h = tz.get(z) or _remember(3, z)
-    return bool(h.readings) and a.pairs + b.pairs + c.pairs + h.pairs == 1
+    return bool(h.codes) and a.pairs + b.pairs + c.pairs + h.pairs == 1
 
 
 def packed_profile(tables: Sequence[SuitTable]) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
-from controller.rules.patterns import Predicate, evaluate_best, needs
+from controller.rules.patterns import Hit, Predicate, evaluate_best, needs
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
@@ -23,6 +23,8 @@ _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HEAVENLY = WinType.HEAVENLY
 _new = tuple.__new__
 """`_new(Tally, fields)` makes a Tally from all its fields without a Python call."""
+TALLIES_KEPT = 4096
+"""Tallies a ruleset keeps worked out (`ZungJung.tally`); the first ones met stay."""
 
 
 # --- 1 trivial
@@ -407,6 +409,9 @@ class ZungJung(Ruleset):
         self.discard_share: int = get(data, "settlement.discard_share", int)
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
+        self._tallies: dict[tuple[Hit, ...], Tally] = {}
+        """Tallies by their hits, where each hit is a pattern present once: those hits are
+        shared objects, and hands bring few combinations of them."""
 
     def check(self, win: Win) -> list[int]:
         """As the base check; Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
@@ -423,6 +428,16 @@ class ZungJung(Ruleset):
         hits = evaluate_best(self.patterns_by_form[view.form], view)
         if not hits:
             return self._chicken
+        key = tuple(hits)
+        found = self._tallies.get(key)
+        if found is None:
+            found = self._add_up(hits)
+            if len(self._tallies) < TALLIES_KEPT and all(hit.times == 1 for hit in hits):
+                self._tallies[key] = found
+        return found
+
+    def _add_up(self, hits: list[Hit]) -> Tally:
+        """The hits of one arrangement added up, then the limit rule (see `tally`)."""
         top = hits[0]
         patterns = []
         total = 0

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules.blocks import Block, Reading, Shape, suit_places
+from controller.rules.blocks import Block, Reading, Shape, code_places, read_codes
 from controller.rules.shapes import count_tiles
 from controller.rules.suit_search import TABLE_FILE, build, readings
 from controller.rules.suits import (
@@ -96,6 +96,6 @@ def test_the_places_of_a_tile_in_a_suit_are_the_first_blocks_of_each_shape_holdi
     counts: list[int], suit: int
 ) -> None:
     row = bytes(counts[:7] if suit == 3 else counts)
-    for reading in suit_table(suit, row).readings:
+    for codes in suit_table(suit, row).codes:
         for kind in range(9 * suit, 9 * suit + len(row)):
-            assert suit_places(reading, kind) == _places_in_words(reading.blocks, kind)
+            assert code_places(codes, kind) == _places_in_words(read_codes(codes).blocks, kind)
