@@ -568,6 +568,40 @@ def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three
     assert result.incidents == ()
 
 
+def test_r_sensor_4_a_replacement_its_discard_and_the_take_to_win_read_before_the_press() -> None:
+    # North lays out a concealed kong, takes its replacement (a 1m) from the wall's end and
+    # throws it at once; East (thirteen orphans, waiting on all 13) takes it to win. The read
+    # shows the 1m in East's hand before East's press comes: the press explains it. North's
+    # replacement, its discard and East's take, not a late declaration and a replacement
+    # waited for that nobody will draw.
+    hands = {0: "19m19p19s1234567z2z", 1: "8p5566s77s88s3456z", 2: "2233s778899p1z55m"}
+    table = Table(
+        "zung-jung", {**hands, 3: "46m111p222p333p55s"}, draws="2s3s2p", replacements="1m"
+    )
+    table.discard(E, "2z")
+    for place in (S, W):
+        tsumogiri(table, place)
+    table.wait(3.1)
+    table.draw(N)
+    table.meld(N, "2222p")
+    replacement = next(u for u in table.tail if u not in table.taken)
+    table.taken.add(replacement)
+    table.zones[(E, Zone.HAND)].add(replacement)
+    table.read((E, Zone.HAND))
+    table.declare(E)
+    table.wait(3.1)
+    table.wait(3.1)
+    result = replays_the_same(table)
+    assert [(m.place, m.kind) for m in result.moves][-5:] == [
+        (N, MoveKind.CONCEALED_KONG),
+        (N, MoveKind.REPLACEMENT),
+        (N, MoveKind.DISCARD),
+        (E, MoveKind.TAKE_FOR_WIN),
+        (E, MoveKind.WIN),
+    ]
+    assert result.incidents == ()
+
+
 def test_r_sensor_4_at_the_walls_end_a_replacement_read_before_its_flower_is_no_second_draw() -> (
     None
 ):

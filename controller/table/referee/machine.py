@@ -167,6 +167,9 @@ class Referee:
                 self._reconcile()
             case Declare(place):
                 claims.declare(play, place)
+                # The reads may already show what the press explains: the tile the seat on
+                # turn was to draw, drawn, thrown and taken to win between two reads.
+                self._reconcile()
             case Elapsed():
                 pass
             case ReadDone(asked_at):
