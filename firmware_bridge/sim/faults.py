@@ -1,6 +1,5 @@
 """Fault injection for the simulated table: a noisy line and physical faults."""
 
-import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,19 +36,12 @@ class Faults:
 
 
 class LineNoise:
-    """Damages bytes and loses frames at the configured rates, reproducibly from a seed.
-
-    Each byte is damaged independently at the corruption rate: rather than a draw per byte,
-    the number of bytes that pass before the next damaged one is drawn (geometrically
-    distributed), which is the same line at a fraction of the cost.
-    """
+    """Damages bytes and loses frames at the configured rates, reproducibly from a seed."""
 
     def __init__(self, corrupt: float, drop: float, rng: random.Random) -> None:
         self.corrupt = corrupt
         self.drop = drop
         self._rng = rng
-        self._sound: int | None = None
-        """Bytes still to pass undamaged before the next damaged one (None: not drawn yet)."""
 
     def lose_frame(self) -> bool:
         """True if the next frame is to be lost."""
@@ -59,19 +51,9 @@ class LineNoise:
         """`data` with each byte damaged at the corruption rate."""
         if self.corrupt <= 0:
             return data
-        at = self._gap() if self._sound is None else self._sound
-        if at >= len(data):
-            self._sound = at - len(data)
-            return data
         out = bytearray(data)
-        while at < len(out):
-            out[at] ^= self._rng.randrange(1, 256)
-            at += 1 + self._gap()
-        self._sound = at - len(out)
+        rng = self._rng
+        for index in range(len(out)):
+            if rng.random() < self.corrupt:
+                out[index] ^= rng.randrange(1, 256)
         return bytes(out)
-
-    def _gap(self) -> int:
-        """Undamaged bytes before the next damaged one: P(k) = (1 - corrupt)^k * corrupt."""
-        if self.corrupt >= 1:
-            return 0
-        return int(math.log(1.0 - self._rng.random()) / math.log(1.0 - self.corrupt))
