@@ -20,7 +20,7 @@ from hypothesis import settings
 from controller.clock import ManualClock
 from devsupport import host_guard
 from devsupport.mosquitto import Broker, find_mosquitto
-from tests.scheduling import CostliestFirst, order_by_cost
+from tests.scheduling import BothEnds
 
 settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")
@@ -64,7 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The costliest tests first (`tests/scheduling.py`); with --hardware, only the tests that
     can run against a real MCU."""
-    items[:] = order_by_cost(items)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
     if config.getoption("--hardware") is None:
         return
     keep = [item for item in items if "hardware_link" in getattr(item, "fixturenames", ())]
@@ -72,10 +72,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = keep
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> CostliestFirst | None:
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> BothEnds | None:
     """With `--dist loadgroup`, xdist's groups on a queue taken from both ends (see
     `tests/scheduling.py`)."""
-    return CostliestFirst(config, log) if config.getvalue("dist") == "loadgroup" else None
+    return BothEnds(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -105,7 +105,7 @@ def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:
     assert "INFO controller.commands.run_cmd: stopped" in process.stderr.read()
 
 
-@pytest.mark.slow(seconds=120)  # on real time: 30 s alone, 80-150 s in the suite
+@pytest.mark.slow
 @pytest.mark.timeout(600)  # 20 hands: about 20 s on a quiet 2-core machine, plus the build
 def test_a_session_of_twenty_hands_is_played_with_the_c_firmware_as_the_mcu(
     tmp_path: Path, firmware_host: Path

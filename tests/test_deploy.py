@@ -35,7 +35,7 @@ def _files(root: Path) -> set[str]:
     return {str(path.relative_to(root)) for path in root.rglob("*")}
 
 
-@pytest.mark.slow(seconds=22)
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_install_twice_then_uninstall_leaves_nothing(tmp_path: Path) -> None:
     root = tmp_path / "root"
@@ -67,7 +67,7 @@ def test_install_twice_then_uninstall_leaves_nothing(tmp_path: Path) -> None:
     assert list(root.iterdir()) == []
 
 
-@pytest.mark.slow(seconds=12)
+@pytest.mark.slow
 def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     analyze = shutil.which("systemd-analyze")
     assert analyze, "systemd-analyze is missing: ./scripts/test installs Debian's systemd"
@@ -88,7 +88,7 @@ def test_the_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
         assert keeps_working in text
 
 
-@pytest.mark.slow(seconds=15)
+@pytest.mark.slow
 def test_a_config_that_fails_its_check_is_never_started(tmp_path: Path) -> None:
     bad = tmp_path / "table.toml"
     bad.write_text("[serial]\nbaudrat = 9600\n")
@@ -162,7 +162,7 @@ def test_the_playbook_passes_its_syntax_check(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.slow(seconds=14)
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_playbook_in_check_mode_makes_nothing_and_plans_every_table(tmp_path: Path) -> None:
     done = _playbook(tmp_path, "--check", "--diff")
@@ -260,7 +260,7 @@ ONE_VENUE = pytest.mark.xdist_group("venue")
 """The tests that read the one deployed venue: on one worker, which deploys it once."""
 
 
-@pytest.mark.slow(seconds=90)  # with the deployment the group shares
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
 @ONE_VENUE
 def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(venue: Venue) -> None:
@@ -292,7 +292,7 @@ def test_the_playbook_deploys_a_table_and_the_recorder_under_a_prefix(venue: Ven
     ).read_text()
 
 
-@pytest.mark.slow(seconds=30)
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
 @ONE_VENUE
 @pytest.mark.skipif(

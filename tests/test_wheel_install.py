@@ -56,7 +56,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     yield venv / "bin"
 
 
-@pytest.mark.slow(seconds=35)  # with the wheel the group shares
+@pytest.mark.slow
 def test_the_installed_daemon_runs_on_the_simulated_table(installed: Path, tmp_path: Path) -> None:
     command = [str(installed / "mahjong-table"), "run", "--sim", "--sim-speed", "0"]
     process = subprocess.Popen(

@@ -131,7 +131,7 @@ def test_the_fuzz_corpus_runs_clean_under_address_and_undefined_behaviour_saniti
     assert int(ran[1]) == inputs and int(ran[2]) > inputs
 
 
-@pytest.mark.slow(seconds=30)  # with the builds the group shares
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_libfuzzer_finds_nothing_in_the_firmware_input_path(build: Path) -> None:
     done = build_firmware(build, "fuzz", f"CORPUS={build / 'corpus'}", "FUZZ_SECONDS=10")

@@ -82,7 +82,7 @@ async def test_lost_events_never_stop_the_table_with_a_false_fault(
     assert app.mcu.link.stats().event_gaps > 0, "the line did lose events"
 
 
-@pytest.mark.slow(seconds=55)
+@pytest.mark.slow
 @pytest.mark.looptime
 # 50 hands: about 25 s of CPU; starvable (looptime), so it may wait for other workers' CPU.
 @pytest.mark.timeout(300)

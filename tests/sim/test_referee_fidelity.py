@@ -98,7 +98,7 @@ def seen_moves(results: Sequence[FinishedHand]) -> Counter[MoveKey]:
     return seen
 
 
-@pytest.mark.slow(seconds=40)
+@pytest.mark.slow
 @pytest.mark.starvable
 @pytest.mark.timeout(300)  # 100 hands: about 40 s on a quiet 2-core machine
 @pytest.mark.parametrize("miss", [0.0, 0.02])
