@@ -13,7 +13,7 @@ from controller.rules.tiles import is_flower
 from controller.table.irregularities import Rights
 from controller.table.ports import Zone
 from controller.table.records import IncidentKind, IncidentRecord
-from controller.table.referee import EndNow, MoveKind, ReadAgain
+from controller.table.referee import EndNow, MoveKind, ReadAgain, RefereeResult
 from controller.table.referee.result import result_json
 from controller.table.rulings import Ruling
 from tests.table.scripted import Table
@@ -541,24 +541,40 @@ def test_r_sensor_5_a_replacement_taken_as_a_stray_is_the_draw_of_a_kong_read_la
     assert [kind for _, kind, _ in kinds(table)] == [IncidentKind.STRAY_TILES]
 
 
-def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three_moves() -> None:
-    # North draws a 1m and throws it at once, East (thirteen orphans, waiting on all 13)
-    # takes it to win and presses declare, all before one read: North's draw and discard and
-    # East's take, not a draw out of turn.
-    hands = {0: "19m19p19s1234567z2z", 1: "8p5566s77s88s3456z", 2: "2233s778899p1z55m"}
-    table = Table("zung-jung", {**hands, 3: "46m111p222p333p55s"}, draws="2s3s1m")
+ORPHANS_WAIT = {0: "19m19p19s1234567z2z", 1: "8p5566s77s88s3456z", 2: "2233s778899p1z55m"}
+"""East holds thirteen orphans (waiting on all 13) after throwing its 2z; North's hand is the
+test's own."""
+
+
+def _at_norths_turn(north: str, draws: str, replacements: str = "") -> Table:
+    """East throws its 2z, South and West throw what they draw: North is on turn."""
+    table = Table("zung-jung", {**ORPHANS_WAIT, 3: north}, draws=draws, replacements=replacements)
     table.discard(E, "2z")
     for place in (S, W):
         tsumogiri(table, place)
     table.wait(3.1)
-    drawn = next(u for u in table.live if u not in table.taken)
-    table.taken.add(drawn)
-    table.zones[(E, Zone.HAND)].add(drawn)
+    return table
+
+
+def _taken_by_east_unseen(table: Table, tail: bool) -> RefereeResult:
+    """North's next tile (the wall's next, or its end's) lies in East's hand at the next read,
+    North's throw of it unread; East presses declare after that read."""
+    wall = table.tail if tail else table.live
+    uid = next(u for u in wall if u not in table.taken)
+    table.taken.add(uid)
+    table.zones[(E, Zone.HAND)].add(uid)
     table.read((E, Zone.HAND))
     table.declare(E)
     table.wait(3.1)
     table.wait(3.1)
-    result = replays_the_same(table)
+    return replays_the_same(table)
+
+
+def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three_moves() -> None:
+    # North draws a 1m and throws it at once, East takes it to win and presses declare, all
+    # before one read: North's draw and discard and East's take, not a draw out of turn.
+    table = _at_norths_turn("46m111p222p333p55s", draws="2s3s1m")
+    result = _taken_by_east_unseen(table, tail=False)
     assert [(m.place, m.kind) for m in result.moves][-4:] == [
         (N, MoveKind.DRAW),
         (N, MoveKind.DISCARD),
@@ -570,28 +586,13 @@ def test_r_sensor_4_a_draw_its_discard_and_the_take_to_win_in_one_read_are_three
 
 def test_r_sensor_4_a_replacement_its_discard_and_the_take_to_win_read_before_the_press() -> None:
     # North lays out a concealed kong, takes its replacement (a 1m) from the wall's end and
-    # throws it at once; East (thirteen orphans, waiting on all 13) takes it to win. The read
-    # shows the 1m in East's hand before East's press comes: the press explains it. North's
-    # replacement, its discard and East's take, not a late declaration and a replacement
-    # waited for that nobody will draw.
-    hands = {0: "19m19p19s1234567z2z", 1: "8p5566s77s88s3456z", 2: "2233s778899p1z55m"}
-    table = Table(
-        "zung-jung", {**hands, 3: "46m111p222p333p55s"}, draws="2s3s2p", replacements="1m"
-    )
-    table.discard(E, "2z")
-    for place in (S, W):
-        tsumogiri(table, place)
-    table.wait(3.1)
+    # throws it at once; East takes it to win. The read shows the 1m in East's hand before
+    # East's press comes: the press explains it. North's replacement, its discard and East's
+    # take, not a late declaration and a replacement waited for that nobody will draw.
+    table = _at_norths_turn("46m111p222p333p55s", draws="2s3s2p", replacements="1m")
     table.draw(N)
     table.meld(N, "2222p")
-    replacement = next(u for u in table.tail if u not in table.taken)
-    table.taken.add(replacement)
-    table.zones[(E, Zone.HAND)].add(replacement)
-    table.read((E, Zone.HAND))
-    table.declare(E)
-    table.wait(3.1)
-    table.wait(3.1)
-    result = replays_the_same(table)
+    result = _taken_by_east_unseen(table, tail=True)
     assert [(m.place, m.kind) for m in result.moves][-5:] == [
         (N, MoveKind.CONCEALED_KONG),
         (N, MoveKind.REPLACEMENT),
