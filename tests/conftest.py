@@ -62,8 +62,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The costliest tests first (`tests/scheduling.py`); with --hardware, only the tests that
-    can run against a real MCU."""
+    """Slow tests first (with workers, each starts as soon as a worker is free: see
+    `tests/scheduling.py`); with --hardware, only the tests that can run against a real MCU."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable
     if config.getoption("--hardware") is None:
         return
