@@ -119,6 +119,11 @@ class LinkSettings:
     reconnect_max: float = 2.0
     connect_timeout: float = 5.0
     ring_size: int = 64
+    ring_dump_interval: float = 60.0
+    """The frame ring goes to the log at the first protocol error, then at most once in this
+    long while errors go on (with how many came between): on a noisy line the errors come
+    several a second, and a dump of 64 frames each time would fill a Pi's journal (about
+    10 kB a second) with the same picture."""
 
     def __post_init__(self) -> None:
         if not 1 <= self.window <= MAX_WINDOW:
@@ -595,11 +600,11 @@ class Link:
             if mismatch is not None and self._fatal is None:
                 self._on_mismatch(mismatch)
                 return
-        self._ring.dump(now, str(error))
+        self._ring.dump(now, str(error), self.settings.ring_dump_interval)
 
     def _protocol_error(self, reason: str) -> None:
         self._counters.protocol_errors += 1
-        self._ring.dump(self._clock(), reason)
+        self._ring.dump(self._clock(), reason, self.settings.ring_dump_interval)
 
     def _on_frame(self, frame: Frame) -> None:
         self._counters.frames_received += 1

@@ -104,7 +104,7 @@ class FrameRing:
         self._last_dump = float("-inf")
         self._suppressed = 0
 
-    def dump(self, now: float, reason: str, min_interval: float = 1.0) -> None:
+    def dump(self, now: float, reason: str, min_interval: float) -> None:
         """Log `reason` and the ring, at most once per `min_interval` seconds."""
         if now - self._last_dump < min_interval:
             self._suppressed += 1

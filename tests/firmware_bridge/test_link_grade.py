@@ -1,11 +1,16 @@
-"""Grading a link from its statistics: what `diag link` tells a technician."""
+"""Grading a link from its statistics: what `diag link` tells a technician; and how often a
+noisy line puts the frame ring into the log."""
 
+import logging
 from dataclasses import replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from firmware_bridge.link_stats import Grade, LinkStats, grade_link
+from firmware_bridge.frame import encode
+from firmware_bridge.link import LinkSettings
+from firmware_bridge.link_stats import FrameRing, Grade, LinkStats, grade_link
 
 CLEAN = LinkStats(
     frames_sent=200, frames_received=200, bytes_sent=2400, bytes_received=2400, crc_errors=0,
@@ -47,3 +52,22 @@ def test_more_errors_never_grade_better(resends: int, damaged: int, pings: int) 
         grade_link(worse, pings, pings).grade,
     )
     assert order.index(worse_grade) >= order.index(grade)
+
+
+def test_a_noisy_line_puts_the_frame_ring_in_the_log_once_a_minute_with_the_errors_between(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ring = FrameRing(4)
+    ring.add((0.0, "tx", encode(0x10, b"\x01", seq=1)))
+    ring.add((0.1, "bad", b"\x05\x01\x02"))
+    interval = LinkSettings().ring_dump_interval
+    caplog.set_level(logging.WARNING, logger="firmware_bridge.link_stats")
+    for tenth in range(1, 1200):  # two minutes of an error every 0.1 s
+        ring.dump(tenth / 10, "checksum mismatch", interval)
+
+    dumps = [record.getMessage() for record in caplog.records]
+    assert interval == 60.0
+    assert len(dumps) == 2, dumps
+    assert dumps[0].startswith("protocol error: checksum mismatch; last 2 frames:")
+    assert "type=0x10 seq=1" in dumps[0] and "raw=050102" in dumps[0]
+    assert dumps[1].startswith("protocol error: checksum mismatch (599 more errors since")
