@@ -150,6 +150,9 @@ class CycleState:
         """Gaps no re-read has made good yet: (number, when seen, events missed), oldest
         first."""
         self.stale_since = 0.0
+        self.losses_unsaid = 0
+        """Events lost since the log last said so (`mcu_events.LOSSES_SAID_EVERY_S`)."""
+        self.losses_said_at = float("-inf")
         self.mcu_status: McuStatusRead | None = None
         """The MCU's status as last re-read."""
         self.failed_motion: tuple[float, MotionEnded] | None = None

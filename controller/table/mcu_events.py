@@ -137,11 +137,26 @@ MOTOR_STOPS = frozenset({McuFaultKind.JAM, McuFaultKind.OVERCURRENT, McuFaultKin
 """Faults that stopped a motor: one the status shows after lost events stops the table."""
 
 
+LOSSES_SAID_EVERY_S = 60.0
+"""Lost events go to the log at the first loss, then at most once in this long, with how many
+were lost meanwhile: on a noisy line losses come several a second (`diag link` counts them)."""
+
+
 def on_events_lost(cycle: CycleState, event: McuEventsLost) -> None:
     """The link lost events; it re-reads the MCU's state by itself."""
     state_incomplete(cycle)
     cycle.gaps.append((event.gap, cycle.t, event.missed))
-    text = f"lost {event.missed} event(s) from the table MCU: re-reading its state"
+    cycle.losses_unsaid += event.missed
+    if cycle.t - cycle.losses_said_at < LOSSES_SAID_EVERY_S:
+        return
+    lost, cycle.losses_unsaid = cycle.losses_unsaid, 0
+    ago, cycle.losses_said_at = cycle.t - cycle.losses_said_at, cycle.t
+    text = f"lost {lost} event(s) from the table MCU: re-reading its state"
+    if lost > event.missed:
+        text = (
+            f"lost {lost} event(s) from the table MCU since this was last said, {ago:.0f} s "
+            "ago: re-reading its state after each loss"
+        )
     cycle.emit(fx.Announce("warning", text))  # the log only: routine on a noisy line
 
 

@@ -48,12 +48,17 @@ class LineNoise:
         return self.drop > 0 and self._rng.random() < self.drop
 
     def damage(self, data: bytes) -> bytes:
-        """`data` with each byte damaged at the corruption rate."""
-        if self.corrupt <= 0:
+        """`data` with each byte damaged at the corruption rate (one draw per byte, and one
+        more for the damage: a noisy line passes every byte of every frame through here)."""
+        corrupt = self.corrupt
+        if corrupt <= 0:
             return data
-        out = bytearray(data)
         rng = self._rng
-        for index in range(len(out)):
-            if rng.random() < self.corrupt:
+        draw = rng.random
+        out: bytearray | None = None
+        for index in range(len(data)):
+            if draw() < corrupt:
+                if out is None:
+                    out = bytearray(data)
                 out[index] ^= rng.randrange(1, 256)
-        return bytes(out)
+        return data if out is None else bytes(out)

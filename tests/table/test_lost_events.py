@@ -2,6 +2,7 @@
 link has re-read it, what ended unseen is taken from the re-read status, and a re-read that
 never completes is a link fault, never a motor or reader fault."""
 
+from controller.table import effects as fx
 from controller.table import inputs as ev
 from controller.table.cycle import Phase
 from controller.table.ports import (
@@ -204,3 +205,22 @@ def test_in_play_a_re_read_that_takes_long_is_no_fault() -> None:
     driver.feed(McuEventsLost(2, gap=1))
     driver.feed(ev.Tick(), after=driver.cycle.settings.link_grace_s + 0.5)
     assert driver.view().phase is Phase.PLAYING and driver.view().fault is None
+
+
+def test_lost_events_go_to_the_log_at_the_first_loss_then_once_a_minute_with_the_count() -> None:
+    driver = Driver()
+    driver.start()
+    said: list[str] = []
+    for gap in range(1, 131):  # two minutes of a noisy line: a loss every second
+        out = driver.feed(McuEventsLost(1 + gap % 2, gap=gap), after=1.0)
+        said += [e.text for e in out if isinstance(e, fx.Announce) and "lost" in e.text]
+        if gap % 5 == 0:
+            driver.feed(McuResynced(covers=gap))
+
+    assert said == [
+        "lost 2 event(s) from the table MCU: re-reading its state",
+        "lost 90 event(s) from the table MCU since this was last said, 60 s ago: "
+        "re-reading its state after each loss",
+        "lost 90 event(s) from the table MCU since this was last said, 60 s ago: "
+        "re-reading its state after each loss",
+    ]
