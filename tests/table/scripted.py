@@ -135,6 +135,8 @@ class Table:
         self._rivers: dict[int, list[int]] = {}
         self.t = 100.0
         self.out: list[RefereeOutput] = []
+        self._misread: set[Key] = set()
+        """Zones a damaged read showed wrongly: the next read again shows them as they are."""
 
     # ---- what players do --------------------------------------------------------------------
 
@@ -212,6 +214,13 @@ class Table:
         """These zones are read (as they are now)."""
         self._read(list(keys))
 
+    def misread(self, key: Key, *uids: int) -> None:
+        """A damaged read of one zone (one the line's checksum let through) shows these tags in
+        it as well; the next read again shows the zone as it is."""
+        shown = frozenset(self.zones[key]) | frozenset(uids)
+        self._misread.add(key)
+        self.feed(Inventories((ZoneContent(*key, shown),)))
+
     def _read(self, keys: list[Key]) -> None:
         self.feed(
             Inventories(tuple(ZoneContent(p, z, frozenset(self.zones[(p, z)])) for p, z in keys))
@@ -225,7 +234,11 @@ class Table:
         self.out += out
         self.t += 0.01
         if any(isinstance(o, ReadAgain) for o in out):
-            # The MCU reads every zone again: the zones here are exact, so nothing changed.
+            # The MCU reads every zone again: the zones here are exact, so only those read
+            # wrongly before change.
+            if self._misread:
+                keys, self._misread = sorted(self._misread), set()
+                self._read(keys)
             out += self.feed(ReadDone(now.monotonic))
         return out
 

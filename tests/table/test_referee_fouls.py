@@ -116,9 +116,11 @@ def test_a_tag_of_no_tile_set_is_said_once_and_takes_no_part_in_play() -> None:
     table.zones[(S, Zone.HAND)].add(stranger)
     table.discard(E, "5m")
     table.draw(S)  # South's HAND is read with the stranger in it
+    assert said(table) == [], "said once a read again shows it too"
+    table.discard(S, "7z")
+    table.wait(1.6)  # the zones are read again: the stranger is still there
     [odd] = said(table)
     assert (odd.kind, odd.place) == (IncidentKind.UNKNOWN_TILE, S)
-    table.discard(S, "7z")
     table.wait(12.0)  # longer than a stray tile waits
     assert len(said(table)) == 1, "said once; South's count is right without it"
 

@@ -495,6 +495,19 @@ def test_r_sensor_3_a_tag_of_no_tile_set_is_said_once_and_takes_no_part() -> Non
     assert kinds(table) == [(S, IncidentKind.UNKNOWN_TILE, Ruling.UNKNOWN_TAG)]
 
 
+def test_r_sensor_3_a_tag_of_no_tile_set_in_one_damaged_read_is_read_again_never_said() -> None:
+    # A zone page damaged in two bytes can pass the line's 16-bit checksum: its tags are no
+    # tags of the set. The read again shows the zone as it is.
+    table = Table("zung-jung", HANDS)
+    table.discard(E, "5m")
+    table.misread((S, Zone.HAND), 0xE004_52AB_05D3_18E1, 0xE004_F6C6_7BFD_36F4)
+    table.draw(S)
+    table.discard(S, "7z")
+    table.wait(12.0)
+    assert said(table) == []
+    assert [kind for _, kind in moves(table)] == [MoveKind.DISCARD, MoveKind.DRAW, MoveKind.DISCARD]
+
+
 def test_r_sensor_4_a_discard_and_the_next_draw_in_one_read_are_both_moves() -> None:
     # East has drawn again (its second turn) when its discard and South's draw are read
     # together: a discard, then the next seat's draw.

@@ -31,11 +31,37 @@ def report(play: Play, incident: Incident) -> None:
 
 
 def foreign_tags(play: Play, place: int, uids: Iterable[int]) -> None:
-    """Tags in a seat's zone that are in no tile set: said once each; they are no tiles."""
+    """Tags in a seat's zone that are in no tile set: they are no tiles; each is said once,
+    when a read again asked since still shows it (`say_foreign`)."""
     new = [uid for uid in unknown_tags(uids, play.tiles) if uid not in play.foreign]
     if new:
-        play.foreign_found(new)
-        report(play, unknown_tile_incident(place, play.now, new))
+        play.foreign_found(new, place)
+
+
+def say_foreign(play: Play) -> None:
+    """Tags in no tile set that a read again asked after they were first read still shows are
+    said, one incident per seat (R-SENSOR-3). Those read nowhere any more came from a damaged
+    read (one that a line's checksum let through): they are forgotten, never said."""
+    unsaid = play.foreign_unsaid
+    if not unsaid:
+        return
+    read = frozenset().union(*play.zones.values())
+    play.foreign_misread([uid for uid in unsaid if uid not in read])
+    done = play.waits.read_done
+    if done is None:
+        return
+    confirmed: dict[int, list[int]] = {}
+    for uid, (place, since) in unsaid.items():
+        if done >= since:
+            confirmed.setdefault(place, []).append(uid)
+    for place, uids in confirmed.items():
+        play.foreign_said(uids)
+        report(play, unknown_tile_incident(place, play.now, uids))
+
+
+def foreign_since(play: Play) -> float | None:
+    """Since when tags in no tile set wait for a read again to be said (None: none do)."""
+    return min((since for _, since in play.foreign_unsaid.values()), default=None)
 
 
 def check_count(play: Play, place: int) -> None:

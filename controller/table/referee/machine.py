@@ -189,6 +189,7 @@ class Referee:
                 return list(play.out)
             case _:
                 assert_never(event)
+        fouls.say_foreign(play)
         self._time()
         timing.tick(play)
         if play.time.events:
@@ -231,15 +232,16 @@ class Referee:
             return
         pressed = (at.monotonic for at in play.windows.early.values())
         waits = play.waits
-        waiting = (waits.odd_since, waits.unseen_since, waits.conflict_since, *pressed)
+        foreign = fouls.foreign_since(play)
+        waiting = (waits.odd_since, waits.unseen_since, waits.conflict_since, foreign, *pressed)
         since = min((t for t in waiting if t is not None), default=None)
         if since is None:
             waits.nothing_waits()
             return
-        # A press no tile explains yet, tags out of place or read nowhere for a while: read
-        # the zones again (a tag an antenna missed; again while it lasts), then take what no
-        # move of the turn explains as a move out of turn (a draw, a throw), at last as
-        # strays, or as tiles gone from the table.
+        # A press no tile explains yet, tags out of place, read nowhere or in no tile set for
+        # a while: read the zones again (a tag an antenna missed, a damaged read; again while
+        # it lasts), then take what no move of the turn explains as a move out of turn (a
+        # draw, a throw), at last as strays, or as tiles gone from the table.
         settle = play.settings.settle_s
         waits.waiting()
         if play.t >= self._next_read(since if waits.read_at is None else waits.read_at):

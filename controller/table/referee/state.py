@@ -114,6 +114,8 @@ class Play:
         """Each seat's rights, miscount said, and penalty tiles."""
         self._foreign: set[int] = set()
         """Tags that are in no tile set (said once; they take no part in play)."""
+        self._foreign_unsaid: dict[int, tuple[int, float]] = {}
+        """Tags in no tile set not said yet: the seat whose zone showed them, and when."""
         self.over = ""
         """Why the hand ended ('': it goes on)."""
         self.now = Instant(0.0, 0.0)
@@ -159,6 +161,12 @@ class Play:
     def foreign(self) -> Set[int]:
         """Tags that are in no tile set (said once; they take no part in play)."""
         return self._foreign
+
+    @property
+    def foreign_unsaid(self) -> Mapping[int, tuple[int, float]]:
+        """Tags in no tile set not said yet (R-SENSOR-3): the seat whose zone showed them,
+        and when."""
+        return self._foreign_unsaid
 
     @property
     def out(self) -> Sequence[RefereeOutput]:
@@ -217,9 +225,24 @@ class Play:
         """The newest move was read wrongly: it is taken back (to be recorded as it was)."""
         return self.moves.pop()
 
-    def foreign_found(self, uids: Iterable[int]) -> None:
-        """Tags in no tile set: they take no part in play."""
-        self._foreign.update(uids)
+    def foreign_found(self, uids: Iterable[int], place: int) -> None:
+        """Tags in no tile set, read in a zone of `place`: they take no part in play, and are
+        said once read again (`foreign_said`)."""
+        for uid in uids:
+            self._foreign.add(uid)
+            self._foreign_unsaid[uid] = (place, self.t)
+
+    def foreign_said(self, uids: Iterable[int]) -> None:
+        """These tags in no tile set were said."""
+        for uid in uids:
+            del self._foreign_unsaid[uid]
+
+    def foreign_misread(self, uids: Iterable[int]) -> None:
+        """These tags in no tile set are read nowhere any more before they were said: a
+        damaged read showed them. Forgotten."""
+        for uid in uids:
+            del self._foreign_unsaid[uid]
+            self._foreign.discard(uid)
 
     def left_table(self, uid: int) -> None:
         """The tag left the table: play goes on without it."""
