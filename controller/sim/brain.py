@@ -59,14 +59,24 @@ def choose_discard(hand: Sequence[int], ruleset: Ruleset) -> int:
     return -best[1]
 
 
-def may_win(ruleset: Ruleset, concealed: Sequence[int]) -> bool:
-    """Whether these concealed tiles can make a win at all (no flowers among them, a winning
-    shape): `wins` says no to every hand this says no to, at a fraction of the cost."""
+def may_win(
+    ruleset: Ruleset,
+    concealed: Sequence[int],
+    melds: Sequence[Meld] = (),
+    flowers: Sequence[int] = (),
+) -> bool:
+    """Whether these concealed tiles (beside these sets and flowers) can make a win at all: no
+    flowers among them, and a winning shape, or one of the ruleset's own (Form.SPECIAL).
+    `wins` says no to every hand this says no to, at a fraction of the cost."""
     if max(concealed, default=0) >= FLOWER_BASE:
         return False  # a flower among them (flowers are the highest kinds)
-    return Form.SPECIAL in ruleset.forms or is_win(
-        count_tiles(concealed), ruleset.forms, ruleset.four_in_pairs
-    )
+    counts = count_tiles(concealed)
+    if is_win(counts, ruleset.forms, ruleset.four_in_pairs):
+        return True
+    if Form.SPECIAL not in ruleset.forms:
+        return False
+    win = Win(tuple(concealed), tuple(melds), flowers=tuple(flowers))
+    return bool(ruleset.extra_arrangements(win, counts))
 
 
 def wins(
@@ -85,7 +95,7 @@ def wins(
 ) -> bool:
     """Whether these tiles (the winning tile among `concealed`) make a valid win; `win_type`
     says how the tile came (default: a plain discard or self-draw)."""
-    if not may_win(ruleset, concealed):
+    if not may_win(ruleset, concealed, melds, flowers):
         return False
     win = Win(
         tuple(sorted(concealed)),

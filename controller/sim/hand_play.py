@@ -418,7 +418,9 @@ class HandPlay:
         kinds = _kinds(self.hand(place))
         if extra is not None:
             kinds.append(extra)
-        if not kinds or not may_win(self.ruleset, kinds):
+        melds = [meld for meld, _ in self.melds[place]]
+        flowers = self.flowers(place)
+        if not kinds or not may_win(self.ruleset, kinds, melds, flowers):
             return False
         how = self._win_type(how, place)
         self_drawn = self.ruleset.is_self_drawn(how)
@@ -429,8 +431,8 @@ class HandPlay:
             self_drawn=self_drawn,
             seat=self.seat(place),
             discarder=None if self_drawn or discarder is None else self.seat(discarder),
-            flowers=self.flowers(place),
-            melds=[meld for meld, _ in self.melds[place]],
+            flowers=flowers,
+            melds=melds,
             finished=frozenset(self.seat(p) for p in self.finished),
             win_type=how,
         )
