@@ -43,6 +43,9 @@ from firmware_bridge.sim.tiles import physical_sets, tile_names
 from firmware_bridge.tileset import TileSetFileError, read_tileset
 from tests.firmware_bridge.conftest import FAST, settings_for
 
+PROMPT_S = 10.0
+"""How long a test waits for an event the table sends at once (in milliseconds, on a quiet
+machine): generous, as the C firmware and the simulator share a busy CI machine's cores."""
 LAYOUTS = {
     TileSetKind.WITH_FLOWERS_144: (36, 18),
     TileSetKind.NO_FLOWERS_136: (34, 17),
@@ -143,7 +146,7 @@ async def _build(
     events = link.subscribe()
     per_side = LAYOUTS[kind][0]
     await link.request(BuildWalls(kind, per_side, 2, ms))
-    items = await events.until(MotionDone, within=5)
+    items = await events.until(MotionDone, within=PROMPT_S)
     events.close()
     return list(items)
 
@@ -226,9 +229,9 @@ async def test_the_lid_stops_the_motors_and_blocks_new_motions(
     sim.set_speed(0.001)
     events = link.subscribe()
     await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
-    await events.next(WallTile, within=2)  # the build is under way
+    await events.next(WallTile, within=PROMPT_S)  # the build is under way
     sim.set_lid(True)
-    items = await events.until(Fault, within=2)
+    items = await events.until(Fault, within=PROMPT_S)
     assert MotionDone(Motion.BUILD, Outcome.STOPPED) in items
     with pytest.raises(CommandRejected) as refused:
         await link.request(RollDice(3000))
@@ -247,14 +250,16 @@ async def test_rfid_misses_and_dead_antennas_show_in_the_inventories(
         await _build(link)
         raised = link.subscribe(MotionDone)
         await link.request(RaiseWalls(10_000))
-        assert await raised.next(MotionDone, within=2) == MotionDone(Motion.RAISE, Outcome.DONE)
+        assert await raised.next(MotionDone, within=PROMPT_S) == MotionDone(
+            Motion.RAISE, Outcome.DONE
+        )
         tile = sim.draw(seat=0, side=0, stack=0, layer=0)
         assert (await link.request(QueryZone(0, Zone.HAND))).uids == ()
         sim.meld(0, [tile.uid])
         assert (await link.request(QueryZone(0, Zone.MELD))).uids == ()
         events = link.subscribe()
         await link.request(SelfTest(Component.ZONE_READERS, 5000))
-        result = await events.next(SelfTestResult, within=2)
+        result = await events.next(SelfTestResult, within=PROMPT_S)
         assert result == SelfTestResult(Component.ZONE_READERS, False, dead)
 
 
@@ -281,7 +286,7 @@ async def test_a_motion_already_running_makes_its_rivals_busy_and_stop_all_ends_
     sim.set_speed(0.01)
     events = link.subscribe(WallTile, MotionDone)
     await link.request(BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000))
-    await events.next(WallTile, within=2)
+    await events.next(WallTile, within=PROMPT_S)
     with pytest.raises(CommandRejected, match="BUSY") as busy:
         await link.request(RaiseWalls(10_000))
     assert busy.value.detail == Motion.BUILD
@@ -295,7 +300,7 @@ async def test_a_motion_already_running_makes_its_rivals_busy_and_stop_all_ends_
 
 async def _motions_until(events: Subscription, count: int) -> AsyncIterator[MotionDone]:
     while count:
-        item = await events.next(MotionDone, within=2)
+        item = await events.next(MotionDone, within=PROMPT_S)
         count -= 1
         yield item
 
@@ -305,12 +310,12 @@ async def test_the_emergency_stop_refuses_every_motor_command_until_released(
 ) -> None:
     events = link.subscribe(Fault, FaultCleared)
     sim.set_estop(True)
-    assert await events.next(Fault, within=2) == Fault(FaultCode.ESTOP, 0)
+    assert await events.next(Fault, within=PROMPT_S) == Fault(FaultCode.ESTOP, 0)
     for command in (RollDice(3000), BuildWalls(TileSetKind.NO_FLOWERS_136, 34, 2, 60_000)):
         with pytest.raises(CommandRejected) as refused:
             await link.request(command)
         assert refused.value.reason == RejectReason.ESTOP
     assert (await link.request(QueryStatus())).estop
     sim.set_estop(False)
-    assert await events.next(FaultCleared, within=2) == FaultCleared(FaultCode.ESTOP, 0)
+    assert await events.next(FaultCleared, within=PROMPT_S) == FaultCleared(FaultCode.ESTOP, 0)
     await link.request(RollDice(3000))
