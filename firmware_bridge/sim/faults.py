@@ -1,6 +1,5 @@
 """Fault injection for the simulated table: a noisy line and physical faults."""
 
-import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -37,42 +36,29 @@ class Faults:
 
 
 class LineNoise:
-    """Damages bytes and loses frames at the configured rates, reproducibly from a seed.
-
-    Each byte on the line is damaged with the same chance, independently of the others: the
-    count of good bytes before the next damaged one is drawn (a geometric draw) rather than a
-    draw made for every byte, so a busy line costs a draw per damaged byte, not per byte."""
+    """Damages bytes and loses frames at the configured rates, reproducibly from a seed."""
 
     def __init__(self, corrupt: float, drop: float, rng: random.Random) -> None:
         self.corrupt = corrupt
         self.drop = drop
         self._rng = rng
-        self._log_keep = math.log1p(-corrupt) if 0 < corrupt < 1 else 0.0
-        self._good_left = self._good_run() if corrupt > 0 else 0
-        """Good bytes still to pass before the next damaged one."""
 
     def lose_frame(self) -> bool:
         """True if the next frame is to be lost."""
         return self.drop > 0 and self._rng.random() < self.drop
 
     def damage(self, data: bytes) -> bytes:
-        """`data` with each byte damaged at the corruption rate."""
-        if self.corrupt <= 0:
+        """`data` with each byte damaged at the corruption rate (one draw per byte, and one
+        more for the damage: a noisy line passes every byte of every frame through here)."""
+        corrupt = self.corrupt
+        if corrupt <= 0:
             return data
-        size = len(data)
-        if self._good_left >= size:
-            self._good_left -= size
-            return data
-        out = bytearray(data)
-        index = self._good_left
-        while index < size:
-            out[index] ^= self._rng.randrange(1, 256)
-            index += 1 + self._good_run()
-        self._good_left = index - size
-        return bytes(out)
-
-    def _good_run(self) -> int:
-        """How many good bytes pass before the next damaged one."""
-        if self.corrupt >= 1:
-            return 0
-        return int(math.log(1.0 - self._rng.random()) / self._log_keep)
+        rng = self._rng
+        draw = rng.random
+        out: bytearray | None = None
+        for index in range(len(data)):
+            if draw() < corrupt:
+                if out is None:
+                    out = bytearray(data)
+                out[index] ^= rng.randrange(1, 256)
+        return data if out is None else bytes(out)
