@@ -195,20 +195,34 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
 
 
 def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
-    """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group."""
+    """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group.
+    The hits are shared: a pattern present as often again is the same hit."""
     hits: list[Hit] = []
     seen = 0
     for predicate, once, group in compiled[view.features]:
         times = 1 if predicate is None else predicate(view)
         if not times:
             continue
-        hit = once if times == 1 else Hit(once.spec, int(times))
+        hit = once if times == 1 else _times(once, int(times))
         if seen & group:
             _keep_better(hits, hit)
         else:
             seen |= group
             hits.append(hit)
     return hits
+
+
+_MULTIPLES: dict[tuple[Hit, int], Hit] = {}
+"""Hits of patterns present more than once, shared like the hits of patterns present once
+(a ruleset may keep what a combination of hits adds up to, by the hits)."""
+
+
+def _times(once: Hit, times: int) -> Hit:
+    """The shared hit of the pattern of `once` present `times` (> 1) times."""
+    found = _MULTIPLES.get((once, times))
+    if found is None:
+        found = _MULTIPLES[once, times] = Hit(once.spec, times)
+    return found
 
 
 def _keep_better(hits: list[Hit], hit: Hit) -> None:

@@ -31,17 +31,25 @@ from controller.rules.shapes import (
     regular_readings,
     waits,
 )
-from controller.rules.suits import hand_profile, packed_profile, suit_tables
+from controller.rules.suits import MIDDLES, ODD_COUNTS, hand_profile, suit_tables
 from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
 from controller.rules.timing import TimingRules
-from controller.rules.views import Context, HandView, tile_facts
+from controller.rules.views import (
+    SHARED_FACTS,
+    Context,
+    HandView,
+    keyed_facts,
+    regular_views,
+    tile_facts,
+)
 from controller.rules.wall import WallLayout, WallPlan
 
 _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 _ROBBING_KONG = WinType.ROBBING_KONG
+_shared_facts = SHARED_FACTS.get
 _new = tuple.__new__
 """`_new(Score, fields)` makes a named tuple from all its fields as one tuple (cheaper than
 calling the class or its `_make`, both Python functions)."""
@@ -333,33 +341,37 @@ class Ruleset(ABC):
     def _views(self, win: Win, counts: list[int]) -> list[HandView]:
         """A view of every arrangement of the hand, in the order they are scored."""
         tables = suit_tables(counts)
-        packed = packed_profile(tables)
-        context = self._context(win, counts, packed)
+        m, p, s, z = tables
+        packed = m.profile | p.profile | s.profile | z.profile
+        self_drawn = win.win_type in self.self_drawn_wins
+        melds = win.melds
+        every = _with_melds(counts, melds) if melds else counts
+        if melds:
+            facts = tile_facts(hand_profile(every))
+        else:
+            key = m.facts | p.facts | s.facts | z.facts  # (`views.facts_key(packed)`)
+            facts = _shared_facts(key) or keyed_facts(key, packed)
         views = []
         if _REGULAR in self.forms:
-            declared = declared_reading(win.melds) if win.melds else None
+            declared = declared_reading(melds) if melds else None
             found = regular_readings(
-                tables, declared, win.win_tile, context.self_drawn, self.scores_the_wait
+                tables, declared, win.win_tile, self_drawn, self.scores_the_wait
             )
-            views = [HandView(_REGULAR, reading, index, context) for reading, index in found]
-        if not win.melds:
+            if found:
+                views = regular_views(found, win, every, facts, self_drawn)
+        context = None  # what the other views share, made if there are any
+        if not melds and (not packed & ODD_COUNTS or not packed & MIDDLES):
             irregular = irregular_arrangements(
                 counts, packed, win.win_tile, self.forms, self.four_in_pairs
             )
             for arrangement in irregular:
+                context = context or Context(win, every, facts, self_drawn)
                 views.append(HandView.of(arrangement, context))
         if _SPECIAL in self.forms:
             for arrangement in self.extra_arrangements(win, counts):
+                context = context or Context(win, every, facts, self_drawn)
                 views.append(HandView.of(arrangement, context))
         return views
-
-    def _context(self, win: Win, counts: list[int], packed: int) -> Context:
-        """What the views of this win share; `packed` is the concealed tiles' profile."""
-        self_drawn = win.win_type in self.self_drawn_wins
-        if not win.melds:
-            return Context(win, counts, tile_facts(packed), self_drawn)
-        every = _with_melds(counts, win.melds)
-        return Context(win, every, tile_facts(hand_profile(every)), self_drawn)
 
     def _not_a_shape(self, melded: bool) -> str:
         shapes = ["four sets and a pair"]

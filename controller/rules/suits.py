@@ -86,12 +86,29 @@ class SuitTable(NamedTuple):
     """Pairs in each reading (1 when the suit holds the hand's pair)."""
     profile: int
     """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
+    facts: int
+    """This suit's part of the key of the hand's tile facts (`views.facts_key`): the four
+    suits' parts or'ed together make it."""
 
     @property
     def readings(self) -> tuple[Reading, ...]:
         """The readings, each summed up on its own."""
         return tuple(map(read_codes, self.codes))
 
+
+def _facts_part(suit: int, bits: int) -> int:
+    """A suit's part of the key of a hand's tile facts (`views.facts_key`), from its profile
+    bits: the number suits' bits together, the honours' beside them, then which number suits
+    hold a tile."""
+    if suit == 3:
+        return bits << PROFILE_BITS
+    return bits | (bits & HOLDS_ANY) << (2 * PROFILE_BITS + suit)
+
+
+_FACT_PARTS = tuple(
+    tuple(_facts_part(suit, bits) for bits in range(1 << PROFILE_BITS)) for suit in range(4)
+)
+"""`_facts_part` of each suit and profile bits."""
 
 _new = tuple.__new__
 """`_new(SuitTable, fields)` makes a named tuple from its fields as one tuple, without the
@@ -202,12 +219,26 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
                 for blocks in readings(counts, 9 * suit)
             )
         else:
-            index = _find(held % FOLD)
+            # `_find` and `_stored`, inlined: a fresh hand brings a suit never seen before.
+            key = held % FOLD
+            at = key % SLOTS  # (`slot`)
+            while True:
+                index = _SLOTS[at] - 1
+                if index < 0 or _KEYS[index] == key:
+                    break
+                at = (at + 1) % SLOTS
             if index >= 0:  # the table knows its profile too
+                codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
+                if len(codes) == codes[0] + 1:  # most counts read one way only
+                    parts = (codes[1:].translate(_SUIT_CODES[suit]),)
+                else:
+                    parts = _stored(suit, index)
+                bits = _PROFILES[index]
                 return _new(
-                    SuitTable, (_stored(suit, index), total % 3 // 2, _PROFILES[index] << shift)
+                    SuitTable, (parts, total % 3 // 2, bits << shift, _FACT_PARTS[suit][bits])
                 )
-    return _new(SuitTable, (parts, total % 3 // 2, profile(counts, held) << shift))
+    bits = profile(counts, held)
+    return _new(SuitTable, (parts, total % 3 // 2, bits << shift, _FACT_PARTS[suit][bits]))
 
 
 def _honours_read(counts: bytes) -> bool:
@@ -217,15 +248,16 @@ def _honours_read(counts: bytes) -> bool:
 
 
 def _honour_table(counts: bytes) -> SuitTable:
-    profile = ((HOLDS_ANY if any(counts) else 0) | _pairing(counts)) << PROFILE_BITS * 3
+    bits = (HOLDS_ANY if any(counts) else 0) | _pairing(counts)
+    profile, facts = bits << PROFILE_BITS * 3, _FACT_PARTS[3][bits]
     if not _honours_read(counts):
-        return SuitTable((), 0, profile)
+        return SuitTable((), 0, profile, facts)
     codes = bytes(
         block_code(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i)
         for i, n in enumerate(counts)
         if n
     )
-    return SuitTable((codes,), counts.count(2), profile)
+    return SuitTable((codes,), counts.count(2), profile, facts)
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})

@@ -83,6 +83,7 @@ class Feature(IntFlag):
 
 
 _PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
+_REGULAR = Form.REGULAR
 _new = tuple.__new__
 """`_new(Arrangement, fields)` makes a named tuple from its fields without a Python call."""
 
@@ -175,15 +176,15 @@ class TileFacts:
 
 
 _FACTS: dict[int, TileFacts] = {}
-_SHARED_FACTS: dict[int, TileFacts] = {}
-"""The facts by what they follow from (see `_facts_key`): a new packed profile rarely brings
+SHARED_FACTS: dict[int, TileFacts] = {}
+"""The facts by what they follow from (see `facts_key`): a new packed profile rarely brings
 new facts."""
 _SUIT_MASK = (1 << PROFILE_BITS) - 1
 
 
-def _facts_key(packed: int) -> int:
+def facts_key(packed: int) -> int:
     """What TileFacts read of a packed profile: the number suits' bits together, the honours'
-    bits, and which number suits hold a tile."""
+    bits, and which number suits hold a tile (the suit tables' `facts` or'ed together)."""
     m, p, s = packed & _SUIT_MASK, packed >> PROFILE_BITS & _SUIT_MASK, packed >> 14 & _SUIT_MASK
     held = (m & HOLDS_ANY) | (p & HOLDS_ANY) << 1 | (s & HOLDS_ANY) << 2
     return (m | p | s) | (packed >> 3 * PROFILE_BITS) << PROFILE_BITS | held << 2 * PROFILE_BITS
@@ -193,12 +194,33 @@ def tile_facts(packed: int) -> TileFacts:
     """The shared facts of a packed profile (`suits.hand_profile`)."""
     found = _FACTS.get(packed)
     if found is None:
-        key = _facts_key(packed)
-        found = _SHARED_FACTS.get(key)
-        if found is None:
-            found = _SHARED_FACTS[key] = TileFacts(packed)
-        _FACTS[packed] = found
+        found = _FACTS[packed] = keyed_facts(facts_key(packed), packed)
     return found
+
+
+def keyed_facts(key: int, packed: int) -> TileFacts:
+    """The shared facts of a packed profile whose `facts_key` is `key`."""
+    found = SHARED_FACTS.get(key)
+    if found is None:
+        found = SHARED_FACTS[key] = TileFacts(packed)
+    return found
+
+
+def _win_features(win: Win, melded: bool) -> int:
+    """The Feature bits of how a hand was won and declared (no tile facts)."""
+    features = 0 if win.win_type in _PLAIN_WINS else _SPECIAL_WIN
+    if not melded:
+        features |= _CONCEALED_HAND
+    if win.melds:
+        features |= _DECLARED
+    if win.flowers:
+        features |= _FLOWERS
+    return features
+
+
+def _melded(win: Win) -> bool:
+    """Whether some meld of the win was melded from a discard (not a concealed kong)."""
+    return bool(win.melds) and any(meld.exposed for meld in win.melds)
 
 
 class Context:
@@ -211,17 +233,8 @@ class Context:
         self.counts = counts
         self.facts = facts
         self.self_drawn = self_drawn
-        self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
-        features = facts.features
-        if win.win_type not in _PLAIN_WINS:
-            features |= _SPECIAL_WIN
-        if not self.melded:
-            features |= _CONCEALED_HAND
-        if win.melds:
-            features |= _DECLARED
-        if win.flowers:
-            features |= _FLOWERS
-        self.features = features
+        self.melded = melded = _melded(win)
+        self.features = facts.features | _win_features(win, melded)
 
 
 class HandView:
@@ -300,3 +313,50 @@ class HandView:
         if self._memo is None:
             self._memo = {}
         return self._memo
+
+
+_view = object.__new__
+
+
+def regular_views(
+    found: list[tuple[Reading, int]],
+    win: Win,
+    counts: Sequence[int],
+    facts: TileFacts,
+    self_drawn: bool,
+) -> list[HandView]:
+    """The views of a win's regular readings (`shapes.regular_readings`), as HandView makes
+    them from a Context, without making one: most hands have one reading."""
+    melds = win.melds
+    if melds:
+        melded = _melded(win)
+        shared = facts.features | _win_features(win, melded)
+    else:  # (the commonest hand: concealed, as `_win_features` has it)
+        melded = False
+        shared = facts.features | _CONCEALED_HAND
+        if win.win_type not in _PLAIN_WINS:
+            shared |= _SPECIAL_WIN
+        if win.flowers:
+            shared |= _FLOWERS
+    views = []
+    for reading, index in found:
+        view = _view(HandView)
+        view.form = _REGULAR
+        view.blocks, view.sequences, view.triplets, view.pairs, census = reading
+        view._index = index
+        view.win = win
+        view.counts = counts
+        view.facts = facts
+        view.self_drawn = self_drawn
+        view.melded = melded
+        view._memo = None
+        pairs = view.pairs
+        view.pair = pairs[0] if len(pairs) == 1 else -1
+        view.kongs = census >> KONGS & 7
+        view.concealed_triplets = census >> CONCEALED & 7
+        features = _CENSUS_FEATURES.get(census)
+        if features is None:
+            features = _CENSUS_FEATURES[census] = _census_features(census)
+        view.features = shared | features
+        views.append(view)
+    return views

@@ -410,8 +410,8 @@ class ZungJung(Ruleset):
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
         self._tallies: dict[tuple[Hit, ...], Tally] = {}
-        """Tallies by their hits, where each hit is a pattern present once: those hits are
-        shared objects, and hands bring few combinations of them."""
+        """Tallies by their hits (shared objects, see `patterns.evaluate_best`): hands bring
+        few combinations of them."""
 
     def check(self, win: Win) -> list[int]:
         """As the base check; Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
@@ -432,7 +432,7 @@ class ZungJung(Ruleset):
         found = self._tallies.get(key)
         if found is None:
             found = self._add_up(hits)
-            if len(self._tallies) < TALLIES_KEPT and all(hit.times == 1 for hit in hits):
+            if len(self._tallies) < TALLIES_KEPT:
                 self._tallies[key] = found
         return found
 
