@@ -10,6 +10,7 @@ those cheap features, which keeps scoring fast (see `Gate`).
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress
 from typing import NamedTuple, TypeVar
 
 from controller.rules.data import Table, get
@@ -147,15 +148,18 @@ class Compiled(dict[int, Asked]):
             for spec in specs
             if spec.value
         )
-        # Each gate's masks beside what is asked when it opens (Gate.opens, inlined: a hand
-        # with features never seen before goes through every spec).
-        self._gated = tuple(
-            (gate.needs, gate.without, (None if gate.decides else predicate, once, group))
+        self._asked = tuple(
+            (None if gate.decides else predicate, once, group)
             for gate, predicate, once, group in self.specs
         )
+        masks = [(gate.needs, gate.without) for gate, *_ in self.specs]
+        # The distinct gates (Gate.opens, inlined), and each spec's: a hand with features
+        # never seen before tries each distinct gate once.
+        self._masks = tuple(dict.fromkeys(masks))
+        self._gate_of = tuple(map(self._masks.index, masks))
         self._read = 0
         """The feature bits some gate reads: features alike in these ask alike."""
-        for needs, without, _ in self._gated:
+        for needs, without in self._masks:
             self._read |= needs | without
         self._by_read: dict[int, Asked] = {}
 
@@ -163,10 +167,9 @@ class Compiled(dict[int, Asked]):
         read = features & self._read
         found = self._by_read.get(read)
         if found is None:
+            opens = [read & needs == needs and not read & without for needs, without in self._masks]
             found = self._by_read[read] = tuple(
-                asked
-                for needs, without, asked in self._gated
-                if read & needs == needs and not read & without
+                compress(self._asked, map(opens.__getitem__, self._gate_of))
             )
         self[features] = found
         return found
@@ -200,10 +203,13 @@ def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
     hits: list[Hit] = []
     seen = 0
     for predicate, once, group in compiled[view.features]:
-        times = 1 if predicate is None else predicate(view)
-        if not times:
-            continue
-        hit = once if times == 1 else _times(once, int(times))
+        if predicate is None:  # decided by the features: present once
+            hit = once
+        else:
+            times = predicate(view)
+            if not times:
+                continue
+            hit = once if times == 1 else _times(once, int(times))
         if seen & group:
             _keep_better(hits, hit)
         else:

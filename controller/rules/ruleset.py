@@ -326,9 +326,14 @@ class Ruleset(ABC):
     # --- internals
 
     def _best(self, win: Win, counts: list[int]) -> tuple[Tally, Arrangement] | str:
+        views = self._views(win, counts)
+        if len(views) == 1:  # most hands read one way
+            view = views[0]
+            tally = self.tally(view)
+            return tally.rejected or (tally, view.arrangement)
         best: tuple[Tally, HandView] | None = None
         rejected = ""
-        for view in self._views(win, counts):
+        for view in views:
             tally = self.tally(view)
             if tally.rejected:
                 rejected = rejected or tally.rejected

@@ -84,15 +84,21 @@ def nine_gates(view: HandView) -> bool:
 
 
 def _dragon_sets(view: HandView) -> int:
-    if not view.facts.honours:
-        return 0
-    return sum(1 for tile in view.triplets if tile >= WHITE)
+    sets = 0
+    if view.facts.honours:
+        for tile in view.triplets:
+            if tile >= WHITE:
+                sets += 1
+    return sets
 
 
 def _wind_sets(view: HandView) -> int:
-    if not view.facts.honours:
-        return 0
-    return sum(1 for tile in view.triplets if 27 <= tile < WHITE)
+    sets = 0
+    if view.facts.honours:
+        for tile in view.triplets:
+            if 27 <= tile < WHITE:
+                sets += 1
+    return sets
 
 
 @needs(Feature.HONOUR_SET)
@@ -223,7 +229,10 @@ def four_identical_sequences(view: HandView) -> bool:
 
 def _in_all_suits(tiles: tuple[int, ...]) -> bool:
     """Whether some characters tile here has its dots and bamboo twins here too."""
-    return any(tile + 9 in tiles and tile + 18 in tiles for tile in tiles if tile < 9)
+    for tile in tiles:  # noqa: SIM110 (a loop, not any() over a generator: cheaper per hand)
+        if tile < 9 and tile + 9 in tiles and tile + 18 in tiles:
+            return True
+    return False
 
 
 @needs(Feature.SEQUENCES_3, Feature.THREE_SUITS)
