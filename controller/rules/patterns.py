@@ -209,9 +209,9 @@ def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
             times = predicate(view)
             if not times:
                 continue
-            hit = once if times == 1 else _times(once, int(times))
+            hit = once if times == 1 else shared_hit(once, int(times))
         if seen & group:
-            _keep_better(hits, hit)
+            keep_better(hits, hit)
         else:
             seen |= group
             hits.append(hit)
@@ -223,7 +223,7 @@ _MULTIPLES: dict[tuple[Hit, int], Hit] = {}
 (a ruleset may keep what a combination of hits adds up to, by the hits)."""
 
 
-def _times(once: Hit, times: int) -> Hit:
+def shared_hit(once: Hit, times: int) -> Hit:
     """The shared hit of the pattern of `once` present `times` (> 1) times."""
     found = _MULTIPLES.get((once, times))
     if found is None:
@@ -231,7 +231,7 @@ def _times(once: Hit, times: int) -> Hit:
     return found
 
 
-def _keep_better(hits: list[Hit], hit: Hit) -> None:
+def keep_better(hits: list[Hit], hit: Hit) -> None:
     """Replace the hit of the same group if this one is worth more (it comes later in data
     order, so it goes last)."""
     held = next(h for h in hits if h.spec.group == hit.spec.group)

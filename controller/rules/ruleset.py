@@ -39,6 +39,7 @@ from controller.rules.views import (
     SHARED_FACTS,
     Context,
     HandView,
+    concealed_views,
     keyed_facts,
     regular_views,
     tile_facts,
@@ -103,6 +104,8 @@ class Ruleset(ABC):
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
         self._allowed_counts = frozenset(range(self.tiles.copies + 1))
+        self._rejects = type(self).rejection is not Ruleset.rejection
+        """Whether the ruleset has a `rejection` of its own (else none is asked for)."""
         self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
         """The last few wall plans worked out (immutable; a hand asks for its plan three
         times). Few are kept: a plan is large and four dice give over a thousand of them."""
@@ -196,9 +199,10 @@ class Ruleset(ABC):
     def score(self, win: Win) -> Score:
         """Validate and score a declared win; an invalid hand is a normal answer (valid False)."""
         counts = self.check(win)
-        reason = self.rejection(win)
-        if reason:
-            return self._invalid(reason)
+        if self._rejects:
+            reason = self.rejection(win)
+            if reason:
+                return self._invalid(reason)
         found = self._best(win, counts)
         if isinstance(found, str):
             return self._invalid(found)
@@ -303,7 +307,18 @@ class Ruleset(ABC):
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
-        counts, over = _count(concealed, self.tiles.copies)
+        # Counts per kind, checked against the copies as they are counted.
+        counts = [0] * KINDS
+        most = self.tiles.copies
+        over = False
+        try:
+            for tile in concealed:
+                held = counts[tile] + 1
+                counts[tile] = held
+                if held > most:
+                    over = True
+        except IndexError:  # a kind past the 34 tiles: a flower
+            raise RulesError("a flower in the hand: flowers are passed separately") from None
         total = counts
         if melds:
             total = _with_melds(counts, melds)
@@ -330,7 +345,11 @@ class Ruleset(ABC):
         if len(views) == 1:  # most hands read one way
             view = views[0]
             tally = self.tally(view)
-            return tally.rejected or (tally, view.arrangement)
+            # (`view.arrangement`, made here: a property is a call)
+            return tally.rejected or (
+                tally,
+                _new(Arrangement, (view.form, view.blocks, view.win_index)),
+            )
         best: tuple[Tally, HandView] | None = None
         rejected = ""
         for view in views:
@@ -356,14 +375,20 @@ class Ruleset(ABC):
         else:
             key = m.facts | p.facts | s.facts | z.facts  # (`views.facts_key(packed)`)
             facts = _shared_facts(key) or keyed_facts(key, packed)
-        views = []
+        views: list[HandView] = []
         if _REGULAR in self.forms:
-            declared = declared_reading(melds) if melds else None
-            found = regular_readings(
-                tables, declared, win.win_tile, self_drawn, self.scores_the_wait
-            )
-            if found:
-                views = regular_views(found, win, every, facts, self_drawn)
+            mc, pc, sc, zc = m.codes, p.codes, s.codes, z.codes
+            one_way = not melds and len(mc) == len(pc) == len(sc) == len(zc) == 1
+            if one_way and m.pairs + p.pairs + s.pairs + z.pairs == 1:  # most hands
+                parts = (mc[0], pc[0], sc[0], zc[0])
+                views = concealed_views(parts, win, every, facts, self_drawn, self.scores_the_wait)
+            else:
+                declared = declared_reading(melds) if melds else None
+                found = regular_readings(
+                    tables, declared, win.win_tile, self_drawn, self.scores_the_wait
+                )
+                if found:
+                    views = regular_views(found, win, every, facts, self_drawn)
         context = None  # what the other views share, made if there are any
         if not melds and (not packed & ODD_COUNTS or not packed & MIDDLES):
             irregular = irregular_arrangements(
@@ -406,21 +431,6 @@ class Ruleset(ABC):
             return [WinType(str(name)) for name in names]
         except ValueError as exc:
             raise RulesError(f"hand.self_drawn: {exc}") from None
-
-
-def _count(tiles: Sequence[int], most: int) -> tuple[list[int], bool]:
-    """Counts per kind of concealed tiles, and whether a kind has more than `most`."""
-    counts = [0] * KINDS
-    over = False
-    try:
-        for tile in tiles:
-            held = counts[tile] + 1
-            counts[tile] = held
-            if held > most:
-                over = True
-    except IndexError:  # a kind past the 34 tiles: a flower
-        raise RulesError("a flower in the hand: flowers are passed separately") from None
-    return counts, over
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

@@ -208,10 +208,12 @@ non-zero when a count is over MOST_OF_A_KIND (it reaches 8)."""
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
+    """Make a number suit's table entry and keep it in the suit's memo (`_remember`)."""
     total = sum(counts)
     held = int.from_bytes(counts, "big")
     shift = PROFILE_BITS * suit
     parts: tuple[bytes, ...] = ()
+    bits = -1  # not known yet
     if total % 3 != 1:
         if total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE:
             parts = tuple(
@@ -234,11 +236,14 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
                 else:
                     parts = _stored(suit, index)
                 bits = _PROFILES[index]
-                return _new(
-                    SuitTable, (parts, total % 3 // 2, bits << shift, _FACT_PARTS[suit][bits])
-                )
-    bits = profile(counts, held)
-    return _new(SuitTable, (parts, total % 3 // 2, bits << shift, _FACT_PARTS[suit][bits]))
+    if bits < 0:
+        bits = profile(counts, held)
+    found = _new(SuitTable, (parts, total % 3 // 2, bits << shift, _FACT_PARTS[suit][bits]))
+    cache = _TABLES[suit]  # (`_remember`, inlined)
+    if len(cache) >= MEMO_LIMIT:
+        del cache[next(iter(cache))]
+    cache[counts] = found
+    return found
 
 
 def _honours_read(counts: bytes) -> bool:
@@ -274,8 +279,10 @@ def suit_table(suit: int, counts: bytes) -> SuitTable:
 
 def _remember(suit: int, counts: bytes) -> SuitTable:
     """Make a suit's table entry and keep it in the suit's memo."""
-    cache = _TABLES[suit]
-    found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
+    if suit != 3:
+        return _suit_table(suit, counts)
+    cache = _TABLES[3]
+    found = _honour_table(counts)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
     cache[counts] = found
@@ -291,9 +298,9 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
     m, p, s, z = _split(bytes(counts))
     tm, tp, ts, tz = _TABLES
     return (
-        tm.get(m) or _remember(0, m),
-        tp.get(p) or _remember(1, p),
-        ts.get(s) or _remember(2, s),
+        tm.get(m) or _suit_table(0, m),
+        tp.get(p) or _suit_table(1, p),
+        ts.get(s) or _suit_table(2, s),
         tz.get(z) or _remember(3, z),
     )
 

@@ -5,18 +5,29 @@ Per hand, `TileFacts` (shared between hands whose suits hold the same kinds of t
 its `Feature` bits, which gate the predicates (see `patterns.needs`).
 """
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntFlag
+from operator import itemgetter
 
 from controller.rules.blocks import (
+    BLOCKS,
+    CODE_BLOCKS,
     CONCEALED,
     HONOUR_SETS,
     KONGS,
+    LEFT_OUT_BYTE,
+    PAIR_CODE,
     REPEATS,
+    SEQUENCE_TILES,
     SEQUENCES,
+    SETS_ALL_CONCEALED,
+    TRIPLET_CODE,
+    TRIPLET_TILES,
     TRIPLETS,
     Block,
     Reading,
+    Shape,
 )
 from controller.rules.hand import Win, WinType
 from controller.rules.shapes import Arrangement, Form, count_tiles
@@ -30,6 +41,7 @@ from controller.rules.suits import (
     PROFILE_BITS,
     hand_profile,
 )
+from controller.rules.tiles import EAST
 
 
 class Feature(IntFlag):
@@ -244,7 +256,6 @@ class HandView:
     """
 
     __slots__ = (
-        "_index",
         "_memo",
         "blocks",
         "concealed_triplets",
@@ -260,13 +271,15 @@ class HandView:
         "sequences",
         "triplets",
         "win",
+        "win_index",
     )
 
     def __init__(self, form: Form, reading: Reading, win_index: int, context: Context) -> None:
         """The view of a reading in `form`, its winning tile in block `win_index`."""
         self.form = form
         self.blocks = reading.blocks
-        self._index = win_index
+        self.win_index = win_index
+        """The index of the block holding the winning tile (-1: a shape with no blocks)."""
         self.win = context.win
         self.counts = context.counts
         """Counts per kind (34) of all the hand's tiles, melds included."""
@@ -295,12 +308,12 @@ class HandView:
     @property
     def win_block(self) -> Block | None:
         """The block holding the winning tile (None for a shape with no blocks)."""
-        return self.blocks[self._index] if self.blocks else None
+        return self.blocks[self.win_index] if self.blocks else None
 
     @property
     def arrangement(self) -> Arrangement:
         """The arrangement this view shows."""
-        return _new(Arrangement, (self.form, self.blocks, self._index))
+        return _new(Arrangement, (self.form, self.blocks, self.win_index))
 
     @property
     def sets(self) -> tuple[Block, ...]:
@@ -343,7 +356,7 @@ def regular_views(
         view = _view(HandView)
         view.form = _REGULAR
         view.blocks, view.sequences, view.triplets, view.pairs, census = reading
-        view._index = index
+        view.win_index = index
         view.win = win
         view.counts = counts
         view.facts = facts
@@ -357,6 +370,95 @@ def regular_views(
         features = _CENSUS_FEATURES.get(census)
         if features is None:
             features = _CENSUS_FEATURES[census] = _census_features(census)
+        view.features = shared | features
+        views.append(view)
+    return views
+
+
+_EXPOSED_TRIPLETS = tuple(BLOCKS[Shape.TRIPLET, tile, False, False] for tile in range(EAST + 7))
+"""The triplet of each kind completed by a discard (`Reading.opened`)."""
+_OPENED = 1 << CONCEALED
+_TILE = (1 << 6) - 1
+"""A code's tile bits (`blocks.block_code`)."""
+
+
+def concealed_views(
+    parts: tuple[bytes, ...],
+    win: Win,
+    counts: Sequence[int],
+    facts: TileFacts,
+    self_drawn: bool,
+    every_place: bool,
+) -> list[HandView]:
+    """The views of a concealed hand (no melds) whose suits read one way each, with one pair
+    among them: `parts` are the suits' readings (codes). As `shapes.regular_readings` and
+    `regular_views` make them (same views, same order), in one pass: most hands are these.
+    """
+    codes = b"".join(parts)
+    # `blocks.read_codes`, inlined: five blocks, one of them the pair.
+    sequences = tuple(codes.translate(SEQUENCE_TILES).replace(LEFT_OUT_BYTE, b""))
+    triplets = tuple(codes.translate(TRIPLET_TILES).replace(LEFT_OUT_BYTE, b""))
+    runs, sets = len(sequences), len(triplets)
+    census = runs << SEQUENCES | sets * SETS_ALL_CONCEALED
+    if runs > 1:
+        census |= (runs - len(set(sequences))) << REPEATS
+    if sets and triplets[-1] >= EAST:
+        census |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
+    blocks = itemgetter(*codes)(CODE_BLOCKS)
+    pair = max(codes) & _TILE  # the pair's code is the highest (its shape is the last)
+    # The places of `blocks.code_places` in the winning tile's suit.
+    kind = win.win_tile
+    part = parts[kind // 9]
+    offset = codes.find(part)  # (suits hold different tiles: their codes differ)
+    places = []  # (index, whether the triplet there is opened by the discard)
+    placed = False  # the reading as it is, with the winning tile in some place
+    if kind < EAST:
+        first = bisect_left(part, kind - 2)  # the first sequence that may hold it
+        if first < len(part) and part[first] <= kind:
+            places.append((offset + first, False))
+            placed = True
+    at = part.find(TRIPLET_CODE | kind)
+    if at >= 0:
+        if not self_drawn:
+            places.append((offset + at, True))
+        elif every_place or not placed:
+            places.append((offset + at, False))
+            placed = True
+    at = part.find(PAIR_CODE | kind)
+    if at >= 0 and (every_place or not placed):
+        places.append((offset + at, False))
+    shared = facts.features | _CONCEALED_HAND
+    if win.win_type not in _PLAIN_WINS:
+        shared |= _SPECIAL_WIN
+    if win.flowers:
+        shared |= _FLOWERS
+    views = []
+    for index, opened in places:
+        view = _view(HandView)
+        view.form = _REGULAR
+        view.sequences = sequences
+        view.triplets = triplets
+        view.pairs = (pair,)
+        view.pair = pair
+        view.win_index = index
+        view.win = win
+        view.counts = counts
+        view.facts = facts
+        view.self_drawn = self_drawn
+        view.melded = False
+        view._memo = None
+        view.kongs = 0
+        if opened:
+            exposed = _EXPOSED_TRIPLETS[codes[index] & _TILE]
+            view.blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
+            held = census - _OPENED
+        else:
+            view.blocks = blocks
+            held = census
+        view.concealed_triplets = held >> CONCEALED & 7
+        features = _CENSUS_FEATURES.get(held)
+        if features is None:
+            features = _CENSUS_FEATURES[held] = _census_features(held)
         view.features = shared | features
         views.append(view)
     return views

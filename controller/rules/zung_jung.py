@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
-from controller.rules.patterns import Hit, Predicate, evaluate_best, needs
+from controller.rules.patterns import Hit, Predicate, keep_better, needs, shared_hit
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
@@ -434,7 +434,22 @@ class ZungJung(Ruleset):
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""
-        hits = evaluate_best(self.patterns_by_form[view.form], view)
+        # `patterns.evaluate_best`, inlined: the best hit of each group, in data order.
+        hits: list[Hit] = []
+        seen = 0
+        for predicate, once, group in self.patterns_by_form[view.form][view.features]:
+            if predicate is None:  # decided by the features: present once
+                hit = once
+            else:
+                times = predicate(view)
+                if not times:
+                    continue
+                hit = once if times == 1 else shared_hit(once, int(times))
+            if seen & group:
+                keep_better(hits, hit)
+            else:
+                seen |= group
+                hits.append(hit)
         if not hits:
             return self._chicken
         key = tuple(hits)
