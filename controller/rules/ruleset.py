@@ -207,12 +207,12 @@ class Ruleset(ABC):
         if isinstance(found, str):
             return self._invalid(found)
         tally, arrangement = found
-        reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
+        patterns, total, value, limits, _ = tally
+        reason = "; ".join(("winning hand", *limits)) if limits else "winning hand"
         payments = self.settle_win(win, tally)
+        name, unit = self.name, self.unit
         return _new(
-            Score,
-            (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
-            + (tally.score, payments, arrangement),
+            Score, (name, True, reason, patterns, limits, total, unit, value, payments, arrangement)
         )
 
     def views(self, win: Win) -> list[HandView]:
@@ -269,12 +269,13 @@ class Ruleset(ABC):
         how = win.win_type
         if how in _SPECIAL_CONTEXT:
             self._check_context(win)
-        self_drawn = how in self.self_drawn_wins
-        if win.discarder is not None and self_drawn:
-            raise RulesError(f"a {how.value} win has no discarder: the tile came from the wall")
-        if win.discarder is win.seat and not self_drawn:
-            raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
-        if how is _EARTHLY and not self_drawn and win.discarder not in (None, _DEALER):
+        discarder = win.discarder
+        if discarder is not None:  # (the commonest win names none)
+            if how in self.self_drawn_wins:
+                raise RulesError(f"a {how.value} win has no discarder: the tile came from the wall")
+            if discarder is win.seat:
+                raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
+        if how is _EARTHLY and how not in self.self_drawn_wins and discarder not in (None, _DEALER):
             raise RulesError("an earthly win on a discard is on the dealer's (E) first discard")
         if how is _ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
             tile = tile_str(win.win_tile)

@@ -205,40 +205,42 @@ _TO_FIVE = int.from_bytes(bytes([8 - MOST_OF_A_KIND - 1] * 9), "big")
 _FIVE_OR_MORE = int.from_bytes(bytes([0xF8] * 9), "big")
 """Added to a number suit's counts as one int (each at most 14 here: no carry), then masked:
 non-zero when a count is over MOST_OF_A_KIND (it reaches 8)."""
+_EIGHT_OR_MORE = _FIVE_OR_MORE
+"""Masks a number suit's counts as one int: non-zero when a count reaches 8."""
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     """Make a number suit's table entry and keep it in the suit's memo (`_remember`)."""
-    total = sum(counts)
     held = int.from_bytes(counts, "big")
-    shift = PROFILE_BITS * suit
+    index = -1
+    if not held & _EIGHT_OR_MORE:  # `fold` tells these counts apart: look them up
+        # `_find`, inlined: a fresh hand brings a suit never seen before.
+        key = held % FOLD
+        at = key % SLOTS  # (`slot`)
+        while True:
+            index = _SLOTS[at] - 1
+            if index < 0 or _KEYS[index] == key:
+                break
+            at = (at + 1) % SLOTS
     parts: tuple[bytes, ...] = ()
-    bits = -1  # not known yet
-    if total % 3 != 1:
-        if total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE:
+    if index >= 0:  # the table has the counts' readings, whether they need a pair, profile
+        start, end = _OFFSETS[index], _OFFSETS[index + 1]
+        if _CODES[start] == end - start - 1:  # most counts read one way only (`_stored`)
+            parts = (_CODES[start + 1 : end].translate(_SUIT_CODES[suit]),)
+        else:
+            parts = _stored(suit, index)
+        pairs = 1 if index >= _UNPAIRED else 0
+        bits = _PROFILES[index]
+    else:  # unreadable, or outside the table (over 14 tiles, or over 4 of a kind)
+        total = sum(counts)
+        if total % 3 != 1 and (total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE):
             parts = tuple(
                 bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
                 for blocks in readings(counts, 9 * suit)
             )
-        else:
-            # `_find` and `_stored`, inlined: a fresh hand brings a suit never seen before.
-            key = held % FOLD
-            at = key % SLOTS  # (`slot`)
-            while True:
-                index = _SLOTS[at] - 1
-                if index < 0 or _KEYS[index] == key:
-                    break
-                at = (at + 1) % SLOTS
-            if index >= 0:  # the table knows its profile too
-                codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
-                if len(codes) == codes[0] + 1:  # most counts read one way only
-                    parts = (codes[1:].translate(_SUIT_CODES[suit]),)
-                else:
-                    parts = _stored(suit, index)
-                bits = _PROFILES[index]
-    if bits < 0:
+        pairs = total % 3 // 2
         bits = profile(counts, held)
-    found = _new(SuitTable, (parts, total % 3 // 2, bits << shift, _FACT_PARTS[suit][bits]))
+    found = _new(SuitTable, (parts, pairs, bits << PROFILE_BITS * suit, _FACT_PARTS[suit][bits]))
     cache = _TABLES[suit]  # (`_remember`, inlined)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
