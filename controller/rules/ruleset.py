@@ -203,10 +203,19 @@ class Ruleset(ABC):
             reason = self.rejection(win)
             if reason:
                 return self._invalid(reason)
-        found = self._best(win, counts)
-        if isinstance(found, str):
-            return self._invalid(found)
-        tally, arrangement = found
+        views = self._views(win, counts)
+        if len(views) == 1:  # most hands read one way (`_best`, inlined)
+            view = views[0]
+            tally = self.tally(view)
+            if tally.rejected:
+                return self._invalid(tally.rejected)
+            # (`view.arrangement`: a property is a call)
+            arrangement = _new(Arrangement, (view.form, view.blocks, view.win_index))
+        else:
+            found = self._best(win, views)
+            if isinstance(found, str):
+                return self._invalid(found)
+            tally, arrangement = found
         patterns, total, value, limits, _ = tally
         reason = "; ".join(("winning hand", *limits)) if limits else "winning hand"
         payments = self.settle_win(win, tally)
@@ -341,16 +350,8 @@ class Ruleset(ABC):
 
     # --- internals
 
-    def _best(self, win: Win, counts: list[int]) -> tuple[Tally, Arrangement] | str:
-        views = self._views(win, counts)
-        if len(views) == 1:  # most hands read one way
-            view = views[0]
-            tally = self.tally(view)
-            # (`view.arrangement`, made here: a property is a call)
-            return tally.rejected or (
-                tally,
-                _new(Arrangement, (view.form, view.blocks, view.win_index)),
-            )
+    def _best(self, win: Win, views: list[HandView]) -> tuple[Tally, Arrangement] | str:
+        """The best view's tally and arrangement (freedom of count), or why none may win."""
         best: tuple[Tally, HandView] | None = None
         rejected = ""
         for view in views:

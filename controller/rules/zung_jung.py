@@ -21,6 +21,7 @@ from controller.rules.views import Feature, HandView
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HEAVENLY = WinType.HEAVENLY
+_E, _S, _W, _N = SEATS
 _new = tuple.__new__
 """`_new(Tally, fields)` makes a Tally from all its fields without a Python call."""
 TALLIES_KEPT = 4096
@@ -483,10 +484,9 @@ class ZungJung(Ruleset):
         value = tally.score
         share = self.discard_share
         discarder = self.discarder(win) if value > share else None
-        if discarder is None:
-            result = dict.fromkeys(SEATS, -value)
-        else:
-            result = dict.fromkeys(SEATS, -share)
+        each = -value if discarder is None else -share
+        result = {_E: each, _S: each, _W: each, _N: each}  # (cheaper than dict.fromkeys)
+        if discarder is not None:
             result[discarder] = 2 * share - 3 * value
         result[win.seat] = 3 * value
         return result
