@@ -156,7 +156,9 @@ class Compiled(dict[int, Asked]):
         # The distinct gates (Gate.opens, inlined), and each spec's: a hand with features
         # never seen before tries each distinct gate once.
         self._masks = tuple(dict.fromkeys(masks))
-        self._gate_of = tuple(map(self._masks.index, masks))
+        self._gate_of = bytes(map(self._masks.index, masks))
+        self._unused = bytes(256 - len(self._masks))
+        """Pads the open gates to a bytes.translate table (from `_gate_of`)."""
         self._read = 0
         """The feature bits some gate reads: features alike in these ask alike."""
         for needs, without in self._masks:
@@ -167,10 +169,11 @@ class Compiled(dict[int, Asked]):
         read = features & self._read
         found = self._by_read.get(read)
         if found is None:
-            opens = [read & needs == needs and not read & without for needs, without in self._masks]
-            found = self._by_read[read] = tuple(
-                compress(self._asked, map(opens.__getitem__, self._gate_of))
+            opens = bytes(
+                [read & needs == needs and not read & without for needs, without in self._masks]
             )
+            specs_open = self._gate_of.translate(opens + self._unused)
+            found = self._by_read[read] = tuple(compress(self._asked, specs_open))
         self[features] = found
         return found
 

@@ -31,7 +31,7 @@ from controller.rules.shapes import (
     regular_readings,
     waits,
 )
-from controller.rules.suits import MIDDLES, ODD_COUNTS, hand_profile, suit_tables
+from controller.rules.suits import MIDDLES, ODD_COUNTS, hand_profile, hand_tables
 from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
 from controller.rules.timing import TimingRules
@@ -119,6 +119,10 @@ class Ruleset(ABC):
     @abstractmethod
     def settle_win(self, win: Win, tally: Tally) -> Payments:
         """Who pays whom for this win (the four deltas sum to zero)."""
+
+    def check_melds(self, win: Win) -> None:  # noqa: B027 (a hook: no check by default)
+        """Raise RulesError for declared melds this ruleset refuses with this win (asked
+        first by `check`, for a win with melds only; none by default)."""
 
     def rejection(self, win: Win) -> str:
         """Why these tiles can never win here, however arranged ('' = they may)."""
@@ -270,6 +274,8 @@ class Ruleset(ABC):
 
     def check(self, win: Win) -> list[int]:
         """Raise RulesError if the declared hand is malformed; else the concealed counts."""
+        if win.melds:
+            self.check_melds(win)
         counts = self._check_tiles(win.concealed, win.melds)
         if win.flowers:
             self._check_flowers(win.flowers)
@@ -366,31 +372,30 @@ class Ruleset(ABC):
 
     def _views(self, win: Win, counts: list[int]) -> list[HandView]:
         """A view of every arrangement of the hand, in the order they are scored."""
-        tables = suit_tables(counts)
-        m, p, s, z = tables
-        packed = m.profile | p.profile | s.profile | z.profile
+        tables, packed, key, parts = hand_tables(counts)
         self_drawn = win.win_type in self.self_drawn_wins
         melds = win.melds
-        every = _with_melds(counts, melds) if melds else counts
-        if melds:
-            facts = tile_facts(hand_profile(every))
-        else:
-            key = m.facts | p.facts | s.facts | z.facts  # (`views.facts_key(packed)`)
-            facts = _shared_facts(key) or keyed_facts(key, packed)
         views: list[HandView] = []
-        if _REGULAR in self.forms:
-            mc, pc, sc, zc = m.codes, p.codes, s.codes, z.codes
-            one_way = not melds and len(mc) == len(pc) == len(sc) == len(zc) == 1
-            if one_way and m.pairs + p.pairs + s.pairs + z.pairs == 1:  # most hands
-                parts = (mc[0], pc[0], sc[0], zc[0])
-                views = concealed_views(parts, win, every, facts, self_drawn, self.scores_the_wait)
-            else:
-                declared = declared_reading(melds) if melds else None
+        if melds:
+            every = _with_melds(counts, melds)
+            facts = tile_facts(hand_profile(every))
+            if _REGULAR in self.forms:
                 found = regular_readings(
-                    tables, declared, win.win_tile, self_drawn, self.scores_the_wait
+                    tables, declared_reading(melds), win.win_tile, self_drawn, self.scores_the_wait
                 )
                 if found:
                     views = regular_views(found, win, every, facts, self_drawn)
+        else:
+            every = counts
+            facts = _shared_facts(key) or keyed_facts(key, packed)
+            if _REGULAR in self.forms:
+                wait = self.scores_the_wait
+                if parts is not None:  # most hands: every suit reads one way
+                    views = concealed_views(parts, win, counts, facts, self_drawn, wait)
+                else:
+                    found = regular_readings(tables, None, win.win_tile, self_drawn, wait)
+                    if found:
+                        views = regular_views(found, win, counts, facts, self_drawn)
         context = None  # what the other views share, made if there are any
         if not melds and (not packed & ODD_COUNTS or not packed & MIDDLES):
             irregular = irregular_arrangements(

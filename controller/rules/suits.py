@@ -52,6 +52,7 @@ __all__ = [
     "PROFILE_BITS",
     "SuitTable",
     "hand_profile",
+    "hand_tables",
     "is_regular",
     "packed_profile",
     "suit_profile",
@@ -305,6 +306,34 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
         ts.get(s) or _suit_table(2, s),
         tz.get(z) or _remember(3, z),
     )
+
+
+Tables = tuple[SuitTable, SuitTable, SuitTable, SuitTable]
+
+
+def hand_tables(counts: Sequence[int]) -> tuple[Tables, int, int, tuple[bytes, ...] | None]:
+    """What scoring reads of a hand's 34 concealed counts: the four `suit_tables`, their
+    `packed_profile`, the key of its tile facts (`views.facts_key` of it), and, when every
+    suit reads one way and one of them holds the pair (most hands), those readings' codes."""
+    m, p, s, z = _split(bytes(counts))
+    tm, tp, ts, tz = _TABLES
+    tables = (
+        tm.get(m) or _suit_table(0, m),
+        tp.get(p) or _suit_table(1, p),
+        ts.get(s) or _suit_table(2, s),
+        tz.get(z) or _remember(3, z),
+    )
+    (
+        (mc, mp, mprofile, mf),
+        (pc, pp, pprofile, pf),
+        (sc, sp, sprofile, sf),
+        (zc, zp, zprofile, zf),
+    ) = tables
+    packed = mprofile | pprofile | sprofile | zprofile
+    key = mf | pf | sf | zf
+    if len(mc) == len(pc) == len(sc) == len(zc) == 1 and mp + pp + sp + zp == 1:
+        return tables, packed, key, (mc[0], pc[0], sc[0], zc[0])
+    return tables, packed, key, None
 
 
 def is_regular(counts: Sequence[int]) -> bool:

@@ -423,15 +423,14 @@ class ZungJung(Ruleset):
         """Tallies by their hits (shared objects, see `patterns.evaluate_best`): hands bring
         few combinations of them."""
 
-    def check(self, win: Win) -> list[int]:
-        """As the base check; Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
-        if win.melds and win.win_type is _HEAVENLY and not any(m.exposed for m in win.melds):
+    def check_melds(self, win: Win) -> None:
+        """Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
+        if win.win_type is _HEAVENLY and not any(m.exposed for m in win.melds):
             raise RulesError(
                 "a heavenly win holds the dealt tiles: after a concealed kong the dealer "
                 "wins on the kong's replacement (kong-replacement), not Blessing of Heaven "
                 "(ZJ 9.4.1)"
             )
-        return super().check(win)
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""
