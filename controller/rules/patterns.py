@@ -129,6 +129,12 @@ class Hit:
         return f"Hit({self.spec.name!r}, {self.times})"
 
 
+_LANE = 32
+"""Bits per gate when every gate is tried at once (`Compiled.__missing__`): features use
+fewer than _LANE - 1."""
+_OPEN_IF_CLEAR = bytes([1]) + bytes(255)
+"""bytes.translate table: a gate's top byte (0 unless shut) to whether it opens."""
+
 Asked = tuple[tuple[Predicate | None, Hit, int], ...]
 """Predicates to ask (None: decided by the features, present), each with the hit it makes
 when present once and its group's bit."""
@@ -159,6 +165,14 @@ class Compiled(dict[int, Asked]):
         self._gate_of = bytes(map(self._masks.index, masks))
         self._unused = bytes(256 - len(self._masks))
         """Pads the open gates to a bytes.translate table (from `_gate_of`)."""
+        # Every gate at once: its masks in a lane of _LANE bits each of one int (features
+        # fit below the lane's top bit), and a 1 in each lane (times a mask: it in each).
+        self._needs = self._withouts = self._ones = self._tops = 0
+        for lane, (needs, without) in enumerate(self._masks):
+            self._needs |= needs << _LANE * lane
+            self._withouts |= without << _LANE * lane
+            self._ones |= 1 << _LANE * lane
+            self._tops |= 1 << _LANE * lane + _LANE - 1
         self._read = 0
         """The feature bits some gate reads: features alike in these ask alike."""
         for needs, without in self._masks:
@@ -169,10 +183,14 @@ class Compiled(dict[int, Asked]):
         read = features & self._read
         found = self._by_read.get(read)
         if found is None:
-            opens = bytes(
-                [read & needs == needs and not read & without for needs, without in self._masks]
-            )
-            specs_open = self._gate_of.translate(opens + self._unused)
+            # Gate.opens of each gate, in its lane: no needed bit missing, no unwanted one
+            # present. A lane that is not 0 shuts its gate: adding all ones below the lane's
+            # top bit sets that bit just then, and the lane's top byte holds it.
+            ones, tops = self._ones, self._tops
+            shut = self._needs & (self._read ^ read) * ones | self._withouts & read * ones
+            tops &= shut + tops - ones
+            flags = tops.to_bytes(_LANE // 8 * len(self._masks), "little")[_LANE // 8 - 1 :: 4]
+            specs_open = self._gate_of.translate(flags.translate(_OPEN_IF_CLEAR) + self._unused)
             found = self._by_read[read] = tuple(compress(self._asked, specs_open))
         self[features] = found
         return found

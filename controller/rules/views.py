@@ -400,8 +400,13 @@ def concealed_views(
     triplets = tuple(codes.translate(TRIPLET_TILES).replace(LEFT_OUT_BYTE, b""))
     runs, sets = len(sequences), len(triplets)
     census = runs << SEQUENCES | sets * SETS_ALL_CONCEALED
-    if runs > 1:
-        census |= (runs - len(set(sequences))) << REPEATS
+    if runs > 1:  # (ascending: a repeat follows its twin)
+        repeats: int = sequences[0] == sequences[1]
+        if runs > 2:
+            repeats += sequences[1] == sequences[2]
+            if runs > 3:
+                repeats += sequences[2] == sequences[3]
+        census |= repeats << REPEATS
     if sets and triplets[-1] >= EAST:
         census |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
     blocks = itemgetter(*codes)(CODE_BLOCKS)
@@ -410,30 +415,31 @@ def concealed_views(
     kind = win.win_tile
     part = parts[kind // 9]
     offset = codes.find(part)  # (suits hold different tiles: their codes differ)
-    places = []  # (index, whether the triplet there is opened by the discard)
-    placed = False  # the reading as it is, with the winning tile in some place
+    places = []  # the indexes of the blocks the winning tile may sit in
+    opened = -1  # the index of a triplet completed by the discard (as opened)
     if kind < EAST:
         first = bisect_left(part, kind - 2)  # the first sequence that may hold it
         if first < len(part) and part[first] <= kind:
-            places.append((offset + first, False))
-            placed = True
+            places.append(offset + first)
     at = part.find(TRIPLET_CODE | kind)
     if at >= 0:
         if not self_drawn:
-            places.append((offset + at, True))
-        elif every_place or not placed:
-            places.append((offset + at, False))
-            placed = True
+            opened = offset + at
+            places.append(opened)
+        elif every_place or not places:
+            places.append(offset + at)
     at = part.find(PAIR_CODE | kind)
-    if at >= 0 and (every_place or not placed):
-        places.append((offset + at, False))
+    # (the pair is a place too unless the reading as it is already has one: places holds
+    # at most a sequence and then a triplet, and an opened triplet is another reading)
+    if at >= 0 and (every_place or not places or places[0] == opened == places[-1]):
+        places.append(offset + at)
     shared = facts.features | _CONCEALED_HAND
     if win.win_type not in _PLAIN_WINS:
         shared |= _SPECIAL_WIN
     if win.flowers:
         shared |= _FLOWERS
     views = []
-    for index, opened in places:
+    for index in places:
         view = _view(HandView)
         view.form = _REGULAR
         view.sequences = sequences
@@ -448,7 +454,7 @@ def concealed_views(
         view.melded = False
         view._memo = None
         view.kongs = 0
-        if opened:
+        if index == opened:
             exposed = _EXPOSED_TRIPLETS[codes[index] & _TILE]
             view.blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
             held = census - _OPENED
