@@ -9,6 +9,7 @@ readings join by concatenation, and a hand's reading is made once from its joine
 from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
+from itertools import product
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -52,8 +53,8 @@ class Block(NamedTuple):
 
 
 # Every block exists once: readings are tuples of these shared objects.
-BLOCKS = {
-    (shape, tile, concealed, declared): Block(shape, tile, concealed, declared)
+BLOCKS = {  # (made by tuple.__new__, not the class's generated __new__: a Python call each)
+    (shape, tile, concealed, declared): tuple.__new__(Block, (shape, tile, concealed, declared))
     for shape in Shape
     for tile in range(KINDS)
     for concealed in (False, True)
@@ -161,22 +162,19 @@ def block_code(shape: Shape, tile: int) -> int:
     return shape << CODE_SHIFT | tile
 
 
-_CONCEALED_BLOCKS = {
-    block_code(shape, tile): item
-    for (shape, tile, concealed, declared), item in BLOCKS.items()
-    if concealed and not declared
-}
-CODE_BLOCKS = tuple(map(_CONCEALED_BLOCKS.get, range(len(Shape) << CODE_SHIFT)))
-"""The concealed block of each code."""
+CODE_BLOCKS = tuple(map(BLOCKS.get, product(Shape, range(1 << CODE_SHIFT), [True], [False])))
+"""The concealed block of each code (None where there is none), in code order."""
 _LEFT_OUT = 255
 """Not a tile: what the tables of `_tiles_of` make of the codes of the other shapes."""
+_LEFT_OUT_SHAPE = bytes([_LEFT_OUT]) * (1 << CODE_SHIFT)
+"""`_tiles_of` a shape other than the table's."""
 
 
-def _tiles_of(*shapes: Shape) -> bytes:
-    """A bytes.translate table from codes to the tiles of blocks of these shapes."""
-    return bytes(
-        code & _TILE_BITS if code >> CODE_SHIFT in shapes else _LEFT_OUT for code in range(256)
-    )
+def _tiles_of(shape: Shape) -> bytes:
+    """A bytes.translate table from codes to the tiles of blocks of this shape (the codes
+    of a shape follow one another, in tile order)."""
+    others = len(Shape) - 1 - shape
+    return _LEFT_OUT_SHAPE * shape + bytes(range(1 << CODE_SHIFT)) + _LEFT_OUT_SHAPE * others
 
 
 SEQUENCE_TILES = _tiles_of(_SEQUENCE)

@@ -159,24 +159,24 @@ class Compiled(dict[int, Asked]):
             for gate, predicate, once, group in self.specs
         )
         masks = [(gate.needs, gate.without) for gate, *_ in self.specs]
-        # The distinct gates (Gate.opens, inlined), and each spec's: a hand with features
-        # never seen before tries each distinct gate once.
-        self._masks = tuple(dict.fromkeys(masks))
-        self._gate_of = bytes(map(self._masks.index, masks))
-        self._unused = bytes(256 - len(self._masks))
+        # The distinct gates, each spec's (a byte), and every gate's masks in a lane of _LANE
+        # bits of one int (features fit below a lane's top bit): features never seen before
+        # try every gate at once (see `__missing__`).
+        lanes = {mask: lane for lane, mask in enumerate(dict.fromkeys(masks))}
+        self._gate_of = bytes(map(lanes.__getitem__, masks))
+        self._unused = bytes(256 - len(lanes))
         """Pads the open gates to a bytes.translate table (from `_gate_of`)."""
-        # Every gate at once: its masks in a lane of _LANE bits each of one int (features
-        # fit below the lane's top bit), and a 1 in each lane (times a mask: it in each).
-        self._needs = self._withouts = self._ones = self._tops = 0
-        for lane, (needs, without) in enumerate(self._masks):
-            self._needs |= needs << _LANE * lane
-            self._withouts |= without << _LANE * lane
-            self._ones |= 1 << _LANE * lane
-            self._tops |= 1 << _LANE * lane + _LANE - 1
-        self._read = 0
+        every_needs = every_without = read = 0
+        for (needs, without), lane in lanes.items():
+            every_needs |= needs << _LANE * lane
+            every_without |= without << _LANE * lane
+            read |= needs | without
+        self._needs, self._withouts, self._lanes = every_needs, every_without, len(lanes)
+        self._ones = ((1 << _LANE * len(lanes)) - 1) // ((1 << _LANE) - 1)
+        """A 1 in each lane (a mask times it: the mask in every lane)."""
+        self._tops = self._ones << _LANE - 1
+        self._read = read
         """The feature bits some gate reads: features alike in these ask alike."""
-        for needs, without in self._masks:
-            self._read |= needs | without
         self._by_read: dict[int, Asked] = {}
 
     def __missing__(self, features: int) -> Asked:
@@ -189,7 +189,7 @@ class Compiled(dict[int, Asked]):
             ones, tops = self._ones, self._tops
             shut = self._needs & (self._read ^ read) * ones | self._withouts & read * ones
             tops &= shut + tops - ones
-            flags = tops.to_bytes(_LANE // 8 * len(self._masks), "little")[_LANE // 8 - 1 :: 4]
+            flags = tops.to_bytes(_LANE // 8 * self._lanes, "little")[_LANE // 8 - 1 :: 4]
             specs_open = self._gate_of.translate(flags.translate(_OPEN_IF_CLEAR) + self._unused)
             found = self._by_read[read] = tuple(compress(self._asked, specs_open))
         self[features] = found

@@ -36,7 +36,6 @@ from controller.rules.suit_search import (
     SLOTS,
     TABLE_FILE,
     readings,
-    slot,
 )
 
 __all__ = [
@@ -97,19 +96,10 @@ class SuitTable(NamedTuple):
         return tuple(map(read_codes, self.codes))
 
 
-def _facts_part(suit: int, bits: int) -> int:
-    """A suit's part of the key of a hand's tile facts (`views.facts_key`), from its profile
-    bits: the number suits' bits together, the honours' beside them, then which number suits
-    hold a tile."""
-    if suit == 3:
-        return bits << PROFILE_BITS
-    return bits | (bits & HOLDS_ANY) << (2 * PROFILE_BITS + suit)
+_FACTS_SUIT_SHIFT = 2 * PROFILE_BITS
+"""Where a number suit's part of a tile-facts key (`views.facts_key`) says it holds a tile:
+bit _FACTS_SUIT_SHIFT + suit; its profile bits go in the lowest bits, the honours' above."""
 
-
-_FACT_PARTS = tuple(
-    tuple(_facts_part(suit, bits) for bits in range(1 << PROFILE_BITS)) for suit in range(4)
-)
-"""`_facts_part` of each suit and profile bits."""
 
 _new = tuple.__new__
 """`_new(SuitTable, fields)` makes a named tuple from its fields as one tuple, without the
@@ -161,9 +151,9 @@ def _suit_codes(suit: int) -> bytes:
     """A number suit's block codes in the table (shape * 16 + tile in the suit) to codes
     (`blocks.block_code`), for bytes.translate."""
     table = bytearray(256)
-    for shape in Shape:
-        for tile in range(9):
-            table[shape * 16 + tile] = block_code(shape, 9 * suit + tile)
+    for shape in Shape:  # (`blocks.block_code` of each tile of the suit)
+        first = block_code(shape, 9 * suit)
+        table[shape * 16 : shape * 16 + 9] = range(first, first + 9)
     return bytes(table)
 
 
@@ -173,18 +163,6 @@ _SUIT_CODES = tuple(map(_suit_codes, range(3)))
 def _make_index() -> dict[int, int]:
     _INDEX.update(zip(_KEYS, range(_SIZE), strict=True))
     return _INDEX
-
-
-def _find(key: int) -> int:
-    """The index in the table of a `fold` key, -1 if it is not there (cannot be read)."""
-    at = slot(key)
-    while True:
-        found = _SLOTS[at]
-        if not found:
-            return -1
-        if _KEYS[found - 1] == key:
-            return found - 1
-        at = (at + 1) % SLOTS
 
 
 def _stored(suit: int, index: int) -> tuple[bytes, ...]:
@@ -215,7 +193,7 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     held = int.from_bytes(counts, "big")
     index = -1
     if not held & _EIGHT_OR_MORE:  # `fold` tells these counts apart: look them up
-        # `_find`, inlined: a fresh hand brings a suit never seen before.
+        # Found from its `slot` on (see `suit_search`).
         key = held % FOLD
         at = key % SLOTS  # (`slot`)
         while True:
@@ -241,7 +219,8 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
             )
         pairs = total % 3 // 2
         bits = profile(counts, held)
-    found = _new(SuitTable, (parts, pairs, bits << PROFILE_BITS * suit, _FACT_PARTS[suit][bits]))
+    facts = bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit
+    found = _new(SuitTable, (parts, pairs, bits << PROFILE_BITS * suit, facts))
     cache = _TABLES[suit]  # (`_remember`, inlined)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
@@ -257,7 +236,7 @@ def _honours_read(counts: bytes) -> bool:
 
 def _honour_table(counts: bytes) -> SuitTable:
     bits = (HOLDS_ANY if any(counts) else 0) | _pairing(counts)
-    profile, facts = bits << PROFILE_BITS * 3, _FACT_PARTS[3][bits]
+    profile, facts = bits << PROFILE_BITS * 3, bits << PROFILE_BITS
     if not _honours_read(counts):
         return SuitTable((), 0, profile, facts)
     codes = bytes(

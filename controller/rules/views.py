@@ -375,8 +375,7 @@ def regular_views(
     return views
 
 
-_EXPOSED_TRIPLETS = tuple(BLOCKS[Shape.TRIPLET, tile, False, False] for tile in range(EAST + 7))
-"""The triplet of each kind completed by a discard (`Reading.opened`)."""
+_TRIPLET = Shape.TRIPLET
 _OPENED = 1 << CONCEALED
 _TILE = (1 << 6) - 1
 """A code's tile bits (`blocks.block_code`)."""
@@ -455,7 +454,7 @@ def concealed_views(
         view._memo = None
         view.kongs = 0
         if index == opened:
-            exposed = _EXPOSED_TRIPLETS[codes[index] & _TILE]
+            exposed = BLOCKS[_TRIPLET, codes[index] & _TILE, False, False]  # (`Reading.opened`)
             view.blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
             held = census - _OPENED
         else:
