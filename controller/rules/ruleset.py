@@ -211,8 +211,6 @@ class Ruleset(ABC):
         if len(views) == 1:  # most hands read one way (`_best`, inlined)
             view = views[0]
             tally = self.tally(view)
-            if tally.rejected:
-                return self._invalid(tally.rejected)
             # (`view.arrangement`: a property is a call)
             arrangement = _new(Arrangement, (view.form, view.blocks, view.win_index))
         else:
@@ -220,7 +218,9 @@ class Ruleset(ABC):
             if isinstance(found, str):
                 return self._invalid(found)
             tally, arrangement = found
-        patterns, total, value, limits, _ = tally
+        patterns, total, value, limits, rejected = tally
+        if rejected:  # (the one reading refused: `_best` keeps no refused reading)
+            return self._invalid(rejected)
         reason = "; ".join(("winning hand", *limits)) if limits else "winning hand"
         payments = self.settle_win(win, tally)
         name, unit = self.name, self.unit

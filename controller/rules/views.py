@@ -161,8 +161,12 @@ class TileFacts:
     def __init__(self, packed: int) -> None:
         """The facts of a packed profile (`suits.hand_profile`)."""
         mask = (1 << PROFILE_BITS) - 1
-        bits = [packed >> (PROFILE_BITS * suit) & mask for suit in range(4)]
-        self.suits = tuple(suit for suit in (0, 1, 2) if bits[suit] & HOLDS_ANY)
+        # (no comprehensions: each is a function call, and a new profile brings new facts)
+        m, p, s = packed & mask, packed >> PROFILE_BITS & mask, packed >> 2 * PROFILE_BITS & mask
+        bits = (m, p, s, packed >> 3 * PROFILE_BITS & mask)
+        self.suits = (
+            (0,) * bool(m & HOLDS_ANY) + (1,) * bool(p & HOLDS_ANY) + (2,) * bool(s & HOLDS_ANY)
+        )
         """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
         self.honours = bool(bits[3] & HOLDS_ANY)
         every = bits[0] | bits[1] | bits[2]
