@@ -175,6 +175,8 @@ class Compiled(dict[int, Asked]):
         self._ones = ((1 << _LANE * len(lanes)) - 1) // ((1 << _LANE) - 1)
         """A 1 in each lane (a mask times it: the mask in every lane)."""
         self._tops = self._ones << _LANE - 1
+        if read >> _LANE - 1:
+            raise ValueError(f"feature bits past {_LANE - 2} do not fit a gate's lane")
         self._read = read
         """The feature bits some gate reads: features alike in these ask alike."""
         self._by_read: dict[int, Asked] = {}

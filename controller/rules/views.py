@@ -412,7 +412,10 @@ def concealed_views(
         census |= repeats << REPEATS
     if sets and triplets[-1] >= EAST:
         census |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
-    blocks = itemgetter(*codes)(CODE_BLOCKS)
+    if len(codes) > 1:  # (as `blocks.read_codes`: an itemgetter of one item gives the item)
+        blocks = itemgetter(*codes)(CODE_BLOCKS)
+    else:
+        blocks = tuple(map(CODE_BLOCKS.__getitem__, codes))
     pair = max(codes) & _TILE  # the pair's code is the highest (its shape is the last)
     # The places of `blocks.code_places` in the winning tile's suit.
     kind = win.win_tile
