@@ -9,6 +9,7 @@ readings join by concatenation, and a hand's reading is made once from its joine
 from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
+from itertools import product
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -52,8 +53,8 @@ class Block(NamedTuple):
 
 
 # Every block exists once: readings are tuples of these shared objects.
-BLOCKS = {
-    (shape, tile, concealed, declared): Block(shape, tile, concealed, declared)
+BLOCKS = {  # (made by tuple.__new__, not the class's generated __new__: a Python call each)
+    (shape, tile, concealed, declared): tuple.__new__(Block, (shape, tile, concealed, declared))
     for shape in Shape
     for tile in range(KINDS)
     for concealed in (False, True)
@@ -161,30 +162,29 @@ def block_code(shape: Shape, tile: int) -> int:
     return shape << CODE_SHIFT | tile
 
 
-_CONCEALED_BLOCKS = {
-    block_code(shape, tile): item
-    for (shape, tile, concealed, declared), item in BLOCKS.items()
-    if concealed and not declared
-}
-_CODE_BLOCKS = tuple(map(_CONCEALED_BLOCKS.get, range(len(Shape) << CODE_SHIFT)))
-"""The concealed block of each code."""
+CODE_BLOCKS = tuple(map(BLOCKS.get, product(Shape, range(1 << CODE_SHIFT), [True], [False])))
+"""The concealed block of each code (None where there is none), in code order."""
 _LEFT_OUT = 255
 """Not a tile: what the tables of `_tiles_of` make of the codes of the other shapes."""
+_LEFT_OUT_SHAPE = bytes([_LEFT_OUT]) * (1 << CODE_SHIFT)
+"""`_tiles_of` a shape other than the table's."""
 
 
-def _tiles_of(*shapes: Shape) -> bytes:
-    """A bytes.translate table from codes to the tiles of blocks of these shapes."""
-    return bytes(
-        code & _TILE_BITS if code >> CODE_SHIFT in shapes else _LEFT_OUT for code in range(256)
-    )
+def _tiles_of(shape: Shape) -> bytes:
+    """A bytes.translate table from codes to the tiles of blocks of this shape (the codes
+    of a shape follow one another, in tile order)."""
+    others = len(Shape) - 1 - shape
+    return _LEFT_OUT_SHAPE * shape + bytes(range(1 << CODE_SHIFT)) + _LEFT_OUT_SHAPE * others
 
 
-_SEQUENCE_TILES = _tiles_of(_SEQUENCE)
-_TRIPLET_TILES = _tiles_of(_TRIPLET)
+SEQUENCE_TILES = _tiles_of(_SEQUENCE)
+"""bytes.translate table: a code to its tile if it is a sequence's, else LEFT_OUT_BYTE."""
+TRIPLET_TILES = _tiles_of(_TRIPLET)
+"""bytes.translate table: a code to its tile if it is a triplet's, else LEFT_OUT_BYTE."""
 _PAIR_TILES = _tiles_of(Shape.PAIR)
-_LEFT_OUT_BYTE = bytes([_LEFT_OUT])
-_TRIPLET_CODE, _PAIR_CODE = _TRIPLET << CODE_SHIFT, Shape.PAIR << CODE_SHIFT
-_SETS_ALL_CONCEALED = 1 << TRIPLETS | 1 << CONCEALED
+LEFT_OUT_BYTE = bytes([_LEFT_OUT])
+TRIPLET_CODE, PAIR_CODE = _TRIPLET << CODE_SHIFT, Shape.PAIR << CODE_SHIFT
+SETS_ALL_CONCEALED = 1 << TRIPLETS | 1 << CONCEALED
 """A concealed triplet counts as a triplet and as a concealed set."""
 
 
@@ -197,19 +197,19 @@ def read_codes(codes: bytes) -> Reading:
     """
     # Each shape's tiles: translate, then drop the other shapes' (cheaper than a translate
     # that deletes: that builds a table of 256 entries at every call).
-    sequences = tuple(codes.translate(_SEQUENCE_TILES).replace(_LEFT_OUT_BYTE, b""))
-    triplets = tuple(codes.translate(_TRIPLET_TILES).replace(_LEFT_OUT_BYTE, b""))
+    sequences = tuple(codes.translate(SEQUENCE_TILES).replace(LEFT_OUT_BYTE, b""))
+    triplets = tuple(codes.translate(TRIPLET_TILES).replace(LEFT_OUT_BYTE, b""))
     runs, sets = len(sequences), len(triplets)
-    counted = runs << SEQUENCES | sets * _SETS_ALL_CONCEALED
+    counted = runs << SEQUENCES | sets * SETS_ALL_CONCEALED
     if runs > 1:
         counted |= (runs - len(set(sequences))) << REPEATS
     if sets and triplets[-1] >= EAST:
         counted |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
     if len(codes) > 1:  # (an itemgetter of one item gives the item, not a tuple)
-        blocks = itemgetter(*codes)(_CODE_BLOCKS)
+        blocks = itemgetter(*codes)(CODE_BLOCKS)
     else:
-        blocks = tuple(map(_CODE_BLOCKS.__getitem__, codes))
-    pairs = tuple(codes.translate(_PAIR_TILES).replace(_LEFT_OUT_BYTE, b""))
+        blocks = tuple(map(CODE_BLOCKS.__getitem__, codes))
+    pairs = tuple(codes.translate(_PAIR_TILES).replace(LEFT_OUT_BYTE, b""))
     return _new(Reading, (blocks, sequences, triplets, pairs, counted))
 
 
@@ -222,10 +222,10 @@ def code_places(codes: bytes, kind: int) -> list[int]:
         first = bisect_left(codes, kind - 2)  # the first sequence that may hold it
         if first < len(codes) and codes[first] <= kind:
             found.append(first)
-    at = codes.find(_TRIPLET_CODE | kind)
+    at = codes.find(TRIPLET_CODE | kind)
     if at >= 0:
         found.append(at)
-    at = codes.find(_PAIR_CODE | kind)
+    at = codes.find(PAIR_CODE | kind)
     if at >= 0:
         found.append(at)
     return found

@@ -10,6 +10,7 @@ those cheap features, which keeps scoring fast (see `Gate`).
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress
 from typing import NamedTuple, TypeVar
 
 from controller.rules.data import Table, get
@@ -128,6 +129,12 @@ class Hit:
         return f"Hit({self.spec.name!r}, {self.times})"
 
 
+_LANE = 32
+"""Bits per gate when every gate is tried at once (`Compiled.__missing__`): features use
+fewer than _LANE - 1."""
+_OPEN_IF_CLEAR = bytes([1]) + bytes(255)
+"""bytes.translate table: a gate's top byte (0 unless shut) to whether it opens."""
+
 Asked = tuple[tuple[Predicate | None, Hit, int], ...]
 """Predicates to ask (None: decided by the features, present), each with the hit it makes
 when present once and its group's bit."""
@@ -147,27 +154,46 @@ class Compiled(dict[int, Asked]):
             for spec in specs
             if spec.value
         )
-        # Each gate's masks beside what is asked when it opens (Gate.opens, inlined: a hand
-        # with features never seen before goes through every spec).
-        self._gated = tuple(
-            (gate.needs, gate.without, (None if gate.decides else predicate, once, group))
+        self._asked = tuple(
+            (None if gate.decides else predicate, once, group)
             for gate, predicate, once, group in self.specs
         )
-        self._read = 0
+        masks = [(gate.needs, gate.without) for gate, *_ in self.specs]
+        # The distinct gates, each spec's (a byte), and every gate's masks in a lane of _LANE
+        # bits of one int (features fit below a lane's top bit): features never seen before
+        # try every gate at once (see `__missing__`).
+        lanes = {mask: lane for lane, mask in enumerate(dict.fromkeys(masks))}
+        self._gate_of = bytes(map(lanes.__getitem__, masks))
+        self._unused = bytes(256 - len(lanes))
+        """Pads the open gates to a bytes.translate table (from `_gate_of`)."""
+        every_needs = every_without = read = 0
+        for (needs, without), lane in lanes.items():
+            every_needs |= needs << _LANE * lane
+            every_without |= without << _LANE * lane
+            read |= needs | without
+        self._needs, self._withouts, self._lanes = every_needs, every_without, len(lanes)
+        self._ones = ((1 << _LANE * len(lanes)) - 1) // ((1 << _LANE) - 1)
+        """A 1 in each lane (a mask times it: the mask in every lane)."""
+        self._tops = self._ones << _LANE - 1
+        if read >> _LANE - 1:
+            raise ValueError(f"feature bits past {_LANE - 2} do not fit a gate's lane")
+        self._read = read
         """The feature bits some gate reads: features alike in these ask alike."""
-        for needs, without, _ in self._gated:
-            self._read |= needs | without
         self._by_read: dict[int, Asked] = {}
 
     def __missing__(self, features: int) -> Asked:
         read = features & self._read
         found = self._by_read.get(read)
         if found is None:
-            found = self._by_read[read] = tuple(
-                asked
-                for needs, without, asked in self._gated
-                if read & needs == needs and not read & without
-            )
+            # Gate.opens of each gate, in its lane: no needed bit missing, no unwanted one
+            # present. A lane that is not 0 shuts its gate: adding all ones below the lane's
+            # top bit sets that bit just then, and the lane's top byte holds it.
+            ones, tops = self._ones, self._tops
+            shut = self._needs & (self._read ^ read) * ones | self._withouts & read * ones
+            tops &= shut + tops - ones
+            flags = tops.to_bytes(_LANE // 8 * self._lanes, "little")[_LANE // 8 - 1 :: 4]
+            specs_open = self._gate_of.translate(flags.translate(_OPEN_IF_CLEAR) + self._unused)
+            found = self._by_read[read] = tuple(compress(self._asked, specs_open))
         self[features] = found
         return found
 
@@ -195,23 +221,40 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
 
 
 def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
-    """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group."""
+    """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group.
+    The hits are shared: a pattern present as often again is the same hit."""
     hits: list[Hit] = []
     seen = 0
     for predicate, once, group in compiled[view.features]:
-        times = 1 if predicate is None else predicate(view)
-        if not times:
-            continue
-        hit = once if times == 1 else Hit(once.spec, int(times))
+        if predicate is None:  # decided by the features: present once
+            hit = once
+        else:
+            times = predicate(view)
+            if not times:
+                continue
+            hit = once if times == 1 else shared_hit(once, int(times))
         if seen & group:
-            _keep_better(hits, hit)
+            keep_better(hits, hit)
         else:
             seen |= group
             hits.append(hit)
     return hits
 
 
-def _keep_better(hits: list[Hit], hit: Hit) -> None:
+_MULTIPLES: dict[tuple[Hit, int], Hit] = {}
+"""Hits of patterns present more than once, shared like the hits of patterns present once
+(a ruleset may keep what a combination of hits adds up to, by the hits)."""
+
+
+def shared_hit(once: Hit, times: int) -> Hit:
+    """The shared hit of the pattern of `once` present `times` (> 1) times."""
+    found = _MULTIPLES.get((once, times))
+    if found is None:
+        found = _MULTIPLES[once, times] = Hit(once.spec, times)
+    return found
+
+
+def keep_better(hits: list[Hit], hit: Hit) -> None:
     """Replace the hit of the same group if this one is worth more (it comes later in data
     order, so it goes last)."""
     held = next(h for h in hits if h.spec.group == hit.spec.group)

@@ -31,17 +31,26 @@ from controller.rules.shapes import (
     regular_readings,
     waits,
 )
-from controller.rules.suits import hand_profile, packed_profile, suit_tables
+from controller.rules.suits import MIDDLES, ODD_COUNTS, hand_profile, hand_tables
 from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
 from controller.rules.timing import TimingRules
-from controller.rules.views import Context, HandView, tile_facts
+from controller.rules.views import (
+    SHARED_FACTS,
+    Context,
+    HandView,
+    concealed_views,
+    keyed_facts,
+    regular_views,
+    tile_facts,
+)
 from controller.rules.wall import WallLayout, WallPlan
 
 _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_REPLACEMENT})
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 _ROBBING_KONG = WinType.ROBBING_KONG
+_shared_facts = SHARED_FACTS.get
 _new = tuple.__new__
 """`_new(Score, fields)` makes a named tuple from all its fields as one tuple (cheaper than
 calling the class or its `_make`, both Python functions)."""
@@ -95,6 +104,8 @@ class Ruleset(ABC):
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
         self._allowed_counts = frozenset(range(self.tiles.copies + 1))
+        self._rejects = type(self).rejection is not Ruleset.rejection
+        """Whether the ruleset has a `rejection` of its own (else none is asked for)."""
         self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
         """The last few wall plans worked out (immutable; a hand asks for its plan three
         times). Few are kept: a plan is large and four dice give over a thousand of them."""
@@ -108,6 +119,10 @@ class Ruleset(ABC):
     @abstractmethod
     def settle_win(self, win: Win, tally: Tally) -> Payments:
         """Who pays whom for this win (the four deltas sum to zero)."""
+
+    def check_melds(self, win: Win) -> None:  # noqa: B027 (a hook: no check by default)
+        """Raise RulesError for declared melds this ruleset refuses with this win (asked
+        first by `check`, for a win with melds only; none by default)."""
 
     def rejection(self, win: Win) -> str:
         """Why these tiles can never win here, however arranged ('' = they may)."""
@@ -188,19 +203,29 @@ class Ruleset(ABC):
     def score(self, win: Win) -> Score:
         """Validate and score a declared win; an invalid hand is a normal answer (valid False)."""
         counts = self.check(win)
-        reason = self.rejection(win)
-        if reason:
-            return self._invalid(reason)
-        found = self._best(win, counts)
-        if isinstance(found, str):
-            return self._invalid(found)
-        tally, arrangement = found
-        reason = "; ".join(("winning hand", *tally.limits)) if tally.limits else "winning hand"
+        if self._rejects:
+            reason = self.rejection(win)
+            if reason:
+                return self._invalid(reason)
+        views = self._views(win, counts)
+        if len(views) == 1:  # most hands read one way (`_best`, inlined)
+            view = views[0]
+            tally = self.tally(view)
+            # (`view.arrangement`: a property is a call)
+            arrangement = _new(Arrangement, (view.form, view.blocks, view.win_index))
+        else:
+            found = self._best(win, views)
+            if isinstance(found, str):
+                return self._invalid(found)
+            tally, arrangement = found
+        patterns, total, value, limits, rejected = tally
+        if rejected:  # (the one reading refused: `_best` keeps no refused reading)
+            return self._invalid(rejected)
+        reason = "; ".join(("winning hand", *limits)) if limits else "winning hand"
         payments = self.settle_win(win, tally)
+        name, unit = self.name, self.unit
         return _new(
-            Score,
-            (self.name, True, reason, tally.patterns, tally.limits, tally.total, self.unit)
-            + (tally.score, payments, arrangement),
+            Score, (name, True, reason, patterns, limits, total, unit, value, payments, arrangement)
         )
 
     def views(self, win: Win) -> list[HandView]:
@@ -249,6 +274,8 @@ class Ruleset(ABC):
 
     def check(self, win: Win) -> list[int]:
         """Raise RulesError if the declared hand is malformed; else the concealed counts."""
+        if win.melds:
+            self.check_melds(win)
         counts = self._check_tiles(win.concealed, win.melds)
         if win.flowers:
             self._check_flowers(win.flowers)
@@ -257,12 +284,13 @@ class Ruleset(ABC):
         how = win.win_type
         if how in _SPECIAL_CONTEXT:
             self._check_context(win)
-        self_drawn = how in self.self_drawn_wins
-        if win.discarder is not None and self_drawn:
-            raise RulesError(f"a {how.value} win has no discarder: the tile came from the wall")
-        if win.discarder is win.seat and not self_drawn:
-            raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
-        if how is _EARTHLY and not self_drawn and win.discarder not in (None, _DEALER):
+        discarder = win.discarder
+        if discarder is not None:  # (the commonest win names none)
+            if how in self.self_drawn_wins:
+                raise RulesError(f"a {how.value} win has no discarder: the tile came from the wall")
+            if discarder is win.seat:
+                raise RulesError(f"seat {win.seat.name} cannot win on its own discard")
+        if how is _EARTHLY and how not in self.self_drawn_wins and discarder not in (None, _DEALER):
             raise RulesError("an earthly win on a discard is on the dealer's (E) first discard")
         if how is _ROBBING_KONG and win.all_tiles.count(win.win_tile) > 1:
             tile = tile_str(win.win_tile)
@@ -295,7 +323,18 @@ class Ruleset(ABC):
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
-        counts, over = _count(concealed, self.tiles.copies)
+        # Counts per kind, checked against the copies as they are counted.
+        counts = [0] * KINDS
+        most = self.tiles.copies
+        over = False
+        try:
+            for tile in concealed:
+                held = counts[tile] + 1
+                counts[tile] = held
+                if held > most:
+                    over = True
+        except IndexError:  # a kind past the 34 tiles: a flower
+            raise RulesError("a flower in the hand: flowers are passed separately") from None
         total = counts
         if melds:
             total = _with_melds(counts, melds)
@@ -317,10 +356,11 @@ class Ruleset(ABC):
 
     # --- internals
 
-    def _best(self, win: Win, counts: list[int]) -> tuple[Tally, Arrangement] | str:
+    def _best(self, win: Win, views: list[HandView]) -> tuple[Tally, Arrangement] | str:
+        """The best view's tally and arrangement (freedom of count), or why none may win."""
         best: tuple[Tally, HandView] | None = None
         rejected = ""
-        for view in self._views(win, counts):
+        for view in views:
             tally = self.tally(view)
             if tally.rejected:
                 rejected = rejected or tally.rejected
@@ -332,34 +372,43 @@ class Ruleset(ABC):
 
     def _views(self, win: Win, counts: list[int]) -> list[HandView]:
         """A view of every arrangement of the hand, in the order they are scored."""
-        tables = suit_tables(counts)
-        packed = packed_profile(tables)
-        context = self._context(win, counts, packed)
-        views = []
-        if _REGULAR in self.forms:
-            declared = declared_reading(win.melds) if win.melds else None
-            found = regular_readings(
-                tables, declared, win.win_tile, context.self_drawn, self.scores_the_wait
-            )
-            views = [HandView(_REGULAR, reading, index, context) for reading, index in found]
-        if not win.melds:
+        tables, packed, key, parts = hand_tables(counts)
+        self_drawn = win.win_type in self.self_drawn_wins
+        melds = win.melds
+        views: list[HandView] = []
+        if melds:
+            every = _with_melds(counts, melds)
+            facts = tile_facts(hand_profile(every))
+            if _REGULAR in self.forms:
+                found = regular_readings(
+                    tables, declared_reading(melds), win.win_tile, self_drawn, self.scores_the_wait
+                )
+                if found:
+                    views = regular_views(found, win, every, facts, self_drawn)
+        else:
+            every = counts
+            facts = _shared_facts(key) or keyed_facts(key, packed)
+            if _REGULAR in self.forms:
+                wait = self.scores_the_wait
+                if parts is not None:  # most hands: every suit reads one way
+                    views = concealed_views(parts, win, counts, facts, self_drawn, wait)
+                else:
+                    found = regular_readings(tables, None, win.win_tile, self_drawn, wait)
+                    if found:
+                        views = regular_views(found, win, counts, facts, self_drawn)
+        context = None  # what the other views share, made if there are any
+        if not melds and (not packed & ODD_COUNTS or not packed & MIDDLES):
             irregular = irregular_arrangements(
                 counts, packed, win.win_tile, self.forms, self.four_in_pairs
             )
             for arrangement in irregular:
+                context = context or Context(win, every, facts, self_drawn)
                 views.append(HandView.of(arrangement, context))
         if _SPECIAL in self.forms:
             for arrangement in self.extra_arrangements(win, counts):
+                context = context or Context(win, every, facts, self_drawn)
                 views.append(HandView.of(arrangement, context))
         return views
-
-    def _context(self, win: Win, counts: list[int], packed: int) -> Context:
-        """What the views of this win share; `packed` is the concealed tiles' profile."""
-        self_drawn = win.win_type in self.self_drawn_wins
-        if not win.melds:
-            return Context(win, counts, tile_facts(packed), self_drawn)
-        every = _with_melds(counts, win.melds)
-        return Context(win, every, tile_facts(hand_profile(every)), self_drawn)
 
     def _not_a_shape(self, melded: bool) -> str:
         shapes = ["four sets and a pair"]
@@ -389,21 +438,6 @@ class Ruleset(ABC):
             return [WinType(str(name)) for name in names]
         except ValueError as exc:
             raise RulesError(f"hand.self_drawn: {exc}") from None
-
-
-def _count(tiles: Sequence[int], most: int) -> tuple[list[int], bool]:
-    """Counts per kind of concealed tiles, and whether a kind has more than `most`."""
-    counts = [0] * KINDS
-    over = False
-    try:
-        for tile in tiles:
-            held = counts[tile] + 1
-            counts[tile] = held
-            if held > most:
-                over = True
-    except IndexError:  # a kind past the 34 tiles: a flower
-        raise RulesError("a flower in the hand: flowers are passed separately") from None
-    return counts, over
 
 
 def _with_melds(counts: list[int], melds: Sequence[Meld]) -> list[int]:

@@ -5,6 +5,7 @@ costs a few dictionary look-ups. `arrangements` lists every way to read a winnin
 (freedom of count: a ruleset scores each and keeps the best); `is_win` only answers yes or no.
 """
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntEnum
 from itertools import product
@@ -12,11 +13,11 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from controller.rules.blocks import (
+    CODE_SHIFT,
     Block,
     Reading,
     Shape,
     block,
-    code_places,
     meld_block,
     read_codes,
     with_declared,
@@ -31,7 +32,7 @@ from controller.rules.suits import (
     packed_profile,
     suit_tables,
 )
-from controller.rules.tiles import KINDS, ORPHANS
+from controller.rules.tiles import EAST, KINDS, ORPHANS
 
 __all__ = [
     "ALL_FORMS",
@@ -78,6 +79,7 @@ ALL_FORMS = frozenset(Form)
 # a __getattr__), and the win check and scoring ask these for every hand.
 _REGULAR, _SEVEN_PAIRS, _THIRTEEN_ORPHANS, _SPECIAL = Form
 _TRIPLET, _PAIR = Shape.TRIPLET, Shape.PAIR
+_TRIPLET_CODE, _PAIR_CODE = _TRIPLET << CODE_SHIFT, _PAIR << CODE_SHIFT
 
 
 class Arrangement(NamedTuple):
@@ -163,22 +165,33 @@ def regular_readings(
     if m.pairs + p.pairs + s.pairs + z.pairs != 1:
         return []
     suit = win_tile // 9
+    kind = win_tile
+    triplet, pair = _TRIPLET_CODE | kind, _PAIR_CODE | kind
     found: list[tuple[Reading, int]] = []
     for parts in product(m.codes, p.codes, s.codes, z.codes):
         reading = read_codes(b"".join(parts))
         if declared is not None:
             reading = with_declared(reading, declared)
-        offset = 0  # blocks of the suits before the winning tile's
-        for part in parts[:suit]:
-            offset += len(part)
+        offset = sum(map(len, parts[:suit]))  # blocks of the suits before the winning tile's
+        codes = parts[suit]
+        # The places of `blocks.code_places`, inlined: most hands have one reading.
         placed = False  # the reading as it is, with the winning tile in some place
-        for index in code_places(parts[suit], win_tile):
-            index += offset
-            if reading.blocks[index].shape == _TRIPLET and not self_drawn:
-                found.append((reading.opened(index), index))
-            elif every_place or not placed:
-                found.append((reading, index))
+        if kind < EAST:
+            first = bisect_left(codes, kind - 2)  # the first sequence that may hold it
+            if first < len(codes) and codes[first] <= kind:
+                found.append((reading, offset + first))
                 placed = True
+        at = codes.find(triplet)
+        if at >= 0:
+            if self_drawn:
+                if every_place or not placed:
+                    found.append((reading, offset + at))
+                    placed = True
+            else:
+                found.append((reading.opened(offset + at), offset + at))
+        at = codes.find(pair)
+        if at >= 0 and (every_place or not placed):
+            found.append((reading, offset + at))
     return found
 
 

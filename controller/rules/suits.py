@@ -36,7 +36,6 @@ from controller.rules.suit_search import (
     SLOTS,
     TABLE_FILE,
     readings,
-    slot,
 )
 
 __all__ = [
@@ -52,6 +51,7 @@ __all__ = [
     "PROFILE_BITS",
     "SuitTable",
     "hand_profile",
+    "hand_tables",
     "is_regular",
     "packed_profile",
     "suit_profile",
@@ -86,11 +86,19 @@ class SuitTable(NamedTuple):
     """Pairs in each reading (1 when the suit holds the hand's pair)."""
     profile: int
     """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
+    facts: int
+    """This suit's part of the key of the hand's tile facts (`views.facts_key`): the four
+    suits' parts or'ed together make it."""
 
     @property
     def readings(self) -> tuple[Reading, ...]:
         """The readings, each summed up on its own."""
         return tuple(map(read_codes, self.codes))
+
+
+_FACTS_SUIT_SHIFT = 2 * PROFILE_BITS
+"""Where a number suit's part of a tile-facts key (`views.facts_key`) says it holds a tile:
+bit _FACTS_SUIT_SHIFT + suit; its profile bits go in the lowest bits, the honours' above."""
 
 
 _new = tuple.__new__
@@ -143,9 +151,9 @@ def _suit_codes(suit: int) -> bytes:
     """A number suit's block codes in the table (shape * 16 + tile in the suit) to codes
     (`blocks.block_code`), for bytes.translate."""
     table = bytearray(256)
-    for shape in Shape:
-        for tile in range(9):
-            table[shape * 16 + tile] = block_code(shape, 9 * suit + tile)
+    for shape in Shape:  # (`blocks.block_code` of each tile of the suit)
+        first = block_code(shape, 9 * suit)
+        table[shape * 16 : shape * 16 + 9] = range(first, first + 9)
     return bytes(table)
 
 
@@ -155,18 +163,6 @@ _SUIT_CODES = tuple(map(_suit_codes, range(3)))
 def _make_index() -> dict[int, int]:
     _INDEX.update(zip(_KEYS, range(_SIZE), strict=True))
     return _INDEX
-
-
-def _find(key: int) -> int:
-    """The index in the table of a `fold` key, -1 if it is not there (cannot be read)."""
-    at = slot(key)
-    while True:
-        found = _SLOTS[at]
-        if not found:
-            return -1
-        if _KEYS[found - 1] == key:
-            return found - 1
-        at = (at + 1) % SLOTS
 
 
 def _stored(suit: int, index: int) -> tuple[bytes, ...]:
@@ -188,26 +184,48 @@ _TO_FIVE = int.from_bytes(bytes([8 - MOST_OF_A_KIND - 1] * 9), "big")
 _FIVE_OR_MORE = int.from_bytes(bytes([0xF8] * 9), "big")
 """Added to a number suit's counts as one int (each at most 14 here: no carry), then masked:
 non-zero when a count is over MOST_OF_A_KIND (it reaches 8)."""
+_EIGHT_OR_MORE = _FIVE_OR_MORE
+"""Masks a number suit's counts as one int: non-zero when a count reaches 8."""
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
-    total = sum(counts)
+    """Make a number suit's table entry and keep it in the suit's memo (`_remember`)."""
     held = int.from_bytes(counts, "big")
-    shift = PROFILE_BITS * suit
+    index = -1
+    if not held & _EIGHT_OR_MORE:  # `fold` tells these counts apart: look them up
+        # Found from its `slot` on (see `suit_search`).
+        key = held % FOLD
+        at = key % SLOTS  # (`slot`)
+        while True:
+            index = _SLOTS[at] - 1
+            if index < 0 or _KEYS[index] == key:
+                break
+            at = (at + 1) % SLOTS
     parts: tuple[bytes, ...] = ()
-    if total % 3 != 1:
-        if total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE:
+    if index >= 0:  # the table has the counts' readings, whether they need a pair, profile
+        start, end = _OFFSETS[index], _OFFSETS[index + 1]
+        if _CODES[start] == end - start - 1:  # most counts read one way only (`_stored`)
+            parts = (_CODES[start + 1 : end].translate(_SUIT_CODES[suit]),)
+        else:
+            parts = _stored(suit, index)
+        pairs = 1 if index >= _UNPAIRED else 0
+        bits = _PROFILES[index]
+    else:  # unreadable, or outside the table (over 14 tiles, or over 4 of a kind)
+        total = sum(counts)
+        if total % 3 != 1 and (total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE):
             parts = tuple(
                 bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
                 for blocks in readings(counts, 9 * suit)
             )
-        else:
-            index = _find(held % FOLD)
-            if index >= 0:  # the table knows its profile too
-                return _new(
-                    SuitTable, (_stored(suit, index), total % 3 // 2, _PROFILES[index] << shift)
-                )
-    return _new(SuitTable, (parts, total % 3 // 2, profile(counts, held) << shift))
+        pairs = total % 3 // 2
+        bits = profile(counts, held)
+    facts = bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit
+    found = _new(SuitTable, (parts, pairs, bits << PROFILE_BITS * suit, facts))
+    cache = _TABLES[suit]  # (`_remember`, inlined)
+    if len(cache) >= MEMO_LIMIT:
+        del cache[next(iter(cache))]
+    cache[counts] = found
+    return found
 
 
 def _honours_read(counts: bytes) -> bool:
@@ -217,15 +235,16 @@ def _honours_read(counts: bytes) -> bool:
 
 
 def _honour_table(counts: bytes) -> SuitTable:
-    profile = ((HOLDS_ANY if any(counts) else 0) | _pairing(counts)) << PROFILE_BITS * 3
+    bits = (HOLDS_ANY if any(counts) else 0) | _pairing(counts)
+    profile, facts = bits << PROFILE_BITS * 3, bits << PROFILE_BITS
     if not _honours_read(counts):
-        return SuitTable((), 0, profile)
+        return SuitTable((), 0, profile, facts)
     codes = bytes(
         block_code(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i)
         for i, n in enumerate(counts)
         if n
     )
-    return SuitTable((codes,), counts.count(2), profile)
+    return SuitTable((codes,), counts.count(2), profile, facts)
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})
@@ -242,8 +261,10 @@ def suit_table(suit: int, counts: bytes) -> SuitTable:
 
 def _remember(suit: int, counts: bytes) -> SuitTable:
     """Make a suit's table entry and keep it in the suit's memo."""
-    cache = _TABLES[suit]
-    found = _honour_table(counts) if suit == 3 else _suit_table(suit, counts)
+    if suit != 3:
+        return _suit_table(suit, counts)
+    cache = _TABLES[3]
+    found = _honour_table(counts)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
     cache[counts] = found
@@ -259,11 +280,39 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
     m, p, s, z = _split(bytes(counts))
     tm, tp, ts, tz = _TABLES
     return (
-        tm.get(m) or _remember(0, m),
-        tp.get(p) or _remember(1, p),
-        ts.get(s) or _remember(2, s),
+        tm.get(m) or _suit_table(0, m),
+        tp.get(p) or _suit_table(1, p),
+        ts.get(s) or _suit_table(2, s),
         tz.get(z) or _remember(3, z),
     )
+
+
+Tables = tuple[SuitTable, SuitTable, SuitTable, SuitTable]
+
+
+def hand_tables(counts: Sequence[int]) -> tuple[Tables, int, int, tuple[bytes, ...] | None]:
+    """What scoring reads of a hand's 34 concealed counts: the four `suit_tables`, their
+    `packed_profile`, the key of its tile facts (`views.facts_key` of it), and, when every
+    suit reads one way and one of them holds the pair (most hands), those readings' codes."""
+    m, p, s, z = _split(bytes(counts))
+    tm, tp, ts, tz = _TABLES
+    tables = (
+        tm.get(m) or _suit_table(0, m),
+        tp.get(p) or _suit_table(1, p),
+        ts.get(s) or _suit_table(2, s),
+        tz.get(z) or _remember(3, z),
+    )
+    (
+        (mc, mp, mprofile, mf),
+        (pc, pp, pprofile, pf),
+        (sc, sp, sprofile, sf),
+        (zc, zp, zprofile, zf),
+    ) = tables
+    packed = mprofile | pprofile | sprofile | zprofile
+    key = mf | pf | sf | zf
+    if len(mc) == len(pc) == len(sc) == len(zc) == 1 and mp + pp + sp + zp == 1:
+        return tables, packed, key, (mc[0], pc[0], sc[0], zc[0])
+    return tables, packed, key, None
 
 
 def is_regular(counts: Sequence[int]) -> bool:

@@ -5,18 +5,29 @@ Per hand, `TileFacts` (shared between hands whose suits hold the same kinds of t
 its `Feature` bits, which gate the predicates (see `patterns.needs`).
 """
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from enum import IntFlag
+from operator import itemgetter
 
 from controller.rules.blocks import (
+    BLOCKS,
+    CODE_BLOCKS,
     CONCEALED,
     HONOUR_SETS,
     KONGS,
+    LEFT_OUT_BYTE,
+    PAIR_CODE,
     REPEATS,
+    SEQUENCE_TILES,
     SEQUENCES,
+    SETS_ALL_CONCEALED,
+    TRIPLET_CODE,
+    TRIPLET_TILES,
     TRIPLETS,
     Block,
     Reading,
+    Shape,
 )
 from controller.rules.hand import Win, WinType
 from controller.rules.shapes import Arrangement, Form, count_tiles
@@ -30,6 +41,7 @@ from controller.rules.suits import (
     PROFILE_BITS,
     hand_profile,
 )
+from controller.rules.tiles import EAST
 
 
 class Feature(IntFlag):
@@ -83,6 +95,7 @@ class Feature(IntFlag):
 
 
 _PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
+_REGULAR = Form.REGULAR
 _new = tuple.__new__
 """`_new(Arrangement, fields)` makes a named tuple from its fields without a Python call."""
 
@@ -148,8 +161,12 @@ class TileFacts:
     def __init__(self, packed: int) -> None:
         """The facts of a packed profile (`suits.hand_profile`)."""
         mask = (1 << PROFILE_BITS) - 1
-        bits = [packed >> (PROFILE_BITS * suit) & mask for suit in range(4)]
-        self.suits = tuple(suit for suit in (0, 1, 2) if bits[suit] & HOLDS_ANY)
+        # (no comprehensions: each is a function call, and a new profile brings new facts)
+        m, p, s = packed & mask, packed >> PROFILE_BITS & mask, packed >> 2 * PROFILE_BITS & mask
+        bits = (m, p, s, packed >> 3 * PROFILE_BITS & mask)
+        self.suits = (
+            (0,) * bool(m & HOLDS_ANY) + (1,) * bool(p & HOLDS_ANY) + (2,) * bool(s & HOLDS_ANY)
+        )
         """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
         self.honours = bool(bits[3] & HOLDS_ANY)
         every = bits[0] | bits[1] | bits[2]
@@ -175,15 +192,15 @@ class TileFacts:
 
 
 _FACTS: dict[int, TileFacts] = {}
-_SHARED_FACTS: dict[int, TileFacts] = {}
-"""The facts by what they follow from (see `_facts_key`): a new packed profile rarely brings
+SHARED_FACTS: dict[int, TileFacts] = {}
+"""The facts by what they follow from (see `facts_key`): a new packed profile rarely brings
 new facts."""
 _SUIT_MASK = (1 << PROFILE_BITS) - 1
 
 
-def _facts_key(packed: int) -> int:
+def facts_key(packed: int) -> int:
     """What TileFacts read of a packed profile: the number suits' bits together, the honours'
-    bits, and which number suits hold a tile."""
+    bits, and which number suits hold a tile (the suit tables' `facts` or'ed together)."""
     m, p, s = packed & _SUIT_MASK, packed >> PROFILE_BITS & _SUIT_MASK, packed >> 14 & _SUIT_MASK
     held = (m & HOLDS_ANY) | (p & HOLDS_ANY) << 1 | (s & HOLDS_ANY) << 2
     return (m | p | s) | (packed >> 3 * PROFILE_BITS) << PROFILE_BITS | held << 2 * PROFILE_BITS
@@ -193,12 +210,33 @@ def tile_facts(packed: int) -> TileFacts:
     """The shared facts of a packed profile (`suits.hand_profile`)."""
     found = _FACTS.get(packed)
     if found is None:
-        key = _facts_key(packed)
-        found = _SHARED_FACTS.get(key)
-        if found is None:
-            found = _SHARED_FACTS[key] = TileFacts(packed)
-        _FACTS[packed] = found
+        found = _FACTS[packed] = keyed_facts(facts_key(packed), packed)
     return found
+
+
+def keyed_facts(key: int, packed: int) -> TileFacts:
+    """The shared facts of a packed profile whose `facts_key` is `key`."""
+    found = SHARED_FACTS.get(key)
+    if found is None:
+        found = SHARED_FACTS[key] = TileFacts(packed)
+    return found
+
+
+def _win_features(win: Win, melded: bool) -> int:
+    """The Feature bits of how a hand was won and declared (no tile facts)."""
+    features = 0 if win.win_type in _PLAIN_WINS else _SPECIAL_WIN
+    if not melded:
+        features |= _CONCEALED_HAND
+    if win.melds:
+        features |= _DECLARED
+    if win.flowers:
+        features |= _FLOWERS
+    return features
+
+
+def _melded(win: Win) -> bool:
+    """Whether some meld of the win was melded from a discard (not a concealed kong)."""
+    return bool(win.melds) and any(meld.exposed for meld in win.melds)
 
 
 class Context:
@@ -211,17 +249,8 @@ class Context:
         self.counts = counts
         self.facts = facts
         self.self_drawn = self_drawn
-        self.melded = bool(win.melds) and any(meld.exposed for meld in win.melds)
-        features = facts.features
-        if win.win_type not in _PLAIN_WINS:
-            features |= _SPECIAL_WIN
-        if not self.melded:
-            features |= _CONCEALED_HAND
-        if win.melds:
-            features |= _DECLARED
-        if win.flowers:
-            features |= _FLOWERS
-        self.features = features
+        self.melded = melded = _melded(win)
+        self.features = facts.features | _win_features(win, melded)
 
 
 class HandView:
@@ -231,7 +260,6 @@ class HandView:
     """
 
     __slots__ = (
-        "_index",
         "_memo",
         "blocks",
         "concealed_triplets",
@@ -247,13 +275,15 @@ class HandView:
         "sequences",
         "triplets",
         "win",
+        "win_index",
     )
 
     def __init__(self, form: Form, reading: Reading, win_index: int, context: Context) -> None:
         """The view of a reading in `form`, its winning tile in block `win_index`."""
         self.form = form
         self.blocks = reading.blocks
-        self._index = win_index
+        self.win_index = win_index
+        """The index of the block holding the winning tile (-1: a shape with no blocks)."""
         self.win = context.win
         self.counts = context.counts
         """Counts per kind (34) of all the hand's tiles, melds included."""
@@ -282,12 +312,12 @@ class HandView:
     @property
     def win_block(self) -> Block | None:
         """The block holding the winning tile (None for a shape with no blocks)."""
-        return self.blocks[self._index] if self.blocks else None
+        return self.blocks[self.win_index] if self.blocks else None
 
     @property
     def arrangement(self) -> Arrangement:
         """The arrangement this view shows."""
-        return _new(Arrangement, (self.form, self.blocks, self._index))
+        return _new(Arrangement, (self.form, self.blocks, self.win_index))
 
     @property
     def sets(self) -> tuple[Block, ...]:
@@ -300,3 +330,147 @@ class HandView:
         if self._memo is None:
             self._memo = {}
         return self._memo
+
+
+_view = object.__new__
+
+
+def regular_views(
+    found: list[tuple[Reading, int]],
+    win: Win,
+    counts: Sequence[int],
+    facts: TileFacts,
+    self_drawn: bool,
+) -> list[HandView]:
+    """The views of a win's regular readings (`shapes.regular_readings`), as HandView makes
+    them from a Context, without making one: most hands have one reading."""
+    melds = win.melds
+    if melds:
+        melded = _melded(win)
+        shared = facts.features | _win_features(win, melded)
+    else:  # (the commonest hand: concealed, as `_win_features` has it)
+        melded = False
+        shared = facts.features | _CONCEALED_HAND
+        if win.win_type not in _PLAIN_WINS:
+            shared |= _SPECIAL_WIN
+        if win.flowers:
+            shared |= _FLOWERS
+    views = []
+    for reading, index in found:
+        view = _view(HandView)
+        view.form = _REGULAR
+        view.blocks, view.sequences, view.triplets, view.pairs, census = reading
+        view.win_index = index
+        view.win = win
+        view.counts = counts
+        view.facts = facts
+        view.self_drawn = self_drawn
+        view.melded = melded
+        view._memo = None
+        pairs = view.pairs
+        view.pair = pairs[0] if len(pairs) == 1 else -1
+        view.kongs = census >> KONGS & 7
+        view.concealed_triplets = census >> CONCEALED & 7
+        features = _CENSUS_FEATURES.get(census)
+        if features is None:
+            features = _CENSUS_FEATURES[census] = _census_features(census)
+        view.features = shared | features
+        views.append(view)
+    return views
+
+
+_TRIPLET = Shape.TRIPLET
+_OPENED = 1 << CONCEALED
+_TILE = (1 << 6) - 1
+"""A code's tile bits (`blocks.block_code`)."""
+
+
+def concealed_views(
+    parts: tuple[bytes, ...],
+    win: Win,
+    counts: Sequence[int],
+    facts: TileFacts,
+    self_drawn: bool,
+    every_place: bool,
+) -> list[HandView]:
+    """The views of a concealed hand (no melds) whose suits read one way each, with one pair
+    among them: `parts` are the suits' readings (codes). As `shapes.regular_readings` and
+    `regular_views` make them (same views, same order), in one pass: most hands are these.
+    """
+    codes = b"".join(parts)
+    # `blocks.read_codes`, inlined: five blocks, one of them the pair.
+    sequences = tuple(codes.translate(SEQUENCE_TILES).replace(LEFT_OUT_BYTE, b""))
+    triplets = tuple(codes.translate(TRIPLET_TILES).replace(LEFT_OUT_BYTE, b""))
+    runs, sets = len(sequences), len(triplets)
+    census = runs << SEQUENCES | sets * SETS_ALL_CONCEALED
+    if runs > 1:  # (ascending: a repeat follows its twin)
+        repeats: int = sequences[0] == sequences[1]
+        if runs > 2:
+            repeats += sequences[1] == sequences[2]
+            if runs > 3:
+                repeats += sequences[2] == sequences[3]
+        census |= repeats << REPEATS
+    if sets and triplets[-1] >= EAST:
+        census |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
+    if len(codes) > 1:  # (as `blocks.read_codes`: an itemgetter of one item gives the item)
+        blocks = itemgetter(*codes)(CODE_BLOCKS)
+    else:
+        blocks = tuple(map(CODE_BLOCKS.__getitem__, codes))
+    pair = max(codes) & _TILE  # the pair's code is the highest (its shape is the last)
+    # The places of `blocks.code_places` in the winning tile's suit.
+    kind = win.win_tile
+    part = parts[kind // 9]
+    offset = codes.find(part)  # (suits hold different tiles: their codes differ)
+    places = []  # the indexes of the blocks the winning tile may sit in
+    opened = -1  # the index of a triplet completed by the discard (as opened)
+    if kind < EAST:
+        first = bisect_left(part, kind - 2)  # the first sequence that may hold it
+        if first < len(part) and part[first] <= kind:
+            places.append(offset + first)
+    at = part.find(TRIPLET_CODE | kind)
+    if at >= 0:
+        if not self_drawn:
+            opened = offset + at
+            places.append(opened)
+        elif every_place or not places:
+            places.append(offset + at)
+    at = part.find(PAIR_CODE | kind)
+    # (the pair is a place too unless the reading as it is already has one: places holds
+    # at most a sequence and then a triplet, and an opened triplet is another reading)
+    if at >= 0 and (every_place or not places or places[0] == opened == places[-1]):
+        places.append(offset + at)
+    shared = facts.features | _CONCEALED_HAND
+    if win.win_type not in _PLAIN_WINS:
+        shared |= _SPECIAL_WIN
+    if win.flowers:
+        shared |= _FLOWERS
+    views = []
+    for index in places:
+        view = _view(HandView)
+        view.form = _REGULAR
+        view.sequences = sequences
+        view.triplets = triplets
+        view.pairs = (pair,)
+        view.pair = pair
+        view.win_index = index
+        view.win = win
+        view.counts = counts
+        view.facts = facts
+        view.self_drawn = self_drawn
+        view.melded = False
+        view._memo = None
+        view.kongs = 0
+        if index == opened:
+            exposed = BLOCKS[_TRIPLET, codes[index] & _TILE, False, False]  # (`Reading.opened`)
+            view.blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
+            held = census - _OPENED
+        else:
+            view.blocks = blocks
+            held = census
+        view.concealed_triplets = held >> CONCEALED & 7
+        features = _CENSUS_FEATURES.get(held)
+        if features is None:
+            features = _CENSUS_FEATURES[held] = _census_features(held)
+        view.features = shared | features
+        views.append(view)
+    return views

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.hand import Win, WinType
-from controller.rules.patterns import Hit, Predicate, evaluate_best, needs
+from controller.rules.patterns import Hit, Predicate, keep_better, needs, shared_hit
 from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally
 from controller.rules.seats import SEATS
@@ -21,6 +21,7 @@ from controller.rules.views import Feature, HandView
 
 _NINE_GATES = (3, 1, 1, 1, 1, 1, 1, 1, 3)
 _HEAVENLY = WinType.HEAVENLY
+_E, _S, _W, _N = SEATS
 _new = tuple.__new__
 """`_new(Tally, fields)` makes a Tally from all its fields without a Python call."""
 TALLIES_KEPT = 4096
@@ -84,15 +85,21 @@ def nine_gates(view: HandView) -> bool:
 
 
 def _dragon_sets(view: HandView) -> int:
-    if not view.facts.honours:
-        return 0
-    return sum(1 for tile in view.triplets if tile >= WHITE)
+    sets = 0
+    if view.facts.honours:
+        for tile in view.triplets:
+            if tile >= WHITE:
+                sets += 1
+    return sets
 
 
 def _wind_sets(view: HandView) -> int:
-    if not view.facts.honours:
-        return 0
-    return sum(1 for tile in view.triplets if 27 <= tile < WHITE)
+    sets = 0
+    if view.facts.honours:
+        for tile in view.triplets:
+            if 27 <= tile < WHITE:
+                sets += 1
+    return sets
 
 
 @needs(Feature.HONOUR_SET)
@@ -223,7 +230,10 @@ def four_identical_sequences(view: HandView) -> bool:
 
 def _in_all_suits(tiles: tuple[int, ...]) -> bool:
     """Whether some characters tile here has its dots and bamboo twins here too."""
-    return any(tile + 9 in tiles and tile + 18 in tiles for tile in tiles if tile < 9)
+    for tile in tiles:  # noqa: SIM110 (a loop, not any() over a generator: cheaper per hand)
+        if tile < 9 and tile + 9 in tiles and tile + 18 in tiles:
+            return True
+    return False
 
 
 @needs(Feature.SEQUENCES_3, Feature.THREE_SUITS)
@@ -410,29 +420,43 @@ class ZungJung(Ruleset):
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
         self._tallies: dict[tuple[Hit, ...], Tally] = {}
-        """Tallies by their hits, where each hit is a pattern present once: those hits are
-        shared objects, and hands bring few combinations of them."""
+        """Tallies by their hits (shared objects, see `patterns.evaluate_best`): hands bring
+        few combinations of them."""
 
-    def check(self, win: Win) -> list[int]:
-        """As the base check; Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
-        if win.melds and win.win_type is _HEAVENLY and not any(m.exposed for m in win.melds):
+    def check_melds(self, win: Win) -> None:
+        """Blessing of Heaven does not follow a concealed kong (ZJ 9.4.1)."""
+        if win.win_type is _HEAVENLY and not any(m.exposed for m in win.melds):
             raise RulesError(
                 "a heavenly win holds the dealt tiles: after a concealed kong the dealer "
                 "wins on the kong's replacement (kong-replacement), not Blessing of Heaven "
                 "(ZJ 9.4.1)"
             )
-        return super().check(win)
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""
-        hits = evaluate_best(self.patterns_by_form[view.form], view)
+        # `patterns.evaluate_best`, inlined: the best hit of each group, in data order.
+        hits: list[Hit] = []
+        seen = 0
+        for predicate, once, group in self.patterns_by_form[view.form][view.features]:
+            if predicate is None:  # decided by the features: present once
+                hit = once
+            else:
+                times = predicate(view)
+                if not times:
+                    continue
+                hit = once if times == 1 else shared_hit(once, int(times))
+            if seen & group:
+                keep_better(hits, hit)
+            else:
+                seen |= group
+                hits.append(hit)
         if not hits:
             return self._chicken
         key = tuple(hits)
         found = self._tallies.get(key)
         if found is None:
             found = self._add_up(hits)
-            if len(self._tallies) < TALLIES_KEPT and all(hit.times == 1 for hit in hits):
+            if len(self._tallies) < TALLIES_KEPT:
                 self._tallies[key] = found
         return found
 
@@ -459,10 +483,9 @@ class ZungJung(Ruleset):
         value = tally.score
         share = self.discard_share
         discarder = self.discarder(win) if value > share else None
-        if discarder is None:
-            result = dict.fromkeys(SEATS, -value)
-        else:
-            result = dict.fromkeys(SEATS, -share)
+        each = -value if discarder is None else -share
+        result = {_E: each, _S: each, _W: each, _N: each}  # (cheaper than dict.fromkeys)
+        if discarder is not None:
             result[discarder] = 2 * share - 3 * value
         result[win.seat] = 3 * value
         return result
