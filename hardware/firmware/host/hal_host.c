@@ -203,6 +203,13 @@ static const char *world_read(bool want_reply, int timeout_ms)
     }
 }
 
+/* Whether a whole line from the world waits in the buffer: one that came in the same read as
+ * a reply (`world_ask`) is not seen by poll() any more. */
+static bool world_line_waiting(void)
+{
+    return memchr(world_buf, '\n', world_len) != NULL;
+}
+
 static const char *world_ask(const char *fmt, unsigned a)
 {
     world_send(fmt, a);
@@ -439,8 +446,9 @@ int main(int argc, char **argv)
         mj_boot(inventory_period);
         while (!restart_requested) {
             struct pollfd fds[2] = {{pty_master, POLLIN, 0}, {0, POLLIN, 0}};
-            poll(fds, 2, mj_idle() ? 5 : 0); /* the clock ticks in 5 ms steps when idle */
-            if (fds[1].revents) {
+            bool waiting = world_line_waiting();
+            poll(fds, 2, mj_idle() && !waiting ? 5 : 0); /* the clock ticks in 5 ms steps when idle */
+            if (fds[1].revents || waiting) {
                 world_read(false, 0);
             }
             mj_poll();
