@@ -220,27 +220,6 @@ def evaluate(compiled: Compiled, view: HandView) -> list[Hit]:
     return hits
 
 
-def evaluate_best(compiled: Compiled, view: HandView) -> list[Hit]:
-    """`best_per_group(evaluate(compiled, view))` in one pass: the best hit of each group.
-    The hits are shared: a pattern present as often again is the same hit."""
-    hits: list[Hit] = []
-    seen = 0
-    for predicate, once, group in compiled[view.features]:
-        if predicate is None:  # decided by the features: present once
-            hit = once
-        else:
-            times = predicate(view)
-            if not times:
-                continue
-            hit = once if times == 1 else shared_hit(once, int(times))
-        if seen & group:
-            keep_better(hits, hit)
-        else:
-            seen |= group
-            hits.append(hit)
-    return hits
-
-
 _MULTIPLES: dict[tuple[Hit, int], Hit] = {}
 """Hits of patterns present more than once, shared like the hits of patterns present once
 (a ruleset may keep what a combination of hits adds up to, by the hits)."""

@@ -234,6 +234,16 @@ def _win_features(win: Win, melded: bool) -> int:
     return features
 
 
+def _concealed_features(facts: TileFacts, win: Win) -> int:
+    """The Feature bits of a concealed hand (no melds): `_win_features` and the tile facts."""
+    features = facts.features | _CONCEALED_HAND
+    if win.win_type not in _PLAIN_WINS:
+        features |= _SPECIAL_WIN
+    if win.flowers:
+        features |= _FLOWERS
+    return features
+
+
 def _melded(win: Win) -> bool:
     """Whether some meld of the win was melded from a discard (not a concealed kong)."""
     return bool(win.melds) and any(meld.exposed for meld in win.melds)
@@ -348,13 +358,9 @@ def regular_views(
     if melds:
         melded = _melded(win)
         shared = facts.features | _win_features(win, melded)
-    else:  # (the commonest hand: concealed, as `_win_features` has it)
+    else:  # (the commonest hand: concealed)
         melded = False
-        shared = facts.features | _CONCEALED_HAND
-        if win.win_type not in _PLAIN_WINS:
-            shared |= _SPECIAL_WIN
-        if win.flowers:
-            shared |= _FLOWERS
+        shared = _concealed_features(facts, win)
     views = []
     for reading, index in found:
         view = _view(HandView)
@@ -439,11 +445,7 @@ def concealed_views(
     # at most a sequence and then a triplet, and an opened triplet is another reading)
     if at >= 0 and (every_place or not places or places[0] == opened == places[-1]):
         places.append(offset + at)
-    shared = facts.features | _CONCEALED_HAND
-    if win.win_type not in _PLAIN_WINS:
-        shared |= _SPECIAL_WIN
-    if win.flowers:
-        shared |= _FLOWERS
+    shared = _concealed_features(facts, win)
     views = []
     for index in places:
         view = _view(HandView)

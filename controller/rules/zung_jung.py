@@ -420,7 +420,7 @@ class ZungJung(Ruleset):
         chicken = (PatternValue("Chicken Hand", self.chicken),)
         self._chicken = Tally(chicken, self.chicken, self.chicken)
         self._tallies: dict[tuple[Hit, ...], Tally] = {}
-        """Tallies by their hits (shared objects, see `patterns.evaluate_best`): hands bring
+        """Tallies by their hits (shared objects, see `patterns.shared_hit`): hands bring
         few combinations of them."""
 
     def check_melds(self, win: Win) -> None:
@@ -434,7 +434,8 @@ class ZungJung(Ruleset):
 
     def tally(self, view: HandView) -> Tally:
         """Best of each group added up, Chicken Hand if none, then the 320 limit rule."""
-        # `patterns.evaluate_best`, inlined: the best hit of each group, in data order.
+        # The best hit of each group, in data order (`patterns.keep_better`; a hit present
+        # more than once is shared: `patterns.shared_hit`).
         hits: list[Hit] = []
         seen = 0
         for predicate, once, group in self.patterns_by_form[view.form][view.features]:
