@@ -234,16 +234,6 @@ def _win_features(win: Win, melded: bool) -> int:
     return features
 
 
-def _concealed_features(facts: TileFacts, win: Win) -> int:
-    """The Feature bits of a concealed hand (no melds): `_win_features` and the tile facts."""
-    features = facts.features | _CONCEALED_HAND
-    if win.win_type not in _PLAIN_WINS:
-        features |= _SPECIAL_WIN
-    if win.flowers:
-        features |= _FLOWERS
-    return features
-
-
 def _melded(win: Win) -> bool:
     """Whether some meld of the win was melded from a discard (not a concealed kong)."""
     return bool(win.melds) and any(meld.exposed for meld in win.melds)
@@ -354,13 +344,8 @@ def regular_views(
 ) -> list[HandView]:
     """The views of a win's regular readings (`shapes.regular_readings`), as HandView makes
     them from a Context, without making one: most hands have one reading."""
-    melds = win.melds
-    if melds:
-        melded = _melded(win)
-        shared = facts.features | _win_features(win, melded)
-    else:  # (the commonest hand: concealed)
-        melded = False
-        shared = _concealed_features(facts, win)
+    melded = _melded(win)
+    shared = facts.features | _win_features(win, melded)
     views = []
     for reading, index in found:
         view = _view(HandView)
@@ -445,7 +430,7 @@ def concealed_views(
     # at most a sequence and then a triplet, and an opened triplet is another reading)
     if at >= 0 and (every_place or not places or places[0] == opened == places[-1]):
         places.append(offset + at)
-    shared = _concealed_features(facts, win)
+    shared = facts.features | _win_features(win, False)
     views = []
     for index in places:
         view = _view(HandView)
