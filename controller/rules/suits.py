@@ -101,6 +101,17 @@ _FACTS_SUIT_SHIFT = 2 * PROFILE_BITS
 bit _FACTS_SUIT_SHIFT + suit; its profile bits go in the lowest bits, the honours' above."""
 
 
+def _placed(suit: int) -> tuple[tuple[int, int], ...]:
+    """A number suit's SuitTable.profile and .facts for each of its profiles (bits HOLDS_*)."""
+    return tuple(
+        (bits << PROFILE_BITS * suit, bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit)
+        for bits in range(1 << PROFILE_BITS)
+    )
+
+
+_PLACED = tuple(map(_placed, range(3)))
+
+
 _new = tuple.__new__
 """`_new(SuitTable, fields)` makes a named tuple from its fields as one tuple, without the
 class's generated __new__ or `_make` (Python calls): a new suit makes several."""
@@ -188,9 +199,14 @@ _EIGHT_OR_MORE = _FIVE_OR_MORE
 """Masks a number suit's counts as one int: non-zero when a count reaches 8."""
 
 
+_as_int = int.from_bytes
+"""`_as_int(counts)`: big-endian (the default), as the table's keys (a global call is
+cheaper than looking the method up on int)."""
+
+
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     """Make a number suit's table entry and keep it in the suit's memo (`_remember`)."""
-    held = int.from_bytes(counts, "big")
+    held = _as_int(counts)
     index = -1
     if not held & _EIGHT_OR_MORE:  # `fold` tells these counts apart: look them up
         # Found from its `slot` on (see `suit_search`).
@@ -219,8 +235,8 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
             )
         pairs = total % 3 // 2
         bits = profile(counts, held)
-    facts = bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit
-    found = _new(SuitTable, (parts, pairs, bits << PROFILE_BITS * suit, facts))
+    placed, facts = _PLACED[suit][bits]
+    found = _new(SuitTable, (parts, pairs, placed, facts))
     cache = _TABLES[suit]  # (`_remember`, inlined)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
