@@ -1,12 +1,12 @@
 """Who may claim a discard, and whose claim wins (from a ruleset's `[claims]`)."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.seats import Seat
+from controller.rules.values import value
 
 
 class Claim(StrEnum):
@@ -31,7 +31,7 @@ class KongKind(StrEnum):
 _PRIORITY = {Claim.WIN: 0, Claim.KONG: 1, Claim.PUNG: 1, Claim.CHOW: 2}
 
 
-@dataclass(frozen=True)
+@value
 class ClaimRules:
     """Which claims exist and how competing claims on one discard resolve."""
 

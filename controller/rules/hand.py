@@ -1,12 +1,12 @@
 """A declared win as data: concealed tiles, declared melds and how the winning tile came."""
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 from controller.rules.errors import RulesError
 from controller.rules.notation import format_tiles, parse_tile, parse_tiles
 from controller.rules.seats import Seat
 from controller.rules.tiles import KINDS, is_suited
+from controller.rules.values import value
 
 
 class MeldKind(StrEnum):
@@ -37,7 +37,7 @@ _CONCEALED_KONG = MeldKind.CONCEALED_KONG
 """Looking a member up on its enum class is slow (the enum's metaclass has a __getattr__)."""
 
 
-@dataclass(frozen=True)
+@value
 class Meld:
     """A declared set; `tiles` are kinds in ascending order."""
 
@@ -94,7 +94,7 @@ def _check_meld(kind: MeldKind, tiles: tuple[int, ...]) -> None:
         raise RulesError(f"'{shown}' is not a {kind.value}: its tiles must be identical")
 
 
-@dataclass(frozen=True)
+@value
 class Win:
     """A declared win. `concealed` holds the winning tile; `discarder` None means the default."""
 

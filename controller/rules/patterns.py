@@ -8,7 +8,6 @@ those cheap features, which keeps scoring fast (see `Gate`).
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress
 from typing import NamedTuple, TypeVar
@@ -17,6 +16,7 @@ from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.score import PatternValue
 from controller.rules.shapes import FORMS_BY_NAME, Form
+from controller.rules.values import value
 from controller.rules.views import Feature, HandView
 
 Predicate = Callable[[HandView], int]
@@ -57,7 +57,7 @@ def needs(
     return mark
 
 
-@dataclass(frozen=True)
+@value
 class PatternSpec:
     """One pattern of a ruleset: name, value, group (only the best of a group counts), forms."""
 

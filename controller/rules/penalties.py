@@ -5,15 +5,14 @@ The seeds give the loss of rights and the penalty tiles as the penalty for these
 loads. What an irregularity costs besides points is `controller/table/irregularities.py`.
 """
 
-from dataclasses import dataclass, fields
-
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
+from controller.rules.values import fields, value
 
 MAX_POINTS = 1000
 
 
-@dataclass(frozen=True)
+@value
 class PenaltyPoints:
     """Points each irregularity costs the seat (0: none), all within 0..MAX_POINTS."""
 
@@ -27,15 +26,15 @@ class PenaltyPoints:
     """A claim the rules do not allow (a chow from the wrong seat, a claim after the next draw)."""
 
     def __post_init__(self) -> None:
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if not 0 <= value <= MAX_POINTS:
+        for name in fields(self):
+            points = getattr(self, name)
+            if not 0 <= points <= MAX_POINTS:
                 raise RulesError(
-                    f"ruleset data 'penalties.{item.name}' must be between 0 and {MAX_POINTS}, "
-                    f"not {value!r}"
+                    f"ruleset data 'penalties.{name}' must be between 0 and {MAX_POINTS}, "
+                    f"not {points!r}"
                 )
 
     @classmethod
     def from_data(cls, data: Table) -> "PenaltyPoints":
         """The `[penalties]` table of a ruleset's data (bounds checked)."""
-        return cls(**{f.name: get(data, f"penalties.{f.name}", int) for f in fields(cls)})
+        return cls(**{name: get(data, f"penalties.{name}", int) for name in fields(cls)})

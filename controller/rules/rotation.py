@@ -4,12 +4,12 @@ The table's four places are numbered 0-3 counter-clockwise; the dealer's place s
 and the others take S, W, N in turn, so `seat_of(place)` changes as the deal moves on.
 """
 
-from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.seats import Seat, dice_seat
+from controller.rules.values import replace, value
 
 
 class DealerRule(StrEnum):
@@ -23,7 +23,7 @@ class DealerRule(StrEnum):
     """The dealer rolls the dice for the next dealer, counting seats from himself."""
 
 
-@dataclass(frozen=True)
+@value
 class HandOutcome:
     """How a hand ended: the winners' seats in the order they won (empty: a drawn hand)."""
 
@@ -35,7 +35,7 @@ class HandOutcome:
         return not self.winners
 
 
-@dataclass(frozen=True)
+@value
 class DealState:
     """Where the deal stands: the dealer's place, the hand number and round, draws in a row."""
 
@@ -53,7 +53,7 @@ class DealState:
         return (self.dealer + seat) % 4
 
 
-@dataclass(frozen=True)
+@value
 class RotationRules:
     """Dealer rotation of a ruleset."""
 

@@ -8,7 +8,6 @@ subclasses it and writes `tally` (how its patterns combine into a score) and
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from controller.rules.claims import ClaimRules, KongKind
@@ -35,6 +34,7 @@ from controller.rules.suits import MIDDLES, ODD_COUNTS, hand_profile, hand_table
 from controller.rules.tiles import KINDS
 from controller.rules.tileset import TileSet
 from controller.rules.timing import TimingRules
+from controller.rules.values import field, value
 from controller.rules.views import (
     SHARED_FACTS,
     Context,
@@ -60,7 +60,7 @@ _PLANS_KEPT = 4
 """Wall plans a ruleset keeps worked out (`Ruleset.wall_plan`)."""
 
 
-@dataclass(frozen=True)
+@value
 class SeatAtDraw:
     """One player's state when the wall runs out (input to draw settlement)."""
 

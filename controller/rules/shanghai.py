@@ -9,7 +9,6 @@ limit. After drawn hands in a row every score, the limit included, doubles per d
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
 
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
@@ -19,6 +18,7 @@ from controller.rules.ruleset import Ruleset
 from controller.rules.score import PatternValue, Payments, Tally, payments_from
 from controller.rules.shapes import Arrangement, Form, Shape
 from controller.rules.tiles import EAST, FLOWERS, RED, WHITE
+from controller.rules.values import replace
 from controller.rules.views import Feature, HandView
 
 EIGHT_FLOWERS = "八花"

@@ -1,15 +1,14 @@
 """Which tiles a ruleset plays with (from `[tiles]`)."""
 
-from dataclasses import dataclass
-
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.tiles import FLOWER_BASE, FLOWERS, KINDS, PhysicalTile, suit
+from controller.rules.values import value
 
 _SUITS = "mpsz"
 
 
-@dataclass(frozen=True)
+@value
 class TileSet:
     """The kinds in play, copies of each, and the flowers (one of each)."""
 

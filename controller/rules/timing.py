@@ -11,10 +11,10 @@ limits during play are `controller/table/clocks.py`.
 import enum
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
+from controller.rules.values import value
 
 MICROS = 1_000_000
 """Clock instants and limits are counted in whole microseconds (exact step arithmetic)."""
@@ -40,7 +40,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
 """Allowed range of each numeric `[timing]` key (inclusive)."""
 
 
-@dataclass(frozen=True)
+@value
 class TimePenalty:
     """Time penalty of one player in one hand."""
 
@@ -48,7 +48,7 @@ class TimePenalty:
     forfeit: bool
 
 
-@dataclass(frozen=True)
+@value
 class TimingRules:
     """Turn and hand time limits (from `[timing]`)."""
 

@@ -8,12 +8,12 @@ The live wall is drawn clockwise from just left of the break; the tail (right of
 break) is the wall's end, where kong and flower replacements are taken, top tile first.
 """
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from controller.rules.data import Table, get
 from controller.rules.errors import RulesError
 from controller.rules.seats import Seat, check_dice, dice_seat
+from controller.rules.values import value
 
 DEALT = 13
 """Tiles each player holds after the deal; the dealer holds one more."""
@@ -37,7 +37,7 @@ class DealStep(NamedTuple):
     positions: tuple[WallPosition, ...]
 
 
-@dataclass(frozen=True)
+@value
 class WallLayout:
     """The shape of the wall and how a hand is broken and dealt (from `[wall]` and `[deal]`)."""
 
@@ -142,7 +142,7 @@ class WallLayout:
         return tuple(steps), at
 
 
-@dataclass(frozen=True)
+@value
 class WallPlan:
     """Everything the dice decide for one hand."""
 

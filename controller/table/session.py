@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from controller.rules import DealState, HandOutcome, Ruleset
 from controller.rules.rotation import DealerRule
+from controller.rules.values import replace as rules_replace
 from controller.table.records import SessionStart
 
 WINDS = "ESWN"
@@ -84,7 +85,7 @@ class Session:
         lists them by chair from now on), the East drawer on chair 0 deals first."""
         self.seating = start
         self.plan = replace(self.plan, players=start.players)
-        self.deal = replace(self.deal, dealer=start.dealer)
+        self.deal = rules_replace(self.deal, dealer=start.dealer)
 
     @property
     def round_wind(self) -> str:

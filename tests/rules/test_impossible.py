@@ -56,7 +56,7 @@ def test_eight_flowers_never_win_on_a_discard() -> None:
     shanghai = get_ruleset("shanghai")
     base = win("1112345678999m", tile="9m")
     eight = tuple(shanghai.tiles.flowers)
-    from dataclasses import replace
+    from controller.rules.values import replace
 
     with pytest.raises(RulesError, match="never on a discard"):
         shanghai.score(replace(base, flowers=eight))

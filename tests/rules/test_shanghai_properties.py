@@ -1,12 +1,12 @@
 """Shanghai invariants on random special hands: payments sum to zero, limits hold, order free."""
 
 from collections import Counter
-from dataclasses import replace
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from controller.rules import Meld, MeldKind, Score, Seat, Win, WinType, get_ruleset
+from controller.rules.values import replace
 
 SH = get_ruleset("shanghai")
 LIMIT = 50
