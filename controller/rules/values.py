@@ -75,6 +75,8 @@ _MISSING = object()
 @dataclass_transform(frozen_default=True, field_specifiers=(field,))
 def value(cls: _C) -> _C:
     """Make `cls` a frozen value class from its annotated fields (see the module)."""
+    if any(hasattr(base, "__value_fields__") for base in cls.__mro__[1:]):
+        raise TypeError(f"{cls.__qualname__}: a value class does not extend another one")
     own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect: what this module avoids)
     names = tuple(name for name, hint in own.items() if "ClassVar" not in str(hint))
     defaults = {name: cls.__dict__[name] for name in names if name in cls.__dict__}

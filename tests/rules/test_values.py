@@ -10,7 +10,7 @@ import pytest
 from controller.rules import Meld, MeldKind, RulesError, Seat, Win, WinType
 from controller.rules.ruleset import SeatAtDraw
 from controller.rules.timing import TimePenalty
-from controller.rules.values import FrozenValueError, fields, replace
+from controller.rules.values import FrozenValueError, fields, replace, value
 
 HAND = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 10, 10)
 
@@ -84,3 +84,11 @@ def test_a_value_shows_its_fields_matches_by_position_and_survives_a_copy() -> N
     win = Win(HAND, (), 10, WinType.DISCARD, Seat.S, Seat.E)
     assert pickle.loads(pickle.dumps(win)) == win
     assert copy.deepcopy(win) == win
+
+
+def test_a_value_class_that_extends_another_is_refused_rather_than_losing_its_fields() -> None:
+    with pytest.raises(TypeError, match="does not extend"):
+
+        @value
+        class Penalised(TimePenalty):
+            reason: str
