@@ -7,7 +7,8 @@ every `mahjong-table rules` command before it scores its one hand. A class decor
 `value` is declared the same way (annotated fields, defaults, `field(default_factory=...)`, an
 optional `__post_init__`) and behaves the same: positional or keyword construction, read-only
 attributes, equality and hash by its fields, a repr that names them, `replace`. Only
-`__init__` is compiled (one short function per class); the other methods are shared.
+`__init__` is compiled (one short function per class); equality and hash are closures over the
+fields compared, the rest is shared by every value class.
 """
 
 from collections.abc import Callable
@@ -54,7 +55,7 @@ def _repr(self: object) -> str:
 def _init_source(names: tuple[str, ...], defaults: dict[str, object], post_init: bool) -> str:
     """An __init__ that stores each field in the instance's __dict__ (past the frozen
     __setattr__); a default is a name bound in the function's globals."""
-    params, body = ["self"], ["    d = self.__dict__"]
+    params, body = ["self"], ["    __values = self.__dict__"]
     for name in names:
         if name not in defaults:
             params.append(name)
@@ -63,7 +64,7 @@ def _init_source(names: tuple[str, ...], defaults: dict[str, object], post_init:
             body.append(f"    if {name} is _MISSING:\n        {name} = _make_{name}()")
         else:
             params.append(f"{name}=_default_{name}")
-        body.append(f"    d[{name!r}] = {name}")
+        body.append(f"    __values[{name!r}] = {name}")
     if post_init:
         body.append("    self.__post_init__()")
     return f"def __init__({', '.join(params)}) -> None:\n" + "\n".join(body) + "\n"
