@@ -20,7 +20,6 @@ work, time spent waiting for a core is nobody's cost.
 """
 
 import argparse
-import contextlib
 import json
 import random
 import statistics
@@ -120,10 +119,16 @@ def peers(wins: list[Hand]) -> dict[str, Callable[[], object]]:
         return runs
     gb = [(tuple(GB_NAMES[t] for t in hand[:-1]), GB_NAMES[hand[-1]]) for hand in wins]
 
+    calculate = MahjongGB.MahjongFanCalculator
+
     def gb_run() -> None:
+        # (try, not contextlib.suppress: a context manager per hand added about 1.5 us, 15% of
+        # the peer's time, to its figure)
         for hand, tile in gb:
-            with contextlib.suppress(TypeError, ValueError):  # not a GB win: still worked out
-                MahjongGB.MahjongFanCalculator((), hand, tile, 0, False, False, False, False, 0, 0)
+            try:
+                calculate((), hand, tile, 0, False, False, False, False, 0, 0)
+            except (TypeError, ValueError):  # not a GB win: still worked out
+                continue
 
     runs["PyMahjongGB fan calculator (C++)"] = gb_run
     return runs
