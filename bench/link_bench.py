@@ -134,11 +134,14 @@ class _Waiter:
             self.waiting[1].set_result(None)
             self.waiting = None
 
-    async def round_trip(self, port: Port, data: bytes, units: int) -> None:
+    def round_trip(self, port: Port, data: bytes, units: int) -> asyncio.Future[None]:
+        """Write `data`; the future is done once `units` have come back. (A future, not a
+        coroutine: the link's request hands its caller the reply's future too, and each client
+        is timed through the same `timed`, with no coroutine of its own per round trip.)"""
         future = asyncio.get_running_loop().create_future()
         self.waiting = (self.count + units, future)
         port.write(data)
-        await future
+        return future
 
 
 class EchoClient(_Waiter):
@@ -215,8 +218,8 @@ class Clients:
         self._seq = await client.identify(port)  # after a pause the MCU may have said more
         frames, first = self.frames, self._seq
 
-        async def one(n: int) -> None:
-            await client.round_trip(port, frames[(first + n) & 0xFF], 1)
+        def one(n: int) -> asyncio.Future[None]:
+            return client.round_trip(port, frames[(first + n) & 0xFF], 1)
 
         done = await timed(count, one)
         self._seq = (first + count) & 0xFF
@@ -227,9 +230,9 @@ class Clients:
         port = await serial_opener(self.echo_path)(client)
         frames = self.frames
 
-        async def one(n: int) -> None:
+        def one(n: int) -> asyncio.Future[None]:
             frame = frames[n & 0xFF]
-            await client.round_trip(port, frame, len(frame))
+            return client.round_trip(port, frame, len(frame))
 
         try:
             if warm:
@@ -402,10 +405,10 @@ def _mcu_answers() -> Callable[[bytes], bytes]:
     return answer
 
 
-async def ping(link: Link, first: int, n: int) -> Pong:
+def ping(link: Link, first: int, n: int) -> Awaitable[Pong]:
     """Ping number `first + n`: the tokens go round with the sequence numbers, so that the
     MCU's answers are the ones kept."""
-    return await link.request(Ping((first + n) & 0xFF))
+    return link.request(Ping((first + n) & 0xFF))
 
 
 async def in_process(rounds: int = 30, count: int = 2000) -> None:
@@ -420,8 +423,8 @@ async def in_process(rounds: int = 30, count: int = 2000) -> None:
     frames = [ping_frame(seq) for seq in range(256)]
     link_cpu, echo_cpu = [], []
 
-    async def echo_trip(frame: bytes) -> None:
-        await echo.round_trip(echo_port, frame, len(frame))
+    def echo_trip(frame: bytes) -> asyncio.Future[None]:
+        return echo.round_trip(echo_port, frame, len(frame))
 
     async with Link(opener, LinkSettings()) as link:
         for n in range(512):
@@ -450,8 +453,8 @@ async def trips(kind: str, count: int) -> None:
         echo_port = _LoopPort(echo, lambda data: data)
         frames = [ping_frame(seq) for seq in range(256)]
 
-        async def echo_trip(frame: bytes) -> None:
-            await echo.round_trip(echo_port, frame, len(frame))
+        def echo_trip(frame: bytes) -> asyncio.Future[None]:
+            return echo.round_trip(echo_port, frame, len(frame))
 
         await timed(512 + count, lambda n: echo_trip(frames[n & 0xFF]))
         return
