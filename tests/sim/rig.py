@@ -5,9 +5,11 @@ has gone quiet, and results kept in memory."""
 import asyncio
 import contextlib
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
+from typing import Any, ParamSpec, TypeVar
 
 from controller.app import Hardware, Service, TableApp
 from controller.clock import ManualClock
@@ -27,8 +29,27 @@ from controller.table.cycle import HandCycle, Phase, TableView
 from controller.table.log_sink import LogSink
 from firmware_bridge.sim.faults import Faults
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 YIELDS = 40
 """Event-loop turns without any input handled that count as 'the table is quiet'."""
+
+
+class _CountedExecutor(ThreadPoolExecutor):
+    """The event loop's default executor in a rig, which knows the jobs it has not finished:
+    the serial code opens and closes a port on it, and a table waiting for its port is not
+    quiet, however long a busy machine takes to run the job."""
+
+    def __init__(self) -> None:
+        super().__init__(thread_name_prefix="rig")
+        self.pending: set[Future[Any]] = set()
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> "Future[T]":
+        future = super().submit(fn, *args, **kwargs)
+        self.pending.add(future)
+        future.add_done_callback(self.pending.discard)
+        return future
 
 
 class Rig:
@@ -77,6 +98,8 @@ class Rig:
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> "Rig":
+        self._executor = _CountedExecutor()
+        asyncio.get_running_loop().set_default_executor(self._executor)
         opener = await self.sim.start()
         self.panel: GpioPanel = self.sim.panel()
         services: tuple[tuple[str, Service], ...] = ()
@@ -148,15 +171,27 @@ class Rig:
 
     async def quiet(self) -> bool:
         """True if no input reached the table for a while: over a pty, that includes no bytes
-        still in the kernel between the two ends (counted at both)."""
+        still in the kernel between the two ends (counted at both), and no job on a thread
+        (a port being opened, a file being written) the table is waiting for."""
         before = self.app.runner.handled
         for _ in range(YIELDS):
             await asyncio.sleep(0)
+        while jobs := self._jobs():
+            await asyncio.wait(jobs)
+            for _ in range(YIELDS):  # what the job's end set going
+                await asyncio.sleep(0)
         # The kernel moves pty bytes on its own, with no event to wait on: each loop turn (no
         # timer) reads what has come, until the counts at both ends agree.
         while self._bytes_in_flight():  # noqa: ASYNC110
             await asyncio.sleep(0)
         return self.app.runner.handled == before
+
+    def _jobs(self) -> "set[asyncio.Future[Any]]":
+        """The rig's executor jobs not yet done, and the daemon's disk worker's (awaitable)."""
+        jobs = {asyncio.wrap_future(job) for job in list(self._executor.pending)}
+        if self.app.disk.busy:
+            jobs.add(asyncio.ensure_future(self.app.disk.call(lambda: None)))  # after its queue
+        return jobs
 
     def _bytes_in_flight(self) -> bool:
         pty = self.sim.table.pty

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -48,8 +49,18 @@ async def shows(
     deadline = time.monotonic() + 30
     while not await asyncio.to_thread(_safely, check, driver):
         if time.monotonic() > deadline:
-            raise AssertionError(f"the dashboard never showed: {what}")
+            page = await asyncio.to_thread(_page_text, driver)
+            raise AssertionError(f"the dashboard never showed: {what}; it shows: {page}")
         await asyncio.sleep(0.1)
+
+
+def _page_text(driver: webdriver.Chrome) -> str:
+    """Where the browser is and the start of what its page says (for a failure's message)."""
+    try:
+        text = driver.find_element(By.TAG_NAME, "body").text
+    except WebDriverException as error:
+        text = f"(no page text: {error.msg})"
+    return f"{driver.current_url}: {text[:500]!r}"
 
 
 def _safely(check: Callable[[webdriver.Chrome], bool], driver: webdriver.Chrome) -> bool:

@@ -91,6 +91,7 @@ def _last_hand(driver: webdriver.Chrome, table: str) -> int:
 async def log_in(driver: webdriver.Chrome, floor: Floor, play: Callable[[int], None]) -> None:
     """Open the login page, let the tables play a hand, then log in with the same form."""
     await asyncio.to_thread(driver.get, floor.url("/login"))
+    await shows(driver, lambda d: bool(d.find_elements(By.NAME, "name")), "the login form")
     name = await asyncio.to_thread(driver.find_element, By.NAME, "name")
     await asyncio.to_thread(name.send_keys, "referee")
     before = floor.dashboard.live.count
