@@ -48,7 +48,7 @@ def _frozen_delattr(self: object, name: str) -> None:
 
 
 def _repr(self: object) -> str:
-    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__value_fields__)  # type: ignore[attr-defined]
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in fields(self))
     return f"{type(self).__qualname__}({shown})"
 
 

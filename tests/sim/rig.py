@@ -176,15 +176,17 @@ class Rig:
         before = self.app.runner.handled
         for _ in range(YIELDS):
             await asyncio.sleep(0)
-        while jobs := self._jobs():
-            await asyncio.wait(jobs)
-            for _ in range(YIELDS):  # what the job's end set going
+        while True:
+            if jobs := self._jobs():
+                await asyncio.wait(jobs)
+                for _ in range(YIELDS):  # what the job's end set going
+                    await asyncio.sleep(0)
+            elif self._bytes_in_flight():
+                # The kernel moves pty bytes on its own, with no event to wait on: each loop
+                # turn (no timer) reads what has come, until the counts at both ends agree.
                 await asyncio.sleep(0)
-        # The kernel moves pty bytes on its own, with no event to wait on: each loop turn (no
-        # timer) reads what has come, until the counts at both ends agree.
-        while self._bytes_in_flight():  # noqa: ASYNC110
-            await asyncio.sleep(0)
-        return self.app.runner.handled == before
+            else:
+                return self.app.runner.handled == before
 
     def _jobs(self) -> "set[asyncio.Future[Any]]":
         """The rig's executor jobs not yet done, and the daemon's disk worker's (awaitable)."""
