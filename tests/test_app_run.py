@@ -2,14 +2,14 @@
 table (its MCU served on a real pty), and stops cleanly on SIGTERM; and a whole session with the
 C firmware's host build as the table's MCU."""
 
-import selectors
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.process_output import lines_until
 
 CONFIG = """
 [table]
@@ -51,7 +51,8 @@ def _stopped_after(
     """Wait for the daemon to say `text`, then stop it as systemd does (SIGTERM): its exit
     status and the lines it said until `text`."""
     try:
-        lines = _wait_for(process, text, within=within)
+        assert process.stderr is not None
+        lines = lines_until(process.stderr, text, within=within)
         process.send_signal(signal.SIGTERM)
         status = process.wait(timeout=10)
     finally:
@@ -59,24 +60,6 @@ def _stopped_after(
             process.kill()
             process.wait()
     return status, lines
-
-
-def _wait_for(process: subprocess.Popen[str], text: str, within: float) -> list[str]:
-    """Lines of stderr up to the first one containing `text`."""
-    assert process.stderr is not None
-    lines: list[str] = []
-    deadline = time.monotonic() + within
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        while time.monotonic() < deadline:
-            if selector.select(timeout=deadline - time.monotonic()):
-                line = process.stderr.readline()
-                if not line:
-                    break
-                lines.append(line.rstrip())
-                if text in line:
-                    return lines
-    raise AssertionError(f"no '{text}' within {within} s; the daemon said:\n" + "\n".join(lines))
 
 
 def test_run_sim_plays_a_hand_and_stops_on_sigterm(tmp_path: Path) -> None:

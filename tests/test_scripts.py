@@ -3,12 +3,12 @@ bootstrap waits (bounded, with a message) while another package manager holds dp
 
 import fcntl
 import os
-import selectors
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.process_output import lines_until
 
 ROOT = Path(__file__).parent.parent
 SCRIPTS = sorted([*ROOT.glob("scripts/*"), *ROOT.glob("deploy/**/*.sh")])
@@ -33,21 +33,6 @@ def _waiter(lock: Path, wait_s: int) -> subprocess.Popen[str]:
     )
 
 
-def _line_with(process: subprocess.Popen[str], text: str, within: float = 30) -> str:
-    assert process.stderr is not None
-    deadline = time.monotonic() + within
-    seen = []
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        while selector.select(timeout=max(0, deadline - time.monotonic())):
-            line = process.stderr.readline()
-            seen.append(line)
-            if not line or text in line:
-                break
-    assert seen and text in seen[-1], "".join(seen)
-    return seen[-1]
-
-
 @pytest.fixture
 def held_lock(tmp_path: Path) -> Path:
     """A dpkg-style lock file, locked the way dpkg locks it (fcntl)."""
@@ -58,7 +43,8 @@ def test_bootstrap_waits_for_the_package_lock_then_goes_on(held_lock: Path) -> N
     with held_lock.open("a") as holder:
         fcntl.lockf(holder, fcntl.LOCK_EX)
         waiter = _waiter(held_lock, 120)
-        _line_with(waiter, "another package manager is at work")
+        assert waiter.stderr is not None
+        lines_until(waiter.stderr, "another package manager is at work", within=30)
         fcntl.lockf(holder, fcntl.LOCK_UN)
     out, err = waiter.communicate(timeout=30)
     assert waiter.returncode == 0, err
