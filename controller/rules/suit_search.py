@@ -6,13 +6,12 @@ table (`suit_readings.bin`, made by `python -m controller.rules.suit_search`) ho
 of every number-suit count with at most 4 of a kind and 14 tiles that can be read at all, so a
 suit never seen before costs a look-up, not a search.
 
-File layout (little-endian): N (uint32); P (uint32): how many keys come first that need no
-pair; S (uint32): hash slots; N keys (uint64: `fold` of the 9 counts; those without a pair
-first, each part ascending); N + 1 offsets (uint32) into the readings; N profiles (one byte
-each: `suits.suit_profile` of the key's counts); S slots (uint16: a key's index + 1 at its
-`slot`, or the next slot free after it, 0 where none is); then the readings: at each offset
-the key's readings, each a count of blocks (one byte) and that many block codes (shape * 16 +
-lowest tile, tile 0-8).
+File layout (little-endian): FORMAT (uint32); N (uint32); P (uint32): how many keys come
+first that need no pair; N keys (the 9 counts, a byte each; those without a pair first, each
+part ascending); N + 1 offsets (uint32) into the readings; N profiles (one byte each:
+`suits.suit_profile` of the key's counts); then the readings: at each offset the key's
+readings, each a count of blocks (one byte) and that many block codes (shape * 16 + lowest
+tile, tile 0-8).
 """
 
 import struct
@@ -27,21 +26,10 @@ from controller.rules.suit_profile import suit_profile
 TABLE_FILE = Path(__file__).with_name("suit_readings.bin")
 MOST_OF_A_KIND = 4
 MOST_TILES = 14
-FOLD = 2**64 - 2**59
-"""`fold`: the 9 counts (each below 8) as one int under 2**64, distinct for distinct counts."""
-SLOTS = 65497
-"""Hash slots of the table: about three per key, and a prime that spreads the keys (most are
-found in their first slot, the rest a slot or two on)."""
-
-
-def fold(counts: bytes) -> int:
-    """The table key of one number suit's 9 counts (bytes, each count below 8)."""
-    return int.from_bytes(counts, "big") % FOLD
-
-
-def slot(key: int) -> int:
-    """The first slot to look for a key in (the next ones follow, round the end)."""
-    return key % SLOTS
+FORMAT = 2
+"""The file layout's version: a table of another layout is stale."""
+KEY_SIZE = 9
+"""Bytes per key: a number suit's counts, as the suit tables' memos are keyed."""
 
 
 def search(counts: list[int], offset: int, need_pair: bool) -> list[tuple[Block, ...]]:
@@ -84,7 +72,7 @@ def readings(counts: bytes, offset: int) -> list[tuple[Block, ...]]:
 
 def build() -> bytes:
     """The table file's bytes, by searching every count the table covers."""
-    entries: list[tuple[bool, int, bytes, int]] = []
+    entries: list[tuple[bool, bytes, bytes, int]] = []
     for row in product(range(MOST_OF_A_KIND + 1), repeat=9):
         counts = bytes(row)
         if sum(counts) > MOST_TILES:
@@ -95,27 +83,19 @@ def build() -> bytes:
                 bytes([len(blocks), *(item.shape * 16 + item.tile for item in blocks)])
                 for blocks in found
             )
-            entries.append((sum(counts) % 3 == 2, fold(counts), encoded, suit_profile(counts)))
+            entries.append((sum(counts) % 3 == 2, counts, encoded, suit_profile(counts)))
     entries.sort()
     profiles = bytes(profile for *_, profile in entries)
-    keys = array("Q", (key for _, key, *_ in entries))
+    keys = b"".join(key for _, key, *_ in entries)
     offsets = array("I", [0])
     for _, _, encoded, _ in entries:
         offsets.append(offsets[-1] + len(encoded))
-    slots = array("H", bytes(2 * SLOTS))
-    for index, key in enumerate(keys):
-        at = slot(key)
-        while slots[at]:
-            at = (at + 1) % SLOTS
-        slots[at] = index + 1
     if sys.byteorder != "little":
-        keys.byteswap()
         offsets.byteswap()
-        slots.byteswap()
     body = b"".join(encoded for _, _, encoded, _ in entries)
     unpaired = sum(not paired for paired, *_ in entries)
-    head = struct.pack("<III", len(entries), unpaired, SLOTS)
-    return head + keys.tobytes() + offsets.tobytes() + profiles + slots.tobytes() + body
+    head = struct.pack("<III", FORMAT, len(entries), unpaired)
+    return head + keys + offsets.tobytes() + profiles + body
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ profile of which kinds of tile it holds (for the hand's tile facts). Reading or 
 hand then costs four look-ups and a join of codes.
 
 A number suit's readings come from the table shipped with the package (`suit_search`), read
-once at import: a suit never seen before costs a look-up and a translation of its codes,
+once at import: a suit never seen before costs a look-up and a slice of its codes,
 never a search; the win check needs only to know that a suit's counts are in the table.
 """
 
@@ -26,14 +26,13 @@ from controller.rules.suit_profile import (
     HOLDS_NINE,
     HOLDS_ODD,
     HOLDS_TERMINAL,
-    profile,
     suit_profile,
 )
 from controller.rules.suit_search import (
-    FOLD,
+    FORMAT,
+    KEY_SIZE,
     MOST_OF_A_KIND,
     MOST_TILES,
-    SLOTS,
     TABLE_FILE,
     readings,
 )
@@ -126,36 +125,29 @@ def _pairing(counts: bytes) -> int:
     return (HOLDS_ODD if 1 in counts.translate(_ODD) else 0) | (HOLDS_FOUR if 4 in counts else 0)
 
 
-def _load() -> "tuple[array[int], array[int], bytes, array[int], bytes, int]":
-    """The shipped table: keys, offsets, profiles, slots, readings, keys without a pair (see
-    `suit_search`)."""
+def _load() -> "tuple[dict[bytes, int], array[int], bytes, bytes, int]":
+    """The shipped table (see `suit_search`): each key's index, the offsets of its readings,
+    the profiles, the readings, how many keys need no pair."""
     data = TABLE_FILE.read_bytes()
-    size, unpaired, slots = unpack_from("<III", data)
-    if slots != SLOTS:
+    layout, size, unpaired = unpack_from("<III", data)
+    if layout != FORMAT:
         raise RuntimeError(f"{TABLE_FILE} is stale: python -m controller.rules.suit_search")
-    keys, offsets, places = array("Q"), array("I"), array("H")
     at = 12
-    keys.frombytes(data[at : at + 8 * size])
-    at += 8 * size
+    keys = Struct(f"{KEY_SIZE}s" * size).unpack_from(data, at)  # (one C call for all)
+    at += KEY_SIZE * size
+    offsets = array("I")
     offsets.frombytes(data[at : at + 4 * (size + 1)])
     at += 4 * (size + 1)
-    profiles = data[at : at + size]
-    at += size
-    places.frombytes(data[at : at + 2 * slots])
     if byteorder != "little":
-        keys.byteswap()
         offsets.byteswap()
-        places.byteswap()
-    return keys, offsets, profiles, places, data[at + 2 * slots :], unpaired
+    index = dict(zip(keys, range(size), strict=True))
+    return index, offsets, data[at : at + size], data[at + size :], unpaired
 
 
-_KEYS, _OFFSETS, _PROFILES, _SLOTS, _CODES, _UNPAIRED = _load()
-"""The keys without a pair are _KEYS[:_UNPAIRED], those with one the rest; each part ascending.
-A key is found from its `slot` on in _SLOTS (its index + 1; 0: not in the table)."""
-_SIZE = len(_KEYS)
-_INDEX: dict[int, int] = {}
-"""Each key's place in the table, for the win check: made at its first call (a few ms, which
-a command that scores one hand does not pay: it finds its suits through the slots)."""
+_INDEX, _OFFSETS, _PROFILES, _CODES, _UNPAIRED = _load()
+"""Each number-suit count's index in the table (made at import: a suit never seen before is
+then one look-up); the keys without a pair come first, _UNPAIRED of them. A key's readings
+are _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]."""
 
 
 def _suit_codes(suit: int) -> bytes:
@@ -168,74 +160,44 @@ def _suit_codes(suit: int) -> bytes:
     return bytes(table)
 
 
-_SUIT_CODES = tuple(map(_suit_codes, range(3)))
-
-
-def _make_index() -> dict[int, int]:
-    _INDEX.update(zip(_KEYS, range(_SIZE), strict=True))
-    return _INDEX
+_SUIT_CODES = tuple(_CODES.translate(_suit_codes(suit)) for suit in range(3))
+"""The readings of each number suit as its codes, translated at import (their counts of
+blocks come out garbled: those are read in _CODES)."""
 
 
 def _stored(suit: int, index: int) -> tuple[bytes, ...]:
     """The readings (codes) of a number suit's counts at `index` in the table."""
-    codes = _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]
-    to_codes = _SUIT_CODES[suit]
-    if len(codes) == codes[0] + 1:  # most counts read one way only
-        return (codes[1:].translate(to_codes),)
+    start, end = _OFFSETS[index], _OFFSETS[index + 1]
+    codes = _SUIT_CODES[suit]
     found = []
-    at = 0
-    while at < len(codes):
-        end = at + 1 + codes[at]
-        found.append(codes[at + 1 : end].translate(to_codes))
-        at = end
+    while start < end:
+        after = start + 1 + _CODES[start]
+        found.append(codes[start + 1 : after])
+        start = after
     return tuple(found)
-
-
-_TO_FIVE = int.from_bytes(bytes([8 - MOST_OF_A_KIND - 1] * 9), "big")
-_FIVE_OR_MORE = int.from_bytes(bytes([0xF8] * 9), "big")
-"""Added to a number suit's counts as one int (each at most 14 here: no carry), then masked:
-non-zero when a count is over MOST_OF_A_KIND (it reaches 8)."""
-_EIGHT_OR_MORE = _FIVE_OR_MORE
-"""Masks a number suit's counts as one int: non-zero when a count reaches 8."""
-
-
-_as_int = int.from_bytes
-"""`_as_int(counts)`: big-endian (the default), as the table's keys (a global call is
-cheaper than looking the method up on int)."""
 
 
 def _suit_table(suit: int, counts: bytes) -> SuitTable:
     """Make a number suit's table entry and keep it in the suit's memo (`_remember`)."""
-    held = _as_int(counts)
-    index = -1
-    if not held & _EIGHT_OR_MORE:  # `fold` tells these counts apart: look them up
-        # Found from its `slot` on (see `suit_search`).
-        key = held % FOLD
-        at = key % SLOTS  # (`slot`)
-        while True:
-            index = _SLOTS[at] - 1
-            if index < 0 or _KEYS[index] == key:
-                break
-            at = (at + 1) % SLOTS
-    parts: tuple[bytes, ...] = ()
-    if index >= 0:  # the table has the counts' readings, whether they need a pair, profile
+    index = _INDEX.get(counts)
+    if index is not None:  # the table has its readings, whether they need a pair, its profile
         start, end = _OFFSETS[index], _OFFSETS[index + 1]
-        if _CODES[start] == end - start - 1:  # most counts read one way only (`_stored`)
-            parts = (_CODES[start + 1 : end].translate(_SUIT_CODES[suit]),)
+        if _CODES[start] == end - start - 1:  # most counts read one way only
+            parts: tuple[bytes, ...] = (_SUIT_CODES[suit][start + 1 : end],)
         else:
             parts = _stored(suit, index)
         pairs = 1 if index >= _UNPAIRED else 0
-        bits = _PROFILES[index]
+        placed, facts = _PLACED[suit][_PROFILES[index]]
     else:  # unreadable, or outside the table (over 14 tiles, or over 4 of a kind)
         total = sum(counts)
-        if total % 3 != 1 and (total > MOST_TILES or (held + _TO_FIVE) & _FIVE_OR_MORE):
+        parts = ()
+        if total % 3 != 1 and (total > MOST_TILES or max(counts) > MOST_OF_A_KIND):
             parts = tuple(
                 bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
                 for blocks in readings(counts, 9 * suit)
             )
         pairs = total % 3 // 2
-        bits = profile(counts, held)
-    placed, facts = _PLACED[suit][bits]
+        placed, facts = _PLACED[suit][suit_profile(counts)]
     found = _new(SuitTable, (parts, pairs, placed, facts))
     cache = _TABLES[suit]  # (`_remember`, inlined)
     if len(cache) >= MEMO_LIMIT:
@@ -340,11 +302,10 @@ def is_regular(counts: Sequence[int]) -> bool:
     honours = row[27:34]
     if not _honours_read(honours):
         return False
-    index = _INDEX or _make_index()
     pairs = honours.count(2)
     for part in (row[0:9], row[9:18], row[18:27]):
         if part != _EMPTY_SUIT:
-            found = index.get(int.from_bytes(part, "big") % FOLD)
+            found = _INDEX.get(part)
             if found is None:
                 return sum(part) > MOST_TILES and _is_regular_read(row)
             pairs += found >= _UNPAIRED
