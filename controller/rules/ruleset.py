@@ -50,6 +50,7 @@ _SPECIAL_CONTEXT = frozenset({WinType.HEAVENLY, WinType.EARTHLY, WinType.KONG_RE
 # Module constants: looking a member up on its enum class is slow in the scoring loop.
 _REGULAR, _SPECIAL, _EARTHLY, _DEALER = Form.REGULAR, Form.SPECIAL, WinType.EARTHLY, Seat.E
 _ROBBING_KONG = WinType.ROBBING_KONG
+_PLAIN_WINS = (WinType.DISCARD, WinType.SELF_DRAW)
 _shared_facts = SHARED_FACTS.get
 _new = tuple.__new__
 """`_new(Score, fields)` makes a named tuple from all its fields as one tuple (cheaper than
@@ -274,9 +275,23 @@ class Ruleset(ABC):
 
     def check(self, win: Win) -> list[int]:
         """Raise RulesError if the declared hand is malformed; else the concealed counts."""
-        if win.melds:
+        melds = win.melds
+        if melds:
             self.check_melds(win)
-        counts = self._check_tiles(win.concealed, win.melds)
+        counts = self._check_tiles(win.concealed, melds)
+        # (most wins are plain and name no flowers, streak, discarder or finished seat)
+        if (
+            win.flowers
+            or win.draw_streak
+            or win.discarder is not None
+            or win.finished
+            or win.win_type not in _PLAIN_WINS
+        ):
+            self._check_declared(win)
+        return counts
+
+    def _check_declared(self, win: Win) -> None:
+        """`check` of what a win declares beside its tiles."""
         if win.flowers:
             self._check_flowers(win.flowers)
         if win.draw_streak < 0:
@@ -285,7 +300,7 @@ class Ruleset(ABC):
         if how in _SPECIAL_CONTEXT:
             self._check_context(win)
         discarder = win.discarder
-        if discarder is not None:  # (the commonest win names none)
+        if discarder is not None:
             if how in self.self_drawn_wins:
                 raise RulesError(f"a {how.value} win has no discarder: the tile came from the wall")
             if discarder is win.seat:
@@ -300,7 +315,6 @@ class Ruleset(ABC):
             )
         if win.finished and self.discarder(win) in win.finished:
             raise RulesError("the discarder already won this hand: name the discarder")
-        return counts
 
     @staticmethod
     def _check_context(win: Win) -> None:

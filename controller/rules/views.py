@@ -430,7 +430,12 @@ def concealed_views(
     # at most a sequence and then a triplet, and an opened triplet is another reading)
     if at >= 0 and (every_place or not places or places[0] == opened == places[-1]):
         places.append(offset + at)
-    shared = facts.features | _win_features(win, False)
+    # (`_win_features` of a win with no melds, inlined)
+    shared = facts.features | _CONCEALED_HAND
+    if win.win_type not in _PLAIN_WINS:
+        shared |= _SPECIAL_WIN
+    if win.flowers:
+        shared |= _FLOWERS
     views = []
     for index in places:
         view = _view(HandView)
