@@ -386,7 +386,7 @@ class Ruleset(ABC):
 
     def _views(self, win: Win, counts: list[int]) -> list[HandView]:
         """A view of every arrangement of the hand, in the order they are scored."""
-        tables, packed, key, parts = hand_tables(counts)
+        tables, packed, key, one_way = hand_tables(counts)
         self_drawn = win.win_type in self.self_drawn_wins
         melds = win.melds
         views: list[HandView] = []
@@ -404,8 +404,8 @@ class Ruleset(ABC):
             facts = _shared_facts(key) or keyed_facts(key, packed)
             if _REGULAR in self.forms:
                 wait = self.scores_the_wait
-                if parts is not None:  # most hands: every suit reads one way
-                    views = concealed_views(parts, win, counts, facts, self_drawn, wait)
+                if one_way is not None:  # most hands: every suit reads one way
+                    views = concealed_views(one_way, win, counts, facts, self_drawn, wait)
                 else:
                     found = regular_readings(tables, None, win.win_tile, self_drawn, wait)
                     if found:

@@ -159,16 +159,14 @@ def regular_readings(
     holds the winning tile is a place; a triplet completed by a discard is not concealed.
     Without `every_place`, places that leave the same blocks give the first one only.
     """
-    m, p, s, z = tables
-    if not (m.codes and p.codes and s.codes and z.codes):
-        return []
-    if m.pairs + p.pairs + s.pairs + z.pairs != 1:
+    (m, mp, *_), (p, pp, *_), (s, sp, *_), (z, zp, *_) = tables
+    if not (m and p and s and z) or mp + pp + sp + zp != 1:
         return []
     suit = win_tile // 9
     kind = win_tile
     triplet, pair = _TRIPLET_CODE | kind, _PAIR_CODE | kind
     found: list[tuple[Reading, int]] = []
-    for parts in product(m.codes, p.codes, s.codes, z.codes):
+    for parts in product(m, p, s, z):
         reading = read_codes(b"".join(parts))
         if declared is not None:
             reading = with_declared(reading, declared)

@@ -8,7 +8,8 @@ suit never seen before costs a look-up, not a search.
 
 File layout (little-endian): FORMAT (uint32); N (uint32); P (uint32): how many keys come
 first that need no pair; N keys (the 9 counts, a byte each; those without a pair first, each
-part ascending); N + 1 offsets (uint32) into the readings; N profiles (one byte each:
+part ascending); N + 1 offsets (uint32) into the readings; N censuses (uint32: the
+`blocks.census` of the key's reading if it reads one way, else 0); N profiles (one byte each:
 `suits.suit_profile` of the key's counts); then the readings: at each offset the key's
 readings, each a count of blocks (one byte) and that many block codes (shape * 16 + lowest
 tile, tile 0-8).
@@ -20,13 +21,13 @@ from array import array
 from itertools import product
 from pathlib import Path
 
-from controller.rules.blocks import Block, Shape, block
+from controller.rules.blocks import Block, Reading, Shape, block
 from controller.rules.suit_profile import suit_profile
 
 TABLE_FILE = Path(__file__).with_name("suit_readings.bin")
 MOST_OF_A_KIND = 4
 MOST_TILES = 14
-FORMAT = 2
+FORMAT = 3
 """The file layout's version: a table of another layout is stale."""
 KEY_SIZE = 9
 """Bytes per key: a number suit's counts, as the suit tables' memos are keyed."""
@@ -72,7 +73,7 @@ def readings(counts: bytes, offset: int) -> list[tuple[Block, ...]]:
 
 def build() -> bytes:
     """The table file's bytes, by searching every count the table covers."""
-    entries: list[tuple[bool, bytes, bytes, int]] = []
+    entries: list[tuple[bool, bytes, bytes, int, int]] = []
     for row in product(range(MOST_OF_A_KIND + 1), repeat=9):
         counts = bytes(row)
         if sum(counts) > MOST_TILES:
@@ -83,19 +84,22 @@ def build() -> bytes:
                 bytes([len(blocks), *(item.shape * 16 + item.tile for item in blocks)])
                 for blocks in found
             )
-            entries.append((sum(counts) % 3 == 2, counts, encoded, suit_profile(counts)))
+            census = Reading.of(found[0]).census if len(found) == 1 else 0
+            entries.append((sum(counts) % 3 == 2, counts, encoded, census, suit_profile(counts)))
     entries.sort()
-    profiles = bytes(profile for *_, profile in entries)
     keys = b"".join(key for _, key, *_ in entries)
     offsets = array("I", [0])
-    for _, _, encoded, _ in entries:
+    for _, _, encoded, _, _ in entries:
         offsets.append(offsets[-1] + len(encoded))
+    censuses = array("I", (census for *_, census, _ in entries))
     if sys.byteorder != "little":
         offsets.byteswap()
-    body = b"".join(encoded for _, _, encoded, _ in entries)
+        censuses.byteswap()
+    profiles = bytes(profile for *_, profile in entries)
+    body = b"".join(encoded for _, _, encoded, _, _ in entries)
     unpaired = sum(not paired for paired, *_ in entries)
     head = struct.pack("<III", FORMAT, len(entries), unpaired)
-    return head + keys + offsets.tobytes() + profiles + body
+    return head + keys + offsets.tobytes() + censuses.tobytes() + profiles + body
 
 
 def main() -> None:

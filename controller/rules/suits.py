@@ -15,9 +15,9 @@ from array import array
 from collections.abc import Sequence
 from struct import Struct, unpack_from
 from sys import byteorder
-from typing import NamedTuple
+from typing import Final
 
-from controller.rules.blocks import Reading, Shape, block_code, read_codes
+from controller.rules.blocks import CODE_SHIFT, Reading, Shape, block_code, read_codes
 from controller.rules.suit_profile import (
     HOLDS_456,
     HOLDS_ANY,
@@ -38,6 +38,7 @@ from controller.rules.suit_search import (
 )
 
 __all__ = [
+    "CODES",
     "HOLDS_456",
     "HOLDS_ANY",
     "HOLDS_FOUR",
@@ -47,6 +48,7 @@ __all__ = [
     "HOLDS_TERMINAL",
     "MIDDLES",
     "ODD_COUNTS",
+    "PAIRS",
     "PROFILE_BITS",
     "SuitTable",
     "hand_profile",
@@ -54,6 +56,7 @@ __all__ = [
     "is_regular",
     "packed_profile",
     "suit_profile",
+    "suit_readings",
     "suit_table",
     "suit_tables",
 ]
@@ -75,25 +78,33 @@ MIDDLES = _in_suits(HOLDS_MIDDLE, range(3))
 _EMPTY_SUIT = bytes(9)
 
 
-class SuitTable(NamedTuple):
-    """What one suit's counts allow: its readings, its pairs, the kinds of tile it holds."""
+SuitTable = tuple[tuple[bytes, ...], int, int, int, int, int]
+"""What one suit's counts allow, as a plain tuple (a suit never seen before makes one, and a
+named tuple costs a call more): `(codes, pairs, profile, facts, census, pair)`.
 
-    codes: tuple[bytes, ...]
-    """Every reading into sets (and a pair if the count needs one) as its blocks' codes
-    (`blocks.read_codes`), sorted; none if there is none."""
-    pairs: int
-    """Pairs in each reading (1 when the suit holds the hand's pair)."""
-    profile: int
-    """Bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`)."""
-    facts: int
-    """This suit's part of the key of the hand's tile facts (`views.facts_key`): the four
-    suits' parts or'ed together make it."""
+- codes: every reading into sets (and a pair if the count needs one) as its blocks' codes
+  (`blocks.read_codes`), sorted; none if there is none.
+- pairs: pairs in each reading (1 when the suit holds the hand's pair).
+- profile: bits HOLDS_*, shifted to the suit's place in a packed profile (`packed_profile`).
+- facts: this suit's part of the key of the hand's tile facts (`views.facts_key`): the four
+  suits' parts or'ed together make it.
+- census: the `blocks.census` of the suit's reading when it reads one way, else 0 (a hand's
+  is the sum of its suits').
+- pair: the code of its pair (`blocks.block_code`) when the suit reads one way with a pair,
+  else 0.
+"""
+CODES: Final = 0
+PAIRS: Final = 1
+"""Where a SuitTable holds its codes and its pairs."""
 
-    @property
-    def readings(self) -> tuple[Reading, ...]:
-        """The readings, each summed up on its own."""
-        return tuple(map(read_codes, self.codes))
 
+def suit_readings(table: SuitTable) -> tuple[Reading, ...]:
+    """A suit table's readings, each summed up on its own."""
+    return tuple(map(read_codes, table[CODES]))
+
+
+_TILE = (1 << CODE_SHIFT) - 1
+"""A code's tile bits (`blocks.block_code`)."""
 
 _FACTS_SUIT_SHIFT = 2 * PROFILE_BITS
 """Where a number suit's part of a tile-facts key (`views.facts_key`) says it holds a tile:
@@ -101,7 +112,7 @@ bit _FACTS_SUIT_SHIFT + suit; its profile bits go in the lowest bits, the honour
 
 
 def _placed(suit: int) -> tuple[tuple[int, int], ...]:
-    """A number suit's SuitTable.profile and .facts for each of its profiles (bits HOLDS_*)."""
+    """A number suit's SuitTable profile and facts for each of its profiles (bits HOLDS_*)."""
     return tuple(
         (bits << PROFILE_BITS * suit, bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit)
         for bits in range(1 << PROFILE_BITS)
@@ -109,11 +120,6 @@ def _placed(suit: int) -> tuple[tuple[int, int], ...]:
 
 
 _PLACED = tuple(map(_placed, range(3)))
-
-
-_new = tuple.__new__
-"""`_new(SuitTable, fields)` makes a named tuple from its fields as one tuple, without the
-class's generated __new__ or `_make` (Python calls): a new suit makes several."""
 
 
 _ODD = bytes(n % 2 for n in range(256))
@@ -125,9 +131,9 @@ def _pairing(counts: bytes) -> int:
     return (HOLDS_ODD if 1 in counts.translate(_ODD) else 0) | (HOLDS_FOUR if 4 in counts else 0)
 
 
-def _load() -> "tuple[dict[bytes, int], array[int], bytes, bytes, int]":
+def _load() -> "tuple[dict[bytes, int], array[int], array[int], bytes, bytes, int]":
     """The shipped table (see `suit_search`): each key's index, the offsets of its readings,
-    the profiles, the readings, how many keys need no pair."""
+    the censuses, the profiles, the readings, how many keys need no pair."""
     data = TABLE_FILE.read_bytes()
     layout, size, unpaired = unpack_from("<III", data)
     if layout != FORMAT:
@@ -135,16 +141,19 @@ def _load() -> "tuple[dict[bytes, int], array[int], bytes, bytes, int]":
     at = 12
     keys = Struct(f"{KEY_SIZE}s" * size).unpack_from(data, at)  # (one C call for all)
     at += KEY_SIZE * size
-    offsets = array("I")
+    offsets, censuses = array("I"), array("I")
     offsets.frombytes(data[at : at + 4 * (size + 1)])
     at += 4 * (size + 1)
+    censuses.frombytes(data[at : at + 4 * size])
+    at += 4 * size
     if byteorder != "little":
         offsets.byteswap()
+        censuses.byteswap()
     index = dict(zip(keys, range(size), strict=True))
-    return index, offsets, data[at : at + size], data[at + size :], unpaired
+    return index, offsets, censuses, data[at : at + size], data[at + size :], unpaired
 
 
-_INDEX, _OFFSETS, _PROFILES, _CODES, _UNPAIRED = _load()
+_INDEX, _OFFSETS, _CENSUSES, _PROFILES, _CODES, _UNPAIRED = _load()
 """Each number-suit count's index in the table (made at import: a suit never seen before is
 then one look-up); the keys without a pair come first, _UNPAIRED of them. A key's readings
 are _CODES[_OFFSETS[index] : _OFFSETS[index + 1]]."""
@@ -182,28 +191,39 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     index = _INDEX.get(counts)
     if index is not None:  # the table has its readings, whether they need a pair, its profile
         start, end = _OFFSETS[index], _OFFSETS[index + 1]
-        if _CODES[start] == end - start - 1:  # most counts read one way only
-            parts: tuple[bytes, ...] = (_SUIT_CODES[suit][start + 1 : end],)
-        else:
-            parts = _stored(suit, index)
         pairs = 1 if index >= _UNPAIRED else 0
         placed, facts = _PLACED[suit][_PROFILES[index]]
+        fields: tuple[tuple[bytes, ...], int, int, int, int, int]
+        if _CODES[start] == end - start - 1:  # most counts read one way only
+            codes = _SUIT_CODES[suit][start + 1 : end]  # (sorted: a pair comes last)
+            fields = ((codes,), pairs, placed, facts, _CENSUSES[index], codes[-1] if pairs else 0)
+        else:
+            fields = (_stored(suit, index), pairs, placed, facts, 0, 0)
     else:  # unreadable, or outside the table (over 14 tiles, or over 4 of a kind)
         total = sum(counts)
-        parts = ()
+        parts: tuple[bytes, ...] = ()
         if total % 3 != 1 and (total > MOST_TILES or max(counts) > MOST_OF_A_KIND):
             parts = tuple(
                 bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
                 for blocks in readings(counts, 9 * suit)
             )
-        pairs = total % 3 // 2
         placed, facts = _PLACED[suit][suit_profile(counts)]
-    found = _new(SuitTable, (parts, pairs, placed, facts))
+        fields = (parts, total % 3 // 2, placed, facts, *_one_way(parts))
+    found = fields
     cache = _TABLES[suit]  # (`_remember`, inlined)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
     cache[counts] = found
     return found
+
+
+def _one_way(parts: tuple[bytes, ...]) -> tuple[int, int]:
+    """The SuitTable census and pair of readings (codes) made here, not read from the table."""
+    if len(parts) != 1:
+        return 0, 0
+    reading = read_codes(parts[0])
+    pairs = reading.pairs
+    return reading.census, block_code(Shape.PAIR, pairs[0]) if len(pairs) == 1 else 0
 
 
 def _honours_read(counts: bytes) -> bool:
@@ -216,13 +236,13 @@ def _honour_table(counts: bytes) -> SuitTable:
     bits = (HOLDS_ANY if any(counts) else 0) | _pairing(counts)
     profile, facts = bits << PROFILE_BITS * 3, bits << PROFILE_BITS
     if not _honours_read(counts):
-        return SuitTable((), 0, profile, facts)
+        return (), 0, profile, facts, 0, 0
     codes = bytes(
         block_code(Shape.PAIR if n == 2 else Shape.TRIPLET, 27 + i)
         for i, n in enumerate(counts)
         if n
     )
-    return SuitTable((codes,), counts.count(2), profile, facts)
+    return (codes,), counts.count(2), profile, facts, *_one_way((codes,))
 
 
 _TABLES: tuple[dict[bytes, SuitTable], ...] = ({}, {}, {}, {})
@@ -268,10 +288,15 @@ def suit_tables(counts: Sequence[int]) -> tuple[SuitTable, SuitTable, SuitTable,
 Tables = tuple[SuitTable, SuitTable, SuitTable, SuitTable]
 
 
-def hand_tables(counts: Sequence[int]) -> tuple[Tables, int, int, tuple[bytes, ...] | None]:
+OneWay = tuple[tuple[bytes, bytes, bytes, bytes], int, int]
+"""A concealed hand whose suits read one way each, with one pair among them: each suit's
+reading (codes), the hand's census (`blocks.census`) and its pair's tile."""
+
+
+def hand_tables(counts: Sequence[int]) -> tuple[Tables, int, int, OneWay | None]:
     """What scoring reads of a hand's 34 concealed counts: the four `suit_tables`, their
     `packed_profile`, the key of its tile facts (`views.facts_key` of it), and, when every
-    suit reads one way and one of them holds the pair (most hands), those readings' codes."""
+    suit reads one way and one of them holds the pair (most hands), that reading."""
     m, p, s, z = _split(bytes(counts))
     tm, tp, ts, tz = _TABLES
     tables = (
@@ -281,15 +306,16 @@ def hand_tables(counts: Sequence[int]) -> tuple[Tables, int, int, tuple[bytes, .
         tz.get(z) or _remember(3, z),
     )
     (
-        (mc, mp, mprofile, mf),
-        (pc, pp, pprofile, pf),
-        (sc, sp, sprofile, sf),
-        (zc, zp, zprofile, zf),
+        (mc, mp, mprofile, mf, mn, mq),
+        (pc, pp, pprofile, pf, pn, pq),
+        (sc, sp, sprofile, sf, sn, sq),
+        (zc, zp, zprofile, zf, zn, zq),
     ) = tables
     packed = mprofile | pprofile | sprofile | zprofile
     key = mf | pf | sf | zf
     if len(mc) == len(pc) == len(sc) == len(zc) == 1 and mp + pp + sp + zp == 1:
-        return tables, packed, key, (mc[0], pc[0], sc[0], zc[0])
+        parts = (mc[0], pc[0], sc[0], zc[0])
+        return tables, packed, key, (parts, mn + pn + sn + zn, (mq | pq | sq | zq) & _TILE)
     return tables, packed, key, None
 
 
@@ -317,25 +343,25 @@ def _is_regular_read(row: bytes) -> bool:
     tm, tp, ts, tz = _TABLES
     m = row[0:9]
     a = tm.get(m) or _remember(0, m)
-    if not a.codes:
+    if not a[CODES]:
         return False
     p = row[9:18]
     b = tp.get(p) or _remember(1, p)
-    if not b.codes:
+    if not b[CODES]:
         return False
     s = row[18:27]
     c = ts.get(s) or _remember(2, s)
-    if not c.codes:
+    if not c[CODES]:
         return False
     z = row[27:34]
     h = tz.get(z) or _remember(3, z)
-    return bool(h.codes) and a.pairs + b.pairs + c.pairs + h.pairs == 1
+    return bool(h[CODES]) and a[PAIRS] + b[PAIRS] + c[PAIRS] + h[PAIRS] == 1
 
 
 def packed_profile(tables: Sequence[SuitTable]) -> int:
     """The four suits' profiles packed into one int (characters in the lowest bits)."""
-    m, p, s, z = tables
-    return m.profile | p.profile | s.profile | z.profile
+    (_, _, m, _, _, _), (_, _, p, _, _, _), (_, _, s, _, _, _), (_, _, z, _, _, _) = tables
+    return m | p | s | z
 
 
 def hand_profile(counts: Sequence[int]) -> int:

@@ -21,7 +21,6 @@ from controller.rules.blocks import (
     REPEATS,
     SEQUENCE_TILES,
     SEQUENCES,
-    SETS_ALL_CONCEALED,
     TRIPLET_CODE,
     TRIPLET_TILES,
     TRIPLETS,
@@ -39,6 +38,7 @@ from controller.rules.suits import (
     HOLDS_NINE,
     HOLDS_TERMINAL,
     PROFILE_BITS,
+    OneWay,
     hand_profile,
 )
 from controller.rules.tiles import EAST
@@ -377,7 +377,7 @@ _TILE = (1 << 6) - 1
 
 
 def concealed_views(
-    parts: tuple[bytes, ...],
+    one_way: OneWay,
     win: Win,
     counts: Sequence[int],
     facts: TileFacts,
@@ -385,29 +385,18 @@ def concealed_views(
     every_place: bool,
 ) -> list[HandView]:
     """The views of a concealed hand (no melds) whose suits read one way each, with one pair
-    among them: `parts` are the suits' readings (codes). As `shapes.regular_readings` and
-    `regular_views` make them (same views, same order), in one pass: most hands are these.
+    among them (`suits.hand_tables`). As `shapes.regular_readings` and `regular_views` make
+    them (same views, same order), in one pass: most hands are these.
     """
+    parts, census, pair = one_way
     codes = b"".join(parts)
     # `blocks.read_codes`, inlined: five blocks, one of them the pair.
     sequences = tuple(codes.translate(SEQUENCE_TILES).replace(LEFT_OUT_BYTE, b""))
     triplets = tuple(codes.translate(TRIPLET_TILES).replace(LEFT_OUT_BYTE, b""))
-    runs, sets = len(sequences), len(triplets)
-    census = runs << SEQUENCES | sets * SETS_ALL_CONCEALED
-    if runs > 1:  # (ascending: a repeat follows its twin)
-        repeats: int = sequences[0] == sequences[1]
-        if runs > 2:
-            repeats += sequences[1] == sequences[2]
-            if runs > 3:
-                repeats += sequences[2] == sequences[3]
-        census |= repeats << REPEATS
-    if sets and triplets[-1] >= EAST:
-        census |= (sets - bisect_left(triplets, EAST)) << HONOUR_SETS
     if len(codes) > 1:  # (as `blocks.read_codes`: an itemgetter of one item gives the item)
         blocks = itemgetter(*codes)(CODE_BLOCKS)
     else:
         blocks = tuple(map(CODE_BLOCKS.__getitem__, codes))
-    pair = max(codes) & _TILE  # the pair's code is the highest (its shape is the last)
     # The places of `blocks.code_places` in the winning tile's suit.
     kind = win.win_tile
     part = parts[kind // 9]

@@ -9,6 +9,7 @@ from controller.rules.blocks import Block, Reading, Shape, code_places, read_cod
 from controller.rules.shapes import count_tiles
 from controller.rules.suit_search import TABLE_FILE, build, readings
 from controller.rules.suits import (
+    CODES,
     HOLDS_456,
     HOLDS_ANY,
     HOLDS_FOUR,
@@ -20,6 +21,7 @@ from controller.rules.suits import (
     _suit_table,
     is_regular,
     suit_profile,
+    suit_readings,
     suit_table,
 )
 
@@ -38,7 +40,7 @@ def test_the_shipped_table_is_what_the_search_makes() -> None:
 def test_a_suit_read_from_the_table_reads_as_searched(counts: list[int], suit: int) -> None:
     row = bytes(counts)
     searched = tuple(Reading.of(blocks) for blocks in readings(row, 9 * suit))
-    assert _suit_table(suit, row).readings == searched
+    assert suit_readings(_suit_table(suit, row)) == searched
 
 
 def _profile_in_words(counts: list[int]) -> int:
@@ -96,6 +98,6 @@ def test_the_places_of_a_tile_in_a_suit_are_the_first_blocks_of_each_shape_holdi
     counts: list[int], suit: int
 ) -> None:
     row = bytes(counts[:7] if suit == 3 else counts)
-    for codes in suit_table(suit, row).codes:
+    for codes in suit_table(suit, row)[CODES]:
         for kind in range(9 * suit, 9 * suit + len(row)):
             assert code_places(codes, kind) == _places_in_words(read_codes(codes).blocks, kind)
