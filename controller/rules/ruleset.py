@@ -101,6 +101,7 @@ class Ruleset(ABC):
         self.patterns: tuple[PatternSpec, ...] = load_patterns(data, self.predicates)
         self.patterns_by_form = by_form(self.patterns)
         self.forms = self._forms(get(data, "hand.forms", list))
+        self._regular, self._special = _REGULAR in self.forms, _SPECIAL in self.forms
         self.four_in_pairs: bool = get(data, "hand.seven_pairs_four_of_a_kind", bool)
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
@@ -390,10 +391,11 @@ class Ruleset(ABC):
         self_drawn = win.win_type in self.self_drawn_wins
         melds = win.melds
         views: list[HandView] = []
+        context = None  # what the views not made here share, made if there are any
         if melds:
             every = _with_melds(counts, melds)
             facts = tile_facts(hand_profile(every))
-            if _REGULAR in self.forms:
+            if self._regular:
                 found = regular_readings(
                     tables, declared_reading(melds), win.win_tile, self_drawn, self.scores_the_wait
                 )
@@ -402,7 +404,7 @@ class Ruleset(ABC):
         else:
             every = counts
             facts = _shared_facts(key) or keyed_facts(key, packed)
-            if _REGULAR in self.forms:
+            if self._regular:
                 wait = self.scores_the_wait
                 if one_way is not None:  # most hands: every suit reads one way
                     views = concealed_views(one_way, win, counts, facts, self_drawn, wait)
@@ -410,15 +412,14 @@ class Ruleset(ABC):
                     found = regular_readings(tables, None, win.win_tile, self_drawn, wait)
                     if found:
                         views = regular_views(found, win, counts, facts, self_drawn)
-        context = None  # what the other views share, made if there are any
-        if not melds and (not packed & ODD_COUNTS or not packed & MIDDLES):
-            irregular = irregular_arrangements(
-                counts, packed, win.win_tile, self.forms, self.four_in_pairs
-            )
-            for arrangement in irregular:
-                context = context or Context(win, every, facts, self_drawn)
-                views.append(HandView.of(arrangement, context))
-        if _SPECIAL in self.forms:
+            if not packed & ODD_COUNTS or not packed & MIDDLES:
+                irregular = irregular_arrangements(
+                    counts, packed, win.win_tile, self.forms, self.four_in_pairs
+                )
+                for arrangement in irregular:
+                    context = context or Context(win, every, facts, self_drawn)
+                    views.append(HandView.of(arrangement, context))
+        if self._special:
             for arrangement in self.extra_arrangements(win, counts):
                 context = context or Context(win, every, facts, self_drawn)
                 views.append(HandView.of(arrangement, context))
