@@ -403,7 +403,7 @@ class Ruleset(ABC):
                     views = regular_views(found, win, every, facts, self_drawn)
         else:
             every = counts
-            facts = _shared_facts(key) or keyed_facts(key, packed)
+            facts = _shared_facts(key) or keyed_facts(key)
             if self._regular:
                 wait = self.scores_the_wait
                 if one_way is not None:  # most hands: every suit reads one way

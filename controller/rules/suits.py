@@ -33,6 +33,7 @@ from controller.rules.suit_search import (
     KEY_SIZE,
     MOST_OF_A_KIND,
     MOST_TILES,
+    NEEDS_PAIR,
     TABLE_FILE,
     readings,
 )
@@ -111,12 +112,15 @@ _FACTS_SUIT_SHIFT = 2 * PROFILE_BITS
 bit _FACTS_SUIT_SHIFT + suit; its profile bits go in the lowest bits, the honours' above."""
 
 
-def _placed(suit: int) -> tuple[tuple[int, int], ...]:
-    """A number suit's SuitTable profile and facts for each of its profiles (bits HOLDS_*)."""
-    return tuple(
-        (bits << PROFILE_BITS * suit, bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit)
-        for bits in range(1 << PROFILE_BITS)
-    )
+def _placed(suit: int) -> tuple[tuple[int, int, int], ...]:
+    """A number suit's SuitTable pairs, profile and facts for each profile the table stores
+    (bits HOLDS_*, and NEEDS_PAIR)."""
+    found = []
+    for stored in range(1 << PROFILE_BITS + 1):
+        bits = stored & ~NEEDS_PAIR
+        facts = bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit
+        found.append((1 if stored & NEEDS_PAIR else 0, bits << PROFILE_BITS * suit, facts))
+    return tuple(found)
 
 
 _PLACED = tuple(map(_placed, range(3)))
@@ -191,8 +195,7 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     index = _INDEX.get(counts)
     if index is not None:  # the table has its readings, whether they need a pair, its profile
         start, end = _OFFSETS[index], _OFFSETS[index + 1]
-        pairs = 1 if index >= _UNPAIRED else 0
-        placed, facts = _PLACED[suit][_PROFILES[index]]
+        pairs, placed, facts = _PLACED[suit][_PROFILES[index]]
         fields: tuple[tuple[bytes, ...], int, int, int, int, int]
         if _CODES[start] == end - start - 1:  # most counts read one way only
             codes = _SUIT_CODES[suit][start + 1 : end]  # (sorted: a pair comes last)
@@ -207,7 +210,7 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
                 bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
                 for blocks in readings(counts, 9 * suit)
             )
-        placed, facts = _PLACED[suit][suit_profile(counts)]
+        _, placed, facts = _PLACED[suit][suit_profile(counts)]
         fields = (parts, total % 3 // 2, placed, facts, *_one_way(parts))
     found = fields
     cache = _TABLES[suit]  # (`_remember`, inlined)

@@ -149,6 +149,28 @@ _ORPHANS_ONLY, _NO_456 = Feature.ORPHANS_ONLY.value, Feature.NO_456.value
 _NINE_OF_A_SUIT, _FOUR_OF_A_KIND = Feature.NINE_OF_A_SUIT.value, Feature.FOUR_OF_A_KIND.value
 
 
+_SUIT_MASK = (1 << PROFILE_BITS) - 1
+_HELD_SUITS = tuple(tuple(suit for suit in range(3) if held >> suit & 1) for held in range(8))
+"""The suits holding a tile, by which suits do (a bit each)."""
+_HELD_FEATURES = tuple(
+    {0: _NO_SUITS, 1: _ONE_SUIT, 3: _THREE_SUITS}.get(len(suits), 0) for suits in _HELD_SUITS
+)
+"""The Feature bits that follow from which number suits hold a tile."""
+
+
+def _every_features(every: int) -> int:
+    """The Feature bits that follow from the number suits' profiles or'ed together."""
+    return (
+        (_ORPHANS_ONLY if not every & HOLDS_MIDDLE else 0)
+        | (0 if every & HOLDS_456 else _NO_456)
+        | (_NINE_OF_A_SUIT if every & HOLDS_NINE else 0)
+        | (_FOUR_OF_A_KIND if every & HOLDS_FOUR else 0)
+    )
+
+
+_EVERY_FEATURES = tuple(map(_every_features, range(1 << PROFILE_BITS)))
+
+
 class TileFacts:
     """Facts about all of a hand's tiles (melds included) that no arrangement changes.
 
@@ -158,31 +180,23 @@ class TileFacts:
 
     __slots__ = ("features", "honours", "orphans_only", "simples_only", "suits", "terminals_only")
 
-    def __init__(self, packed: int) -> None:
-        """The facts of a packed profile (`suits.hand_profile`)."""
-        mask = (1 << PROFILE_BITS) - 1
-        # (no comprehensions: each is a function call, and a new profile brings new facts)
-        m, p, s = packed & mask, packed >> PROFILE_BITS & mask, packed >> 2 * PROFILE_BITS & mask
-        bits = (m, p, s, packed >> 3 * PROFILE_BITS & mask)
-        self.suits = (
-            (0,) * bool(m & HOLDS_ANY) + (1,) * bool(p & HOLDS_ANY) + (2,) * bool(s & HOLDS_ANY)
-        )
+    def __init__(self, key: int) -> None:
+        """The facts of a packed profile whose `facts_key` is `key`."""
+        every = key & _SUIT_MASK  # the number suits' profiles or'ed together
+        honour_bits = key >> PROFILE_BITS & _SUIT_MASK
+        held = key >> 2 * PROFILE_BITS  # which number suits hold a tile
+        self.suits = _HELD_SUITS[held]
         """The suits (0 characters, 1 dots, 2 bamboo) with at least one tile."""
-        self.honours = bool(bits[3] & HOLDS_ANY)
-        every = bits[0] | bits[1] | bits[2]
-        self.simples_only = not self.honours and not every & HOLDS_TERMINAL
+        self.honours = honours = bool(honour_bits & HOLDS_ANY)
+        self.simples_only = simples_only = not honours and not every & HOLDS_TERMINAL
         self.orphans_only = not every & HOLDS_MIDDLE
-        self.terminals_only = self.orphans_only and not self.honours
-        suits = len(self.suits)
+        self.terminals_only = self.orphans_only and not honours
         self.features = (
-            (_HONOURS if self.honours else 0)
-            | (_SIMPLES_ONLY if self.simples_only else _ORPHANS)
-            | (_ONE_SUIT if suits == 1 else _THREE_SUITS if suits == 3 else 0)
-            | (_NO_SUITS if not suits else 0)
-            | (_ORPHANS_ONLY if self.orphans_only else 0)
-            | (0 if every & HOLDS_456 else _NO_456)
-            | (_NINE_OF_A_SUIT if every & HOLDS_NINE else 0)
-            | (_FOUR_OF_A_KIND if (every | bits[3]) & HOLDS_FOUR else 0)
+            _EVERY_FEATURES[every]
+            | _HELD_FEATURES[held]
+            | (_HONOURS if honours else 0)
+            | (_SIMPLES_ONLY if simples_only else _ORPHANS)
+            | (_FOUR_OF_A_KIND if honour_bits & HOLDS_FOUR else 0)
         )
 
     @classmethod
@@ -195,7 +209,6 @@ _FACTS: dict[int, TileFacts] = {}
 SHARED_FACTS: dict[int, TileFacts] = {}
 """The facts by what they follow from (see `facts_key`): a new packed profile rarely brings
 new facts."""
-_SUIT_MASK = (1 << PROFILE_BITS) - 1
 
 
 def facts_key(packed: int) -> int:
@@ -210,15 +223,15 @@ def tile_facts(packed: int) -> TileFacts:
     """The shared facts of a packed profile (`suits.hand_profile`)."""
     found = _FACTS.get(packed)
     if found is None:
-        found = _FACTS[packed] = keyed_facts(facts_key(packed), packed)
+        found = _FACTS[packed] = keyed_facts(facts_key(packed))
     return found
 
 
-def keyed_facts(key: int, packed: int) -> TileFacts:
+def keyed_facts(key: int) -> TileFacts:
     """The shared facts of a packed profile whose `facts_key` is `key`."""
     found = SHARED_FACTS.get(key)
     if found is None:
-        found = SHARED_FACTS[key] = TileFacts(packed)
+        found = SHARED_FACTS[key] = TileFacts(key)
     return found
 
 
