@@ -5,7 +5,6 @@ with no pattern is a Chicken Hand. A pattern worth the limit (320) or more count
 otherwise a total at or over the limit becomes the limit.
 """
 
-from collections import Counter
 from collections.abc import Sequence
 
 from controller.rules.data import Table, get
@@ -196,7 +195,10 @@ def _repeats(view: HandView) -> list[int]:
         return []
     found = view.memo.get("repeats")
     if found is None:
-        found = sorted((n for n in Counter(view.sequences).values() if n > 1), reverse=True)
+        runs = view.sequences
+        found = [times for times in map(runs.count, set(runs)) if times > 1]
+        if len(found) > 1:
+            found.sort(reverse=True)
         view.memo["repeats"] = found
     return found  # type: ignore[return-value]
 
