@@ -105,7 +105,8 @@ class Ruleset(ABC):
         self.four_in_pairs: bool = get(data, "hand.seven_pairs_four_of_a_kind", bool)
         self.self_drawn_wins = frozenset(self._win_types(get(data, "hand.self_drawn", list)))
         self._missing_kinds = tuple(k for k in range(KINDS) if k not in self.tiles.kinds)
-        self._allowed_counts = frozenset(range(self.tiles.copies + 1))
+        self._copies = self.tiles.copies
+        self._allowed_counts = frozenset(range(self._copies + 1))
         self._rejects = type(self).rejection is not Ruleset.rejection
         """Whether the ruleset has a `rejection` of its own (else none is asked for)."""
         self._plans: dict[tuple[tuple[int, ...], Seat], WallPlan] = {}
@@ -332,15 +333,15 @@ class Ruleset(ABC):
     def _check_tiles(
         self, concealed: Sequence[int], melds: Sequence[Meld], extra: int = 0
     ) -> list[int]:
-        expected = 14 - extra - 3 * len(melds)
-        if len(concealed) != expected:
+        if len(concealed) + 3 * len(melds) != 14 - extra:
+            expected = 14 - extra - 3 * len(melds)
             raise RulesError(
                 f"with {len(melds)} meld(s) the hand holds {expected} concealed tiles, "
                 f"got {len(concealed)}"
             )
         # Counts per kind, checked against the copies as they are counted.
         counts = [0] * KINDS
-        most = self.tiles.copies
+        most = self._copies
         over = False
         try:
             for tile in concealed:
