@@ -215,7 +215,7 @@ def cold_child(kind: str, seed: int, count: int, reverse: bool) -> None:
     wins, mixed = hands_of(seed, count)
     jobs = check_jobs(mixed)[0] if kind == "check" else score_jobs(wins, ["zung-jung"])
     once: dict[str, float] = {}
-    if kind == "check":  # the win check's first call makes its index: once per process
+    if kind == "check":  # (whatever a first call sets up is paid once per process)
         start = time.process_time()
         is_win([0] * 34)
         once[ONCE + "first win check in a process"] = time.process_time() - start
