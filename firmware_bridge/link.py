@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -260,7 +261,7 @@ class Link:
     async def start(self, wait: bool = True) -> None:
         """Connect in the background; with `wait`, until the first handshake (else raise)."""
         self._loop = asyncio.get_running_loop()
-        self._clock = self._loop.time
+        self._clock = _loop_clock(self._loop)
         self._tasks = [
             asyncio.create_task(self._supervise(), name="link-supervisor"),
             asyncio.create_task(self._heartbeat(), name="link-heartbeat"),
@@ -512,7 +513,7 @@ class Link:
     ) -> _Call:
         loop = self._loop or asyncio.get_running_loop()
         future: asyncio.Future[Message] = loop.create_future()
-        now = loop.time()
+        now = self._clock()
         session = self._session
         seq, data = session.send(command.TYPE, encode_payload(command), now, flags)
         if type(command) is BuildWalls:
@@ -560,14 +561,6 @@ class Link:
         for seq in list(self._calls):
             self._fail(seq, error)
         self._arm()
-
-    def _finish(self, seq: int, reply: Message) -> None:
-        """Command `seq` was answered with `reply`."""
-        call = self._calls.pop(seq, None)
-        if call is not None and not call.future.done():
-            call.future.set_result(reply)
-        if self._waiters:
-            self._wake_next()
 
     def _fail(self, seq: int, error: BaseException) -> None:
         """Command `seq` failed with `error`."""
@@ -680,7 +673,11 @@ class Link:
             self._protocol_error(f"reply to {call.name}: {wrong}")
             self._fail(seq, UnexpectedReply(f"{call.name} answered with {wrong}"))
         elif isinstance(reply, expected):
-            self._finish(seq, reply)
+            del self._calls[seq]  # (answered: as `_fail`, with the reply)
+            if not call.future.done():
+                call.future.set_result(reply)
+            if self._waiters:
+                self._wake_next()
             if call.late:
                 self._counters.late_replies += 1
             elif call.deliver:
@@ -931,6 +928,14 @@ def part_told(event: Message) -> Part:
         case WallTile(side, _, _, _) | WallBuilt(side, _):
             return (PartKind.WALL, side, 0)
     return None
+
+
+def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
+    """The loop's clock: `time.monotonic` itself where the loop's `time` is asyncio's own (all
+    it does is call it: a Python call less on every frame), else the loop's `time`."""
+    if type(loop).time is asyncio.BaseEventLoop.time:
+        return time.monotonic
+    return loop.time
 
 
 def _running_loop_time() -> float:

@@ -242,8 +242,14 @@ class HostSession:
         if pending is None:
             self.counters.duplicate_replies += 1
             return []
-        if not pending.resent:
-            self._rtt_sample(now - pending.sent_at)
+        if not pending.resent:  # a sample of the round-trip time (Karn: never a resent one)
+            sample = now - pending.sent_at
+            self.counters.rtt.append(sample)
+            if self._srtt is None:
+                self._srtt, self._rttvar = sample, sample / 2
+            else:
+                self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self._srtt - sample)
+                self._srtt = 0.875 * self._srtt + 0.125 * sample
             return [_answered((frame.seq, frame, False))]
         return [Answered(frame.seq, frame, self.events_seen != pending.events_then)]
 
@@ -268,11 +274,3 @@ class HostSession:
         if seq == ack and now - oldest.sent_at > self.settings.min_rto / 2:
             return self._resend_all(now)
         return []
-
-    def _rtt_sample(self, sample: float) -> None:
-        self.counters.rtt.append(sample)
-        if self._srtt is None:
-            self._srtt, self._rttvar = sample, sample / 2
-        else:
-            self._rttvar = 0.75 * self._rttvar + 0.25 * abs(self._srtt - sample)
-            self._srtt = 0.875 * self._srtt + 0.125 * sample
