@@ -1,14 +1,18 @@
 """Link benchmark: request/response round trips over a pty, the link against two clients that
 do no protocol work, measured in the same run; plus framing overhead.
 
-    .venv/bin/python bench/link_bench.py [--count 2000] [--rounds 5] [--firmware BINARY]
-                                         [--profile]
+    .venv/bin/python bench/link_bench.py [--count 2000] [--rounds 5]
+                                         [--firmware BINARY | --simulator] [--profile]
     .venv/bin/python bench/link_bench.py --in-process | --instructions
 
-The far end is the Python MCU simulator, or with --firmware the host build of the C firmware
-(make -C hardware/firmware host): its round trips also check the protocol's reply-time budget
-(an answer within 10 ms). Every server runs in its own process behind a pseudo-terminal and is
-reached through the same serial_port (pyserial-asyncio-fast).
+The far end is the host build of the C firmware, the code a table's MCU runs (made in a
+temporary folder with make; --firmware BINARY names a build), or with --simulator, or where
+no C compiler is at hand, the Python MCU simulator. A table's MCU is a chip of its own that
+answers within microseconds; the simulator spends some 50 us of Python on each reply on the
+same cores as the client, which leaves the client's caches colder after every wait (the raw
+client below pays for that too). Its round trips also check the protocol's reply-time budget
+(an answer within 10 ms). Every server runs in its own process behind a pseudo-terminal and
+is reached through the same serial_port (pyserial-asyncio-fast).
 
 Three clients, one round each per repeat, their order turned around at every repeat (link,
 raw, echo; echo, raw, link; ...) so that none always runs first or after the same one:
@@ -50,6 +54,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tty
 from collections.abc import Awaitable, Callable
@@ -73,6 +78,7 @@ from firmware_bridge.messages import (
 )
 from firmware_bridge.port import Port, PortListener
 from firmware_bridge.serial_port import serial_opener
+from firmware_bridge.sim.firmware import FIRMWARE_DIR
 from firmware_bridge.sim.mcu import SoftwareMcu
 from firmware_bridge.sim.model import TableModel
 from firmware_bridge.sim.session import McuSession
@@ -496,7 +502,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--firmware", metavar="BINARY", help="the C firmware's host build")
+    far_end = parser.add_mutually_exclusive_group()
+    far_end.add_argument("--firmware", metavar="BINARY", help="the C firmware's host build")
+    far_end.add_argument(
+        "--simulator", action="store_true", help="the Python MCU simulator as the far end"
+    )
     parser.add_argument("--profile", action="store_true", help="profile one more link round")
     parser.add_argument("--in-process", action="store_true", help="the link's own work only")
     parser.add_argument(
@@ -513,8 +523,25 @@ def main() -> None:
         asyncio.run(in_process())
     elif args.instructions:
         instructions()
-    else:
+    elif args.firmware or args.simulator:
         asyncio.run(run(args.count, args.rounds, args.firmware, args.profile))
+    else:
+        with tempfile.TemporaryDirectory(prefix="link-bench-") as build:
+            firmware = firmware_build(Path(build))
+            if firmware is None:
+                print("The C firmware could not be made here: the far end is the simulator.")
+            asyncio.run(run(args.count, args.rounds, firmware, args.profile))
+
+
+def firmware_build(build: Path) -> str | None:
+    """The C firmware's host build, made in `build` (None where it cannot be made here)."""
+    command = ["make", "-s", "-C", str(FIRMWARE_DIR), f"BUILD={build}", "host"]
+    try:
+        made = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    binary = build / "host" / "mahjong-fw-host"
+    return str(binary) if made.returncode == 0 and binary.exists() else None
 
 
 if __name__ == "__main__":
