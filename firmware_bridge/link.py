@@ -933,7 +933,7 @@ def part_told(event: Message) -> Part:
 def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
     """The loop's clock: `time.monotonic` itself where the loop's `time` is asyncio's own (all
     it does is call it: a Python call less on every frame), else the loop's `time`."""
-    if type(loop).time is asyncio.BaseEventLoop.time:
+    if getattr(loop.time, "__func__", None) is asyncio.BaseEventLoop.time:
         return time.monotonic
     return loop.time
 

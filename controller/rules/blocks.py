@@ -154,7 +154,8 @@ class Reading(NamedTuple):
 # concealed reading is then a bytes of codes: readings of suits join by concatenation, and
 # bytes.translate picks out the tiles of one shape.
 CODE_SHIFT = 6
-_TILE_BITS = (1 << CODE_SHIFT) - 1
+TILE_BITS = (1 << CODE_SHIFT) - 1
+"""A code's tile bits (`block_code`)."""
 
 
 def block_code(shape: Shape, tile: int) -> int:

@@ -10,9 +10,9 @@ File layout (little-endian): FORMAT (uint32); N (uint32); P (uint32): how many k
 first that need no pair; N keys (the 9 counts, a byte each; those without a pair first, each
 part ascending); N + 1 offsets (uint32) into the readings; N censuses (uint32: the
 `blocks.census` of the key's reading if it reads one way, else 0); N profiles (one byte
-each: `suits.suit_profile` of the key's counts, plus NEEDS_PAIR if they need a pair); then
-the readings: at each offset the key's readings, each a count of blocks (one byte) and that
-many block codes (shape * 16 + lowest tile, tile 0-8).
+each: `suits.suit_profile` of the key's counts); then the readings: at each offset the key's
+readings, each a count of blocks (one byte) and that many block codes (shape * 16 + lowest
+tile, tile 0-8).
 """
 
 import struct
@@ -27,12 +27,10 @@ from controller.rules.suit_profile import suit_profile
 TABLE_FILE = Path(__file__).with_name("suit_readings.bin")
 MOST_OF_A_KIND = 4
 MOST_TILES = 14
-FORMAT = 4
+FORMAT = 5
 """The file layout's version: a table of another layout is stale."""
 KEY_SIZE = 9
 """Bytes per key: a number suit's counts, as the suit tables' memos are keyed."""
-NEEDS_PAIR = 1 << 7
-"""Set in a stored profile (above the bits HOLDS_*) when the counts need a pair."""
 
 
 def search(counts: list[int], offset: int, need_pair: bool) -> list[tuple[Block, ...]]:
@@ -87,9 +85,7 @@ def build() -> bytes:
                 for blocks in found
             )
             census = Reading.of(found[0]).census if len(found) == 1 else 0
-            paired = sum(counts) % 3 == 2
-            profile = suit_profile(counts) | (NEEDS_PAIR if paired else 0)
-            entries.append((paired, counts, encoded, census, profile))
+            entries.append((sum(counts) % 3 == 2, counts, encoded, census, suit_profile(counts)))
     entries.sort()
     keys = b"".join(key for _, key, *_ in entries)
     offsets = array("I", [0])

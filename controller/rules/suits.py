@@ -17,7 +17,7 @@ from struct import Struct, unpack_from
 from sys import byteorder
 from typing import Final
 
-from controller.rules.blocks import CODE_SHIFT, Reading, Shape, block_code, read_codes
+from controller.rules.blocks import TILE_BITS, Reading, Shape, block_code, read_codes
 from controller.rules.suit_profile import (
     HOLDS_456,
     HOLDS_ANY,
@@ -33,7 +33,6 @@ from controller.rules.suit_search import (
     KEY_SIZE,
     MOST_OF_A_KIND,
     MOST_TILES,
-    NEEDS_PAIR,
     TABLE_FILE,
     readings,
 )
@@ -104,23 +103,17 @@ def suit_readings(table: SuitTable) -> tuple[Reading, ...]:
     return tuple(map(read_codes, table[CODES]))
 
 
-_TILE = (1 << CODE_SHIFT) - 1
-"""A code's tile bits (`blocks.block_code`)."""
-
 _FACTS_SUIT_SHIFT = 2 * PROFILE_BITS
 """Where a number suit's part of a tile-facts key (`views.facts_key`) says it holds a tile:
 bit _FACTS_SUIT_SHIFT + suit; its profile bits go in the lowest bits, the honours' above."""
 
 
-def _placed(suit: int) -> tuple[tuple[int, int, int], ...]:
-    """A number suit's SuitTable pairs, profile and facts for each profile the table stores
-    (bits HOLDS_*, and NEEDS_PAIR)."""
-    found = []
-    for stored in range(1 << PROFILE_BITS + 1):
-        bits = stored & ~NEEDS_PAIR
-        facts = bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit
-        found.append((1 if stored & NEEDS_PAIR else 0, bits << PROFILE_BITS * suit, facts))
-    return tuple(found)
+def _placed(suit: int) -> tuple[tuple[int, int], ...]:
+    """A number suit's SuitTable profile and facts for each of its profiles (bits HOLDS_*)."""
+    return tuple(
+        (bits << PROFILE_BITS * suit, bits | (bits & HOLDS_ANY) << _FACTS_SUIT_SHIFT + suit)
+        for bits in range(1 << PROFILE_BITS)
+    )
 
 
 _PLACED = tuple(map(_placed, range(3)))
@@ -195,13 +188,14 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
     index = _INDEX.get(counts)
     if index is not None:  # the table has its readings, whether they need a pair, its profile
         start, end = _OFFSETS[index], _OFFSETS[index + 1]
-        pairs, placed, facts = _PLACED[suit][_PROFILES[index]]
-        fields: tuple[tuple[bytes, ...], int, int, int, int, int]
+        pairs = 1 if index >= _UNPAIRED else 0
+        placed, facts = _PLACED[suit][_PROFILES[index]]
+        found: SuitTable
         if _CODES[start] == end - start - 1:  # most counts read one way only
             codes = _SUIT_CODES[suit][start + 1 : end]  # (sorted: a pair comes last)
-            fields = ((codes,), pairs, placed, facts, _CENSUSES[index], codes[-1] if pairs else 0)
+            found = ((codes,), pairs, placed, facts, _CENSUSES[index], codes[-1] if pairs else 0)
         else:
-            fields = (_stored(suit, index), pairs, placed, facts, 0, 0)
+            found = (_stored(suit, index), pairs, placed, facts, 0, 0)
     else:  # unreadable, or outside the table (over 14 tiles, or over 4 of a kind)
         total = sum(counts)
         parts: tuple[bytes, ...] = ()
@@ -210,9 +204,8 @@ def _suit_table(suit: int, counts: bytes) -> SuitTable:
                 bytes(block_code(shape, tile) for shape, tile, _, _ in blocks)
                 for blocks in readings(counts, 9 * suit)
             )
-        _, placed, facts = _PLACED[suit][suit_profile(counts)]
-        fields = (parts, total % 3 // 2, placed, facts, *_one_way(parts))
-    found = fields
+        placed, facts = _PLACED[suit][suit_profile(counts)]
+        found = (parts, total % 3 // 2, placed, facts, *_one_way(parts))
     cache = _TABLES[suit]  # (`_remember`, inlined)
     if len(cache) >= MEMO_LIMIT:
         del cache[next(iter(cache))]
@@ -318,7 +311,7 @@ def hand_tables(counts: Sequence[int]) -> tuple[Tables, int, int, OneWay | None]
     key = mf | pf | sf | zf
     if len(mc) == len(pc) == len(sc) == len(zc) == 1 and mp + pp + sp + zp == 1:
         parts = (mc[0], pc[0], sc[0], zc[0])
-        return tables, packed, key, (parts, mn + pn + sn + zn, (mq | pq | sq | zq) & _TILE)
+        return tables, packed, key, (parts, mn + pn + sn + zn, (mq | pq | sq | zq) & TILE_BITS)
     return tables, packed, key, None
 
 

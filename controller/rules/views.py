@@ -21,6 +21,7 @@ from controller.rules.blocks import (
     REPEATS,
     SEQUENCE_TILES,
     SEQUENCES,
+    TILE_BITS,
     TRIPLET_CODE,
     TRIPLET_TILES,
     TRIPLETS,
@@ -385,8 +386,6 @@ def regular_views(
 
 _TRIPLET = Shape.TRIPLET
 _OPENED = 1 << CONCEALED
-_TILE = (1 << 6) - 1
-"""A code's tile bits (`blocks.block_code`)."""
 
 
 def concealed_views(
@@ -455,7 +454,7 @@ def concealed_views(
         view._memo = None
         view.kongs = 0
         if index == opened:
-            exposed = BLOCKS[_TRIPLET, codes[index] & _TILE, False, False]  # (`Reading.opened`)
+            exposed = BLOCKS[_TRIPLET, codes[index] & TILE_BITS, False, False]  # (`Reading.opened`)
             view.blocks = blocks[:index] + (exposed,) + blocks[index + 1 :]
             held = census - _OPENED
         else:
