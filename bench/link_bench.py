@@ -20,8 +20,9 @@ raw, echo; echo, raw, link; ...) so that none always runs first or after the sam
 - the raw client: writes a ready-made ping frame to a second instance of the same far end and
   waits for the reply's frame end: the same bytes, the same MCU, the same wait, and no
   protocol work (the fair baseline for the link's CPU);
-- the echo client: writes the same frame to a raw pty echo and counts the bytes coming back
-  (the floor for a request over asyncio and a serial port: its far end answers at once).
+- the echo client: writes the same frame to a raw pty echo (a blocking loop) and counts the
+  bytes coming back (the floor for a request over asyncio and a serial port: its far end
+  answers at once).
 
 Figures: round trips per second; the client's CPU per round trip (this process's user +
 system time over the round divided by its round trips): what the table's daemon pays; warm
@@ -88,24 +89,15 @@ COLD = 200
 
 
 def echo_server() -> None:
-    """Serve a raw pty echo: print its path, then send back every byte received."""
-
-    async def serve() -> None:
-        master, slave = pty.openpty()
-        for fd in (master, slave):
-            tty.setraw(fd)
-        os.set_blocking(master, False)
-        loop = asyncio.get_running_loop()
-
-        def readable() -> None:
-            with contextlib.suppress(BlockingIOError):
-                os.write(master, os.read(master, 4096))
-
-        loop.add_reader(master, readable)
-        print(os.ttyname(slave), flush=True)
-        await asyncio.Event().wait()
-
-    asyncio.run(serve())
+    """Serve a raw pty echo: print its path, then send back every byte received, in a plain
+    blocking loop (no event loop between a read and its write: the far end answers at once)."""
+    master, slave = pty.openpty()
+    for fd in (master, slave):
+        tty.setraw(fd)
+    print(os.ttyname(slave), flush=True)
+    with contextlib.suppress(OSError):  # (the line is gone: the bench is over)
+        while True:
+            os.write(master, os.read(master, 4096))
 
 
 def start(command: list[str]) -> tuple[subprocess.Popen[str], str]:
